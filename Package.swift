@@ -1,0 +1,36 @@
+// swift-tools-version:6.0
+// Gatehouse: a self-hosted GraphQL auth backend. Target layout and dependency
+// direction follow ../shared/STYLE.md; C libraries are Debian system libraries.
+import PackageDescription
+
+let package = Package(
+    name: "Gatehouse",
+    products: [
+        .library(name: "GraphQL", targets: ["GraphQL"]),
+    ],
+    targets: [
+        // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
+        .target(name: "GraphQL"),
+
+        // C libraries (Debian -dev packages), each imported by exactly one Swift target.
+        .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
+        .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
+        .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
+        .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+
+        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+
+        // Shared test helpers (never a product).
+        .target(name: "TestSupport", dependencies: ["Postgres"]),
+
+        // Benchmarks: separate executables, never tests.
+        .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
+
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+    ]
+)

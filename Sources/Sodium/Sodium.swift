@@ -1,0 +1,1 @@
+// Sodium: filled in by its issue.

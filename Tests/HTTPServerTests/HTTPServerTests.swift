@@ -1,0 +1,1 @@
+// HTTPServerTests: filled in by its issue.

@@ -1,0 +1,1 @@
+// PostgresTests: filled in by its issue.

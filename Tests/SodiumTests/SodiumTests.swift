@@ -1,0 +1,1 @@
+// SodiumTests: filled in by its issue.
