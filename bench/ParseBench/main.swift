@@ -1,1 +1,1 @@
-print("ParseBench")
+print("ParseBench: see bench/parse.sh")

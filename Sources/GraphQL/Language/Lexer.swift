@@ -1,0 +1,401 @@
+/// Turns UTF-8 bytes into tokens (spec §2.1 Source Text), skipping ignored tokens:
+/// white space, line terminators, commas, comments and the byte order mark.
+///
+/// Works on an unsafe buffer that the caller keeps alive for the lexer's lifetime
+/// (`Parser` runs inside `withUnsafeBufferPointer`). Error messages follow graphql-js.
+struct Lexer {
+    let source: Source
+    let bytes: UnsafeBufferPointer<UInt8>
+    /// Byte offset of the next unread byte.
+    private(set) var position: Int = 0
+    /// The token most recently read.
+    private(set) var token: Token
+
+    init(source: Source, bytes: UnsafeBufferPointer<UInt8>) {
+        self.source = source
+        self.bytes = bytes
+        self.token = Token(kind: .startOfFile, start: 0, end: 0, value: "")
+    }
+
+    @inline(__always)
+    private func byte(_ offset: Int) -> UInt8? {
+        offset < bytes.count ? bytes[offset] : nil
+    }
+
+    private func error(_ offset: Int, _ description: String) -> GraphQLError {
+        .syntax(source, at: offset, description)
+    }
+
+    /// Reads the next token into `token` and returns it.
+    @discardableResult
+    mutating func advance() throws(GraphQLError) -> Token {
+        token = try readToken()
+        return token
+    }
+
+    /// The token after the current one, without consuming anything.
+    func lookahead() throws(GraphQLError) -> Token {
+        var copy = self
+        return try copy.advance()
+    }
+
+    private mutating func readToken() throws(GraphQLError) -> Token {
+        let count = bytes.count
+        var pos = position
+        // Ignored tokens (spec §2.1.7).
+        while pos < count {
+            let b = bytes[pos]
+            switch b {
+            case 0x09, 0x20, 0x2C, 0x0A, 0x0D:
+                pos += 1
+            case 0xEF where byte(pos + 1) == 0xBB && byte(pos + 2) == 0xBF:
+                pos += 3  // UnicodeBOM
+            case 0x23:  // # Comment, up to a line terminator
+                pos += 1
+                while pos < count {
+                    let c = bytes[pos]
+                    if c == 0x0A || c == 0x0D { break }
+                    if c < 0x80 {
+                        pos += 1
+                    } else if let (_, length) = decodeScalar(at: pos) {
+                        pos += length
+                    } else {
+                        break  // invalid UTF-8 is reported as the next token
+                    }
+                }
+            default:
+                return try readSignificantToken(at: pos)
+            }
+        }
+        position = count
+        return Token(kind: .endOfFile, start: count, end: count, value: "")
+    }
+
+    private mutating func readSignificantToken(at start: Int) throws(GraphQLError) -> Token {
+        let b = bytes[start]
+        func punctuator(_ kind: TokenKind, _ length: Int = 1) -> Token {
+            position = start + length
+            return Token(kind: kind, start: start, end: start + length, value: "")
+        }
+        switch b {
+        case 0x21: return punctuator(.bang)
+        case 0x24: return punctuator(.dollar)
+        case 0x26: return punctuator(.amp)
+        case 0x28: return punctuator(.parenL)
+        case 0x29: return punctuator(.parenR)
+        case 0x2E:
+            if byte(start + 1) == 0x2E && byte(start + 2) == 0x2E { return punctuator(.spread, 3) }
+        case 0x3A: return punctuator(.colon)
+        case 0x3D: return punctuator(.equals)
+        case 0x40: return punctuator(.at)
+        case 0x5B: return punctuator(.bracketL)
+        case 0x5D: return punctuator(.bracketR)
+        case 0x7B: return punctuator(.braceL)
+        case 0x7C: return punctuator(.pipe)
+        case 0x7D: return punctuator(.braceR)
+        case 0x22:
+            if byte(start + 1) == 0x22 && byte(start + 2) == 0x22 { return try readBlockString(start) }
+            return try readString(start)
+        default:
+            if isNameStart(b) { return readName(start) }
+            if isDigit(b) || b == 0x2D { return try readNumber(start) }
+        }
+        if b == 0x27 {
+            throw error(start, "Unexpected single quote character ('), did you mean to use a double quote (\")?")
+        }
+        if b >= 0x80 && decodeScalar(at: start) == nil {
+            throw error(start, "Invalid character: \(describeInvalidByte(at: start)).")
+        }
+        throw error(start, "Unexpected character: \(describeCharacter(at: start)).")
+    }
+
+    // MARK: Names
+
+    /// Name :: NameStart NameContinue* [lookahead != NameContinue]
+    private mutating func readName(_ start: Int) -> Token {
+        var pos = start + 1
+        while pos < bytes.count, isNameContinue(bytes[pos]) { pos += 1 }
+        position = pos
+        return Token(kind: .name, start: start, end: pos, value: text(start, pos))
+    }
+
+    // MARK: Numbers
+
+    /// IntValue :: IntegerPart [lookahead != {Digit, `.`, NameStart}]
+    /// FloatValue :: IntegerPart FractionalPart? ExponentPart? (at least one of them)
+    private mutating func readNumber(_ start: Int) throws(GraphQLError) -> Token {
+        var pos = start
+        var isFloat = false
+        if byte(pos) == 0x2D { pos += 1 }  // NegativeSign
+        if byte(pos) == 0x30 {
+            pos += 1
+            if let next = byte(pos), isDigit(next) {
+                throw error(pos, "Invalid number, unexpected digit after 0: \(describeCharacter(at: pos)).")
+            }
+        } else {
+            pos = try readDigits(pos)
+        }
+        if byte(pos) == 0x2E {  // FractionalPart
+            isFloat = true
+            pos = try readDigits(pos + 1)
+        }
+        if byte(pos) == 0x45 || byte(pos) == 0x65 {  // ExponentPart
+            isFloat = true
+            pos += 1
+            if byte(pos) == 0x2B || byte(pos) == 0x2D { pos += 1 }
+            pos = try readDigits(pos)
+        }
+        if let next = byte(pos), next == 0x2E || isNameStart(next) {
+            throw error(pos, "Invalid number, expected digit but got: \(describeCharacter(at: pos)).")
+        }
+        position = pos
+        return Token(kind: isFloat ? .float : .int, start: start, end: pos, value: text(start, pos))
+    }
+
+    /// Digit+, returning the offset after the last digit.
+    private func readDigits(_ start: Int) throws(GraphQLError) -> Int {
+        guard let first = byte(start), isDigit(first) else {
+            throw error(start, "Invalid number, expected digit but got: \(describeCharacter(at: start)).")
+        }
+        var pos = start + 1
+        while pos < bytes.count, isDigit(bytes[pos]) { pos += 1 }
+        return pos
+    }
+
+    // MARK: Strings
+
+    /// StringValue :: `"` StringCharacter* `"`
+    private mutating func readString(_ start: Int) throws(GraphQLError) -> Token {
+        var pos = start + 1
+        var chunkStart = pos
+        var decoded: [UInt8]? = nil  // only allocated once an escape is seen
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b == 0x22 {  // closing quote
+                let value: String
+                if var buffer = decoded {
+                    buffer.append(contentsOf: bytes[chunkStart..<pos])
+                    value = String(decoding: buffer, as: UTF8.self)
+                } else {
+                    value = text(chunkStart, pos)
+                }
+                position = pos + 1
+                return Token(kind: .string, start: start, end: pos + 1, value: value)
+            }
+            if b == 0x5C {  // escape sequence
+                if decoded == nil { decoded = [] }
+                decoded!.append(contentsOf: bytes[chunkStart..<pos])
+                let (scalar, length) = try readEscape(pos)
+                appendUTF8(scalar, to: &decoded!)
+                pos += length
+                chunkStart = pos
+                continue
+            }
+            if b == 0x0A || b == 0x0D { break }
+            if b < 0x80 {
+                pos += 1
+            } else if let (_, length) = decodeScalar(at: pos) {
+                pos += length
+            } else {
+                throw error(pos, "Invalid character within String: \(describeInvalidByte(at: pos)).")
+            }
+        }
+        throw error(pos, "Unterminated string.")
+    }
+
+    /// `\` EscapedCharacter, `\u` HexDigit{4} (with surrogate pairs), `\u{` HexDigit+ `}`.
+    /// Returns the scalar and the number of bytes the escape spans.
+    private func readEscape(_ pos: Int) throws(GraphQLError) -> (Unicode.Scalar, Int) {
+        guard let kind = byte(pos + 1) else {
+            throw error(pos, "Invalid character escape sequence: \"\\\".")
+        }
+        switch kind {
+        case 0x22: return ("\"", 2)
+        case 0x5C: return ("\\", 2)
+        case 0x2F: return ("/", 2)
+        case 0x62: return ("\u{8}", 2)
+        case 0x66: return ("\u{C}", 2)
+        case 0x6E: return ("\n", 2)
+        case 0x72: return ("\r", 2)
+        case 0x74: return ("\t", 2)
+        case 0x75:
+            if byte(pos + 2) == 0x7B { return try readVariableWidthEscape(pos) }
+            return try readFixedWidthEscape(pos)
+        default:
+            throw error(pos, "Invalid character escape sequence: \"\(slice(pos, scalars: 2))\".")
+        }
+    }
+
+    /// `\u{` HexDigit+ `}`: at most 8 hex digits, and the value must be a scalar.
+    private func readVariableWidthEscape(_ pos: Int) throws(GraphQLError) -> (Unicode.Scalar, Int) {
+        var point: UInt32 = 0
+        var size = 3
+        while size < 12 {
+            guard let b = byte(pos + size) else { break }
+            size += 1
+            if b == 0x7D {
+                if size < 5 { break }
+                guard let scalar = Unicode.Scalar(point) else { break }
+                return (scalar, size)
+            }
+            guard let digit = hexValue(b) else { break }
+            point = (point << 4) | digit
+        }
+        throw error(pos, "Invalid Unicode escape sequence: \"\(slice(pos, scalars: size))\".")
+    }
+
+    /// `\u` HexDigit{4}; a leading surrogate must be followed by `\u` and a trailing one.
+    private func readFixedWidthEscape(_ pos: Int) throws(GraphQLError) -> (Unicode.Scalar, Int) {
+        if let code = hex16(at: pos + 2) {
+            if let scalar = Unicode.Scalar(code) { return (scalar, 6) }
+            if (0xD800...0xDBFF).contains(code), byte(pos + 6) == 0x5C, byte(pos + 7) == 0x75,
+                let trailing = hex16(at: pos + 8), (0xDC00...0xDFFF).contains(trailing)
+            {
+                let combined = 0x10000 + ((code - 0xD800) << 10) + (trailing - 0xDC00)
+                return (Unicode.Scalar(combined)!, 12)
+            }
+        }
+        throw error(pos, "Invalid Unicode escape sequence: \"\(slice(pos, scalars: 6))\".")
+    }
+
+    private func hex16(at pos: Int) -> UInt32? {
+        var value: UInt32 = 0
+        for i in 0..<4 {
+            guard let b = byte(pos + i), let digit = hexValue(b) else { return nil }
+            value = (value << 4) | digit
+        }
+        return value
+    }
+
+    /// BlockString :: `"""` BlockStringCharacter* `"""`, its value dedented by
+    /// BlockStringValue() (spec §2.9.4).
+    private mutating func readBlockString(_ start: Int) throws(GraphQLError) -> Token {
+        var pos = start + 3
+        var chunkStart = pos
+        var line: [UInt8] = []
+        var lines: [[UInt8]] = []
+        while pos < bytes.count {
+            let b = bytes[pos]
+            if b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 {
+                line.append(contentsOf: bytes[chunkStart..<pos])
+                lines.append(line)
+                position = pos + 3
+                let value = BlockString.dedent(lines)
+                return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+            }
+            if b == 0x5C && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 && byte(pos + 3) == 0x22 {
+                // \""" stands for """: keep the quotes, drop the backslash.
+                line.append(contentsOf: bytes[chunkStart..<pos])
+                chunkStart = pos + 1
+                pos += 4
+                continue
+            }
+            if b == 0x0A || b == 0x0D {
+                line.append(contentsOf: bytes[chunkStart..<pos])
+                lines.append(line)
+                line.removeAll(keepingCapacity: true)
+                pos += (b == 0x0D && byte(pos + 1) == 0x0A) ? 2 : 1
+                chunkStart = pos
+                continue
+            }
+            if b < 0x80 {
+                pos += 1
+            } else if let (_, length) = decodeScalar(at: pos) {
+                pos += length
+            } else {
+                throw error(pos, "Invalid character within String: \(describeInvalidByte(at: pos)).")
+            }
+        }
+        throw error(pos, "Unterminated string.")
+    }
+
+    // MARK: Characters
+
+    /// Decodes one well-formed UTF-8 scalar (no overlongs, no surrogates) at `pos`.
+    func decodeScalar(at pos: Int) -> (Unicode.Scalar, Int)? {
+        guard let b0 = byte(pos) else { return nil }
+        if b0 < 0x80 { return (Unicode.Scalar(b0), 1) }
+        func continuation(_ i: Int) -> UInt32? {
+            guard let b = byte(pos + i), b & 0xC0 == 0x80 else { return nil }
+            return UInt32(b & 0x3F)
+        }
+        let value: UInt32
+        let length: Int
+        switch b0 {
+        case 0xC2...0xDF:
+            guard let c1 = continuation(1) else { return nil }
+            value = UInt32(b0 & 0x1F) << 6 | c1
+            length = 2
+        case 0xE0...0xEF:
+            guard let c1 = continuation(1), let c2 = continuation(2) else { return nil }
+            value = UInt32(b0 & 0x0F) << 12 | c1 << 6 | c2
+            guard value >= 0x800 else { return nil }
+            length = 3
+        case 0xF0...0xF4:
+            guard let c1 = continuation(1), let c2 = continuation(2), let c3 = continuation(3) else { return nil }
+            value = UInt32(b0 & 0x07) << 18 | c1 << 12 | c2 << 6 | c3
+            guard value >= 0x10000 else { return nil }
+            length = 4
+        default:
+            return nil
+        }
+        guard let scalar = Unicode.Scalar(value) else { return nil }  // rejects surrogates and > U+10FFFF
+        return (scalar, length)
+    }
+
+    /// `"c"` for printable ASCII (`'"'` for a quote), `U+XXXX` otherwise, `<EOF>` at the end.
+    func describeCharacter(at pos: Int) -> String {
+        guard pos < bytes.count else { return "<EOF>" }
+        guard let (scalar, _) = decodeScalar(at: pos) else { return describeInvalidByte(at: pos) }
+        if scalar.value >= 0x20 && scalar.value <= 0x7E {
+            return scalar == "\"" ? "'\"'" : "\"\(Character(scalar))\""
+        }
+        return unicodeName(scalar.value)
+    }
+
+    private func describeInvalidByte(at pos: Int) -> String {
+        "0x" + String(bytes[pos], radix: 16, uppercase: true) + " (invalid UTF-8)"
+    }
+
+    private func unicodeName(_ value: UInt32) -> String {
+        let hex = String(value, radix: 16, uppercase: true)
+        return "U+" + String(repeating: "0", count: max(0, 4 - hex.count)) + hex
+    }
+
+    /// Text of `scalars` Unicode scalars from `pos` (fewer at the end of input).
+    private func slice(_ pos: Int, scalars: Int) -> String {
+        var end = pos
+        var taken = 0
+        while taken < scalars, end < bytes.count {
+            end += decodeScalar(at: end)?.1 ?? 1
+            taken += 1
+        }
+        return String(decoding: UnsafeBufferPointer(rebasing: bytes[pos..<end]), as: UTF8.self)
+    }
+
+    @inline(__always)
+    private func text(_ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+}
+
+@inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
+
+@inline(__always) func isNameStart(_ b: UInt8) -> Bool {
+    (b | 0x20) &- 0x61 < 26 || b == 0x5F
+}
+
+@inline(__always) func isNameContinue(_ b: UInt8) -> Bool { isNameStart(b) || isDigit(b) }
+
+@inline(__always) private func hexValue(_ b: UInt8) -> UInt32? {
+    switch b {
+    case 0x30...0x39: UInt32(b - 0x30)
+    case 0x41...0x46: UInt32(b - 0x41 + 10)
+    case 0x61...0x66: UInt32(b - 0x61 + 10)
+    default: nil
+    }
+}
+
+func appendUTF8(_ scalar: Unicode.Scalar, to buffer: inout [UInt8]) {
+    UTF8.encode(scalar) { buffer.append($0) }
+}
