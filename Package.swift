@@ -10,7 +10,7 @@ let package = Package(
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL"),
+        .target(name: "GraphQL", linkerSettings: [.linkedLibrary("m")]),
 
         // C libraries (Debian -dev packages), each imported by exactly one Swift target.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
