@@ -10,12 +10,18 @@ import Synchronization
 /// libmicrohttpd's.
 ///
 /// Bad input is answered by libmicrohttpd before the handler sees it: a malformed
-/// request line or header gets `400 Bad Request` and the connection is closed; a
+/// request line or header gets `400 Bad Request` and the connection is closed (a
+/// request line without any space is not answered at all: the connection is just
+/// closed); a
 /// request line plus headers larger than ``Configuration/connectionMemoryLimit``
 /// gets `431 Request Header Fields Too Large` (libmicrohttpd 0.9.75 answers `414
 /// URI Too Long` instead when the request line alone does not fit); a body over
-/// ``Configuration/maxBodySize`` gets ``HTTPResponse/bodyTooLarge`` (413) without
-/// the body being read, and the connection is closed.
+/// ``Configuration/maxBodySize`` gets ``HTTPResponse/bodyTooLarge`` (413): with a
+/// `Content-Length` it is sent before any of the body is read and the connection is
+/// then closed; a chunked body is counted as it arrives, never buffered past the
+/// limit, and answered 413 when it ends within 1 MiB past the limit (libmicrohttpd
+/// accepts no response in the middle of a body); longer than that, the connection is
+/// closed without a response. The handler never sees an oversized body.
 ///
 /// Ownership: this class owns the `MHD_Daemon` handle (created by ``start()``,
 /// destroyed by ``stop(deadline:)``) and the ``ServerCore`` the callbacks use, which
@@ -140,15 +146,11 @@ public final class HTTPServer: Sendable {
                                       message: core.lastLogMessage.withLock { $0 })
             }
             guard let info = gatehouse_mhd_daemon_info(daemon, .DAEMON_INFO_BIND_PORT),
-                  info.pointee.port != 0 || config.port != 0 else {
+                  info.pointee.port != 0 else {
                 MHD_stop_daemon(daemon)
                 throw .startFailed("could not read the bound port")
             }
             let port = Int(info.pointee.port)
-            guard port != 0 else {
-                MHD_stop_daemon(daemon)
-                throw .startFailed("could not read the bound port")
-            }
             phase = .running(daemon: daemon, port: port)
         }
     }
@@ -156,8 +158,11 @@ public final class HTTPServer: Sendable {
     /// Graceful shutdown: stops accepting connections, waits until in-flight
     /// requests finish or `deadline` passes, then closes every connection.
     ///
-    /// Responses sent while draining carry `Connection: close`. Safe to call more
-    /// than once and on a server never started.
+    /// Responses sent while draining carry `Connection: close`. When the deadline
+    /// passes, remaining connections are closed, but a handler already running cannot
+    /// be interrupted: libmicrohttpd joins its worker threads, so this returns once
+    /// running handlers return. Safe to call more than once and on a server never
+    /// started.
     /// - Returns: `true` if no request was still in flight when the daemon stopped.
     @discardableResult
     public func stop(deadline: ContinuousClock.Instant = .now + .seconds(10)) -> Bool {

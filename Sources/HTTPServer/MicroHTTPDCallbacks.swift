@@ -96,18 +96,22 @@ func gatehouseAccessHandler(
 
     let size = uploadDataSize.pointee
     if size > 0 {
-        if context.responded {
-            // Already answered (413): discard.
+        if context.responded { return .NO }  // not reached: an early 413 discards the body
+        // Bodies without a declared length (chunked) are counted as they arrive.
+        // libmicrohttpd 0.9.75 accepts a response only before the body is read or
+        // after all of it (MHD_queue_response checks the state), so an overflowing
+        // body is discarded up to `overflowDiscardLimit` more bytes and then
+        // answered with 413; a body longer than that gets the connection closed
+        // without a response.
+        if context.overflowed || size > core.maxBodySize - context.body.count {
+            if !context.overflowed {
+                context.overflowed = true
+                context.discarded = context.body.count
+                context.body = []
+            }
+            context.discarded += size
             uploadDataSize.pointee = 0
-            return .YES
-        }
-        // Chunked uploads (or anything without a trustworthy length) are counted
-        // as they arrive.
-        if size > core.maxBodySize - context.body.count {
-            context.responded = true
-            context.body = []
-            uploadDataSize.pointee = 0
-            return queue(.bodyTooLarge, on: connection, core: core)
+            return context.discarded - core.maxBodySize > RequestContext.overflowDiscardLimit ? .NO : .YES
         }
         if let uploadData {
             UnsafeRawPointer(uploadData).withMemoryRebound(to: UInt8.self, capacity: size) {
@@ -120,6 +124,9 @@ func gatehouseAccessHandler(
 
     if context.responded { return .YES }
     context.responded = true
+    if context.overflowed {
+        return queue(.bodyTooLarge, on: connection, core: core)
+    }
 
     let (rawPath, rawQuery) = URLDecoding.split(target: context.rawTarget)
     var clientAddress = ""

@@ -40,6 +40,14 @@ final class RequestContext {
     var responded = false
     var headers: [HTTPHeaders.Field] = []
     var body: [UInt8] = []
+    /// Whether an upload without a declared length exceeded the body limit.
+    var overflowed = false
+    /// Bytes received (and dropped) for an overflowed body.
+    var discarded = 0
+
+    /// How far past the body limit an overflowing chunked upload is read (to be
+    /// able to answer 413) before the connection is closed instead.
+    static let overflowDiscardLimit = 1 << 20
 
     init(core: ServerCore, rawTarget: [UInt8]) {
         self.core = core
