@@ -179,6 +179,20 @@ struct HTTPServerTests {
         }
     }
 
+    @Test func perIPConnectionLimitClosesExtraConnections() throws {
+        try withServer(.init(maxConnectionsPerIP: 1)) { _, port, _ in
+            let first = try TestConnection(port: port)
+            try first.send(TestConnection.request("GET", "/describe"))
+            #expect(try first.readResponse().status == 200)
+            // `first` is still open (keep-alive), so a second one from 127.0.0.1 is dropped.
+            let second = try TestConnection(port: port)
+            try? second.send(TestConnection.request("GET", "/describe"))
+            #expect(second.isClosedByPeer())
+            try first.send(TestConnection.request("GET", "/describe"))
+            #expect(try first.readResponse().status == 200)
+        }
+    }
+
     @Test func portInUseIsAClearError() throws {
         try withServer { _, port, _ in
             let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: TestHandler())
