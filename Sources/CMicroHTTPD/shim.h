@@ -3,3 +3,20 @@
 #include <sys/types.h>
 #include <sys/socket.h>
 #include <microhttpd.h>
+
+// MHD_get_connection_info and MHD_get_daemon_info are variadic, so Swift cannot
+// call them. The info types HTTPServer uses take no extra argument; these
+// non-variadic wrappers forward exactly that call.
+static inline const union MHD_ConnectionInfo *
+gatehouse_mhd_connection_info(struct MHD_Connection *connection,
+                              enum MHD_ConnectionInfoType info_type)
+{
+  return MHD_get_connection_info(connection, info_type);
+}
+
+static inline const union MHD_DaemonInfo *
+gatehouse_mhd_daemon_info(struct MHD_Daemon *daemon,
+                          enum MHD_DaemonInfoType info_type)
+{
+  return MHD_get_daemon_info(daemon, info_type);
+}

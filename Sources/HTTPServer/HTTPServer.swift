@@ -1,1 +1,258 @@
-// HTTPServer: filled in by its issue.
+internal import CMicroHTTPD
+internal import Glibc
+import Synchronization
+
+/// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.
+///
+/// Threads: an internal polling thread pool using epoll
+/// (``Configuration/workerThreads`` threads); each runs the handler synchronously
+/// for the connections it owns. Keep-alive, pipelining and chunked uploads are
+/// libmicrohttpd's.
+///
+/// Bad input is answered by libmicrohttpd before the handler sees it: a malformed
+/// request line or header gets `400 Bad Request` and the connection is closed (a
+/// request line without any space is not answered at all: the connection is just
+/// closed); a
+/// request line plus headers larger than ``Configuration/connectionMemoryLimit``
+/// gets `431 Request Header Fields Too Large` (libmicrohttpd 0.9.75 answers `414
+/// URI Too Long` instead when the request line alone does not fit); a body over
+/// ``Configuration/maxBodySize`` gets ``HTTPResponse/bodyTooLarge`` (413): with a
+/// `Content-Length` it is sent before any of the body is read and the connection is
+/// then closed; a chunked body is counted as it arrives, never buffered past the
+/// limit, and answered 413 when it ends within 1 MiB past the limit (libmicrohttpd
+/// accepts no response in the middle of a body); longer than that, the connection is
+/// closed without a response. The handler never sees an oversized body.
+///
+/// Ownership: this class owns the `MHD_Daemon` handle (created by ``start()``,
+/// destroyed by ``stop(deadline:)``) and the ``ServerCore`` the callbacks use, which
+/// it keeps alive until the daemon is gone. `deinit` stops a running daemon without
+/// waiting for in-flight requests. All methods may be called from any thread, but
+/// never call ``stop(deadline:)`` from inside the handler (it would wait for itself).
+public final class HTTPServer: Sendable {
+    /// Listening address and limits.
+    public struct Configuration: Sendable {
+        /// Numeric address to bind: `127.0.0.1`, `0.0.0.0`, `::1`, or `::` (IPv6
+        /// and IPv4, dual stack). Host names are not resolved.
+        public var host: String
+        /// TCP port; 0 picks a free port (read it from ``HTTPServer/boundPort``).
+        public var port: Int
+        /// Worker threads in libmicrohttpd's pool (each runs handlers synchronously).
+        public var workerThreads: Int
+        /// Largest accepted request body in bytes; larger bodies get 413.
+        public var maxBodySize: Int
+        /// Memory per connection for the request line, headers and read buffer
+        /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT); bigger headers get 431.
+        public var connectionMemoryLimit: Int
+        /// Seconds of inactivity before a connection is closed (0: never).
+        public var connectionTimeout: Int
+        /// Most connections open at once; further connections are closed on accept.
+        public var maxConnections: Int
+        /// Most connections open at once from one IP address (`nil`: no limit).
+        public var maxConnectionsPerIP: Int?
+        /// Receives libmicrohttpd's diagnostic messages (`nil`: dropped).
+        public var log: (@Sendable (String) -> Void)?
+
+        /// Creates a configuration; defaults suit a loopback service.
+        public init(
+            host: String = "127.0.0.1",
+            port: Int = 0,
+            workerThreads: Int = 2,
+            maxBodySize: Int = 1 << 20,
+            connectionMemoryLimit: Int = 64 << 10,
+            connectionTimeout: Int = 30,
+            maxConnections: Int = 1000,
+            maxConnectionsPerIP: Int? = nil,
+            log: (@Sendable (String) -> Void)? = nil
+        ) {
+            self.host = host
+            self.port = port
+            self.workerThreads = workerThreads
+            self.maxBodySize = maxBodySize
+            self.connectionMemoryLimit = connectionMemoryLimit
+            self.connectionTimeout = connectionTimeout
+            self.maxConnections = maxConnections
+            self.maxConnectionsPerIP = maxConnectionsPerIP
+            self.log = log
+        }
+    }
+
+    private enum Phase {
+        case idle
+        case running(daemon: OpaquePointer, port: Int)
+        case stopped
+    }
+
+    /// The configuration this server was created with.
+    public let configuration: Configuration
+    private let core: ServerCore
+    private let phase = Mutex<Phase>(.idle)
+
+    /// Creates a stopped server; nothing is bound until ``start()``.
+    public init(configuration: Configuration, handler: some HTTPHandler) {
+        self.configuration = configuration
+        self.core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize, log: configuration.log)
+    }
+
+    deinit {
+        if case .running(let daemon, _) = phase.withLock({ $0 }) {
+            _ = MHD_quiesce_daemon(daemon).closeIfValid()
+            MHD_stop_daemon(daemon)
+        }
+    }
+
+    /// The TCP port actually bound while running (the real port when configured with 0).
+    public var boundPort: Int? {
+        phase.withLock { phase in
+            if case .running(_, let port) = phase { port } else { nil }
+        }
+    }
+
+    /// Requests received (request line read) whose completion has not been reported yet.
+    public var activeRequestCount: Int {
+        core.activeRequests.load(ordering: .acquiring)
+    }
+
+    /// Binds the address and starts serving. A server starts at most once.
+    public func start() throws(HTTPServerError) {
+        let config = configuration
+        guard (0...65535).contains(config.port) else {
+            throw .invalidConfiguration("port \(config.port) is outside 0...65535")
+        }
+        guard config.workerThreads >= 1, config.workerThreads <= 1024 else {
+            throw .invalidConfiguration("workerThreads must be between 1 and 1024")
+        }
+        guard config.maxBodySize >= 0 else { throw .invalidConfiguration("maxBodySize must not be negative") }
+        guard config.connectionMemoryLimit >= 4096 else {
+            throw .invalidConfiguration("connectionMemoryLimit must be at least 4096 bytes")
+        }
+        guard (0...Int(UInt32.max)).contains(config.connectionTimeout) else {
+            throw .invalidConfiguration("connectionTimeout must be between 0 and \(UInt32.max) seconds")
+        }
+        guard (1...Int(UInt32.max)).contains(config.maxConnections) else {
+            throw .invalidConfiguration("maxConnections must be at least 1")
+        }
+        if let perIP = config.maxConnectionsPerIP, !(1...Int(UInt32.max)).contains(perIP) {
+            throw .invalidConfiguration("maxConnectionsPerIP must be at least 1")
+        }
+        guard var address = SocketAddress(host: config.host, port: UInt16(config.port)) else {
+            throw .invalidHost(config.host)
+        }
+
+        try phase.withLock { phase throws(HTTPServerError) in
+            guard case .idle = phase else { throw .alreadyStarted }
+            let (daemon, startErrno) = Self.startDaemon(config: config, address: &address, core: core)
+            guard let daemon else {
+                throw Self.startError(errno: startErrno, config: config,
+                                      message: core.lastLogMessage.withLock { $0 })
+            }
+            guard let info = gatehouse_mhd_daemon_info(daemon, .DAEMON_INFO_BIND_PORT),
+                  info.pointee.port != 0 else {
+                MHD_stop_daemon(daemon)
+                throw .startFailed("could not read the bound port")
+            }
+            let port = Int(info.pointee.port)
+            phase = .running(daemon: daemon, port: port)
+        }
+    }
+
+    /// Graceful shutdown: stops accepting connections, waits until in-flight
+    /// requests finish or `deadline` passes, then closes every connection.
+    ///
+    /// Responses sent while draining carry `Connection: close`. When the deadline
+    /// passes, remaining connections are closed, but a handler already running cannot
+    /// be interrupted: libmicrohttpd joins its worker threads, so this returns once
+    /// running handlers return. Safe to call more than once and on a server never
+    /// started.
+    /// - Returns: `true` if no request was still in flight when the daemon stopped.
+    @discardableResult
+    public func stop(deadline: ContinuousClock.Instant = .now + .seconds(10)) -> Bool {
+        let daemon: OpaquePointer? = phase.withLock { phase in
+            switch phase {
+            case .running(let daemon, _):
+                phase = .stopped
+                return daemon
+            case .idle:
+                phase = .stopped
+                return nil
+            case .stopped:
+                return nil
+            }
+        }
+        guard let daemon else { return true }
+        core.draining.store(true, ordering: .relaxed)
+        // Quiescing hands the listening socket back to us; closing it makes new
+        // connections fail at once instead of waiting in the backlog.
+        MHD_quiesce_daemon(daemon).closeIfValid()
+        while activeRequestCount > 0 && ContinuousClock.now < deadline {
+            usleep(2_000)
+        }
+        let drained = activeRequestCount == 0
+        MHD_stop_daemon(daemon)
+        return drained
+    }
+
+    private static func startDaemon(
+        config: Configuration, address: inout SocketAddress, core: ServerCore
+    ) -> (OpaquePointer?, Int32) {
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
+            | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        if address.isIPv6 {
+            flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
+        }
+        let coreContext = Unmanaged.passUnretained(core).toOpaque()
+        let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = gatehouseURILog
+        let completed: MHD_RequestCompletedCallback = gatehouseRequestCompleted
+        let logger: MHD_LogCallback = gatehouseLog
+        let access: MHD_AccessHandlerCallback = gatehouseAccessHandler
+
+        return withUnsafeMutableBytes(of: &address.storage) { sockaddrBytes in
+            var options: [MHD_OptionItem] = [
+                // Two-pointer options pass the function as intptr_t (MHD_OPTION_ARRAY docs).
+                MHD_OptionItem(option: .EXTERNAL_LOGGER, value: unsafeBitCast(logger, to: Int.self), ptr_value: coreContext),
+                MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: coreContext),
+                MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: coreContext),
+                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddrBytes.baseAddress),
+                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: config.connectionTimeout, ptr_value: nil),
+                MHD_OptionItem(option: .CONNECTION_LIMIT, value: config.maxConnections, ptr_value: nil),
+            ]
+            if config.workerThreads > 1 {
+                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: config.workerThreads, ptr_value: nil))
+            }
+            if let perIP = config.maxConnectionsPerIP {
+                options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perIP, ptr_value: nil))
+            }
+            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+
+            return options.withUnsafeMutableBufferPointer { items in
+                errno = 0
+                let daemon = withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
+                    MHD_start_daemon_va(flags, UInt16(config.port), nil, nil, access, coreContext, arguments)
+                }
+                return (daemon, errno)
+            }
+        }
+    }
+
+    private static func startError(errno code: Int32, config: Configuration, message: String) -> HTTPServerError {
+        let (host, port) = (config.host, config.port)
+        if code == EADDRINUSE || message.contains("Address already in use") {
+            return .addressInUse(host: host, port: port)
+        }
+        if code == EADDRNOTAVAIL || message.contains("Cannot assign requested address") {
+            return .addressNotAvailable(host: host, port: port)
+        }
+        if code == EACCES || message.contains("Permission denied") {
+            return .permissionDenied(host: host, port: port)
+        }
+        return .startFailed(message.isEmpty ? "libmicrohttpd returned no daemon (errno \(code))" : message)
+    }
+}
+
+extension Int32 {
+    /// Closes a socket returned by MHD_quiesce_daemon (-1 means there was none).
+    @discardableResult
+    fileprivate func closeIfValid() -> Bool {
+        self >= 0 && close(self) == 0
+    }
+}

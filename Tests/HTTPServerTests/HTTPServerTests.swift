@@ -1,1 +1,375 @@
-// HTTPServerTests: filled in by its issue.
+import Foundation
+import HTTPServer
+import Synchronization
+import Testing
+
+@Suite("HTTPServer over loopback")
+struct HTTPServerTests {
+    @Test func getDecodesPathAndQueryInOrder() throws {
+        try withServer { _, port, _ in
+            let response = try TestConnection.get(
+                "/caf%C3%A9/a+b?q=hello+world&check=%E2%9C%93&empty=&flag&a=1&a=2&bad=%zz%4", port: port)
+            #expect(response.status == 200)
+            let lines = response.text.split(separator: "\n").map(String.init)
+            #expect(lines.contains("method=GET"))
+            #expect(lines.contains("path=/café/a+b"))
+            #expect(lines.contains("rawQuery=q=hello+world&check=%E2%9C%93&empty=&flag&a=1&a=2&bad=%zz%4"))
+            let params = lines.filter { $0.hasPrefix("param ") }
+            #expect(params == [
+                "param q=hello world", "param check=✓", "param empty=", "param flag=",
+                "param a=1", "param a=2", "param bad=%zz%4",
+            ])
+        }
+    }
+
+    @Test func postBodyIsEchoed() throws {
+        try withServer { _, port, _ in
+            let body = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
+            let connection = try TestConnection(port: port)
+            try connection.send(TestConnection.request(
+                "POST", "/echo", headers: ["Content-Type: application/octet-stream"], body: body))
+            try connection.send(body)
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.body == body)
+            #expect(response.header("content-type") == "application/octet-stream")
+        }
+    }
+
+    @Test func chunkedBodyWithinLimitIsEchoed() throws {
+        try withServer(.init(maxBodySize: 4096)) { _, port, _ in
+            let connection = try TestConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            try connection.send("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text == "hello world")
+        }
+    }
+
+    @Test func headerLookupIsCaseInsensitiveAndOrdered() throws {
+        try withServer { _, port, _ in
+            let response = try TestConnection.get(
+                "/describe", port: port, headers: ["x-CUSTOM-header: ignored", "X-Custom: first", "x-custom: second"])
+            let lines = response.text.split(separator: "\n").map(String.init)
+            #expect(lines.contains("lookup x-custom=first"))
+            #expect(lines.contains("all x-custom=first,second"))
+            let custom = lines.filter { $0.hasPrefix("header x-") || $0.hasPrefix("header X-") }
+            #expect(custom == ["header x-CUSTOM-header=ignored", "header X-Custom=first", "header x-custom=second"])
+        }
+    }
+
+    @Test func clientAddressIsReported() throws {
+        try withServer { _, port, _ in
+            let response = try TestConnection.get("/describe", port: port)
+            #expect(response.text.split(separator: "\n").contains("client=127.0.0.1"))
+        }
+    }
+
+    @Test func ipv6LoopbackIsServed() throws {
+        try withServer(.init(host: "::1")) { _, port, _ in
+            let connection = try TestConnection(host: "::1", port: port)
+            try connection.send(TestConnection.request("GET", "/describe"))
+            let response = try connection.readResponse()
+            #expect(response.status == 200)
+            #expect(response.text.split(separator: "\n").contains("client=::1"))
+        }
+    }
+
+    @Test func declaredOversizedBodyGets413WithoutReadingIt() throws {
+        try withServer(.init(maxBodySize: 1024)) { server, port, handler in
+            let connection = try TestConnection(port: port)
+            // Only the headers are sent: the answer must not wait for the body.
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.text == #"{"error":"request body too large"}"#)
+            #expect(response.header("Content-Type") == "application/json")
+            #expect(connection.isClosedByPeer())
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func chunkedOversizedBodyGets413() throws {
+        try withServer(.init(maxBodySize: 1024)) { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = "400\r\n" + String(repeating: "x", count: 1024) + "\r\n"
+            for _ in 0..<4 { try connection.send(chunk) }
+            try connection.send("0\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 413)
+            #expect(response.text == #"{"error":"request body too large"}"#)
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func endlessChunkedBodyGetsConnectionClosed() throws {
+        try withServer(.init(maxBodySize: 1024)) { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
+            let chunk = Array(("10000\r\n" + String(repeating: "y", count: 65536) + "\r\n").utf8)
+            // 8 MiB, far past limit + discard allowance; the server hangs up part way.
+            var sendFailed = false
+            for _ in 0..<128 {
+                do { try connection.send(chunk) } catch { sendFailed = true; break }
+            }
+            if !sendFailed {
+                #expect(connection.isClosedByPeer())
+            }
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func contentLengthShorterThanDataOnlyPassesDeclaredBytes() throws {
+        try withServer(.init(maxBodySize: 64)) { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloEXTRA-NOT-HTTP\r\n\r\n")
+            let first = try connection.readResponse()
+            #expect(first.status == 200)
+            #expect(first.text == "hello")
+            // The surplus is parsed as a next request, which libmicrohttpd rejects
+            // by closing the connection (no space in the "request line").
+            #expect(connection.isClosedByPeer())
+            #expect(handler.state.callCount == 1)
+        }
+    }
+
+    @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
+        try withServer { _, port, _ in
+            let connection = try TestConnection(port: port)
+            try connection.send(TestConnection.request("GET", "/describe?n=1"))
+            let first = try connection.readResponse()
+            try connection.send(TestConnection.request("POST", "/echo", body: Array("second".utf8)) + "second")
+            let second = try connection.readResponse()
+            #expect(first.status == 200)
+            #expect(first.header("Connection")?.lowercased() != "close")
+            #expect(first.text.contains("param n=1"))
+            #expect(second.status == 200)
+            #expect(second.text == "second")
+        }
+    }
+
+    @Test func concurrentRequestsFromManyThreads() throws {
+        try withServer(.init(workerThreads: 4)) { _, port, handler in
+            let failures = Locked<[String]>([])
+            let threads = (0..<8).map { thread in
+                TestThread {
+                    do {
+                        let connection = try TestConnection(port: port)
+                        for request in 0..<25 {
+                            let body = Array("t\(thread)-r\(request)".utf8)
+                            try connection.send(TestConnection.request("POST", "/echo", body: body) + String(decoding: body, as: UTF8.self))
+                            let response = try connection.readResponse()
+                            if response.status != 200 || response.body != body {
+                                failures.modify { $0.append("thread \(thread) request \(request): \(response.status)") }
+                            }
+                        }
+                        // And one fresh connection per thread at the end.
+                        let fresh = try TestConnection.get("/describe", port: port)
+                        if fresh.status != 200 { failures.modify { $0.append("thread \(thread) fresh: \(fresh.status)") } }
+                    } catch {
+                        failures.modify { $0.append("thread \(thread): \(error)") }
+                    }
+                }
+            }
+            for thread in threads { #expect(thread.join()) }
+            #expect(failures.get() == [])
+            #expect(handler.state.callCount == 8 * 26)
+        }
+    }
+
+    @Test func perIPConnectionLimitClosesExtraConnections() throws {
+        try withServer(.init(maxConnectionsPerIP: 1)) { _, port, _ in
+            let first = try TestConnection(port: port)
+            try first.send(TestConnection.request("GET", "/describe"))
+            #expect(try first.readResponse().status == 200)
+            // `first` is still open (keep-alive), so a second one from 127.0.0.1 is dropped.
+            let second = try TestConnection(port: port)
+            try? second.send(TestConnection.request("GET", "/describe"))
+            #expect(second.isClosedByPeer())
+            try first.send(TestConnection.request("GET", "/describe"))
+            #expect(try first.readResponse().status == 200)
+        }
+    }
+
+    @Test func portInUseIsAClearError() throws {
+        try withServer { _, port, _ in
+            let second = HTTPServer(configuration: .init(host: "127.0.0.1", port: port), handler: TestHandler())
+            #expect(throws: HTTPServerError.addressInUse(host: "127.0.0.1", port: port)) {
+                try second.start()
+            }
+            let error = HTTPServerError.addressInUse(host: "127.0.0.1", port: port)
+            #expect(error.description == "address 127.0.0.1:\(port) is already in use")
+            #expect(second.boundPort == nil)
+        }
+    }
+
+    @Test func invalidHostIsRejected() {
+        let server = HTTPServer(configuration: .init(host: "localhost"), handler: TestHandler())
+        #expect(throws: HTTPServerError.invalidHost("localhost")) { try server.start() }
+    }
+
+    @Test func startTwiceIsRejected() throws {
+        try withServer { server, _, _ in
+            _ = #expect(throws: HTTPServerError.alreadyStarted) { try server.start() }
+        }
+    }
+
+    @Test func gracefulStopWaitsForInFlightRequestThenRefusesConnections() throws {
+        let handler = TestHandler()
+        let server = HTTPServer(configuration: .init(), handler: handler)
+        try server.start()
+        let port = try #require(server.boundPort)
+        defer { handler.state.release.open(); server.stop(deadline: .now) }
+
+        let slowResult = Locked<Result<RawResponse, ClientError>?>(nil)
+        let client = TestThread {
+            let result = Result { () throws(ClientError) -> RawResponse in try TestConnection.get("/slow", port: port) }
+            slowResult.set(result)
+        }
+        #expect(handler.state.entered.wait())
+        #expect(server.activeRequestCount == 1)
+
+        let stopReturned = Gate()
+        let drained = Gate()
+        let stopper = TestThread {
+            if server.stop(deadline: .now + .seconds(60)) { drained.open() }
+            stopReturned.open()
+        }
+        // New connections are refused once stop has begun (bounded poll).
+        var refused = false
+        for _ in 0..<5000 {
+            do {
+                let probe = try TestConnection(port: port)
+                _ = probe
+                usleep(2_000)
+            } catch {
+                refused = error == .connectFailed(ECONNREFUSED)
+                break
+            }
+        }
+        #expect(refused)
+        // The slow request cannot have finished: its handler is still held.
+        #expect(!stopReturned.isOpen)
+
+        handler.state.release.open()
+        #expect(client.join())
+        #expect(stopper.join())
+        #expect(stopReturned.isOpen)
+        #expect(drained.isOpen)
+        let response = try #require(try slowResult.get()?.get())
+        #expect(response.status == 200)
+        #expect(response.text == "slow done")
+        #expect(response.header("Connection")?.lowercased() == "close")
+        #expect(server.boundPort == nil)
+    }
+
+    @Test func stopDeadlinePassesWithRequestStillInFlight() throws {
+        let handler = TestHandler()
+        let server = HTTPServer(configuration: .init(), handler: handler)
+        try server.start()
+        let port = try #require(server.boundPort)
+        let client = TestThread { _ = try? TestConnection.get("/slow", port: port) }
+        #expect(handler.state.entered.wait())
+        // A deadline already past: the request is still held, so stop reports it
+        // was not drained. libmicrohttpd joins its workers, so stop itself returns
+        // only once the held handler does; release it shortly after stop began.
+        let drained = Locked<Bool?>(nil)
+        let stopper = TestThread { drained.set(server.stop(deadline: .now - .seconds(1))) }
+        while server.boundPort != nil { usleep(1_000) }
+        usleep(200_000)
+        handler.state.release.open()
+        #expect(stopper.join())
+        #expect(drained.get() == false)
+        #expect(client.join())
+    }
+
+    @Test func malformedRequestLineIsAnswered400ByLibmicrohttpd() throws {
+        try withServer { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("GARBAGE /x\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(response.header("Connection")?.lowercased() == "close")
+            // A request line with no space at all is not even answered: closed.
+            let unsplittable = try TestConnection(port: port)
+            try unsplittable.send("GARBAGE\r\n\r\n")
+            #expect(unsplittable.isClosedByPeer())
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func malformedHeaderIsAnswered400ByLibmicrohttpd() throws {
+        try withServer { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 400)
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func oversizedHeaderIsAnswered431ByLibmicrohttpd() throws {
+        try withServer(.init(connectionMemoryLimit: 16 * 1024)) { _, port, handler in
+            let connection = try TestConnection(port: port)
+            try connection.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 40_000) + "\r\n\r\n")
+            let response = try connection.readResponse()
+            #expect(response.status == 431)
+            #expect(handler.state.callCount == 0)
+        }
+    }
+
+    @Test func unusableResponseHeadersAndStatusesAreSanitized() throws {
+        try withServer { _, port, _ in
+            let bad = try TestConnection.get("/bad-header", port: port)
+            #expect(bad.status == 200)
+            #expect(bad.header("X-Good") == "yes")
+            #expect(bad.header("X-Bad") == nil)
+            #expect(bad.header("Injected") == nil)
+            #expect(try TestConnection.get("/status/42", port: port).status == 500)
+            #expect(try TestConnection.get("/status/404", port: port).status == 404)
+        }
+    }
+
+    /// Polls (bounded) until no request context is alive; returns the count left.
+    private func settledActiveCount(_ server: HTTPServer) -> Int {
+        var remaining = server.activeRequestCount
+        for _ in 0..<2500 where remaining != 0 {
+            usleep(2_000)
+            remaining = server.activeRequestCount
+        }
+        return remaining
+    }
+
+    @Test func everyRequestContextIsReleased() throws {
+        try withServer(.init(maxBodySize: 1024, connectionMemoryLimit: 16 * 1024)) { server, port, _ in
+            _ = try TestConnection.get("/describe", port: port)
+            #expect(settledActiveCount(server) == 0, "completed request")
+
+            _ = try? TestConnection.get("/x", port: port, headers: ["X-Big: " + String(repeating: "b", count: 40_000)])
+            #expect(settledActiveCount(server) == 0, "431 oversized header")
+
+            do {
+                let c = try TestConnection(port: port)
+                try c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
+                _ = try c.readResponse()
+            }
+            #expect(settledActiveCount(server) == 0, "early 413")
+
+            do {
+                let c = try TestConnection(port: port)
+                try c.send("GET / HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n")
+                _ = try c.readResponse()
+            }
+            #expect(settledActiveCount(server) == 0, "400 malformed header")
+
+            do {
+                // Abandoned mid-body: completed with an error when the client goes away.
+                let c = try TestConnection(port: port)
+                try c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
+            }
+            #expect(settledActiveCount(server) == 0, "client gone mid-body")
+        }
+    }
+}

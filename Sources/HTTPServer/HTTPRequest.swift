@@ -1,0 +1,54 @@
+/// An HTTP request as received: method, target, headers, body and peer.
+///
+/// Built by ``HTTPServer`` after the whole body has arrived; never larger than
+/// ``HTTPServer/Configuration/maxBodySize``.
+public struct HTTPRequest: Sendable, Hashable {
+    /// The request method exactly as sent, e.g. `GET` or `POST`.
+    public var method: String
+    /// The path, percent-decoded (`+` is left as is), without the query string.
+    public var path: String
+    /// The query string as sent, without the leading `?`; empty if there is none.
+    public var rawQuery: String
+    /// The query parameters in order, names and values percent-decoded with `+` as space.
+    public var queryItems: [QueryItem]
+    /// The request header fields in order; lookup is case-insensitive.
+    public var headers: HTTPHeaders
+    /// The body bytes (empty when there is no body).
+    public var body: [UInt8]
+    /// The client's IP address, e.g. `127.0.0.1` or `::1`; IPv4-mapped IPv6
+    /// addresses are shown as IPv4. Empty if libmicrohttpd did not report one.
+    public var clientAddress: String
+
+    /// One decoded query parameter.
+    public struct QueryItem: Sendable, Hashable {
+        /// The decoded name.
+        public var name: String
+        /// The decoded value; empty for `?flag` (no `=`).
+        public var value: String
+
+        /// Creates a query item.
+        public init(name: String, value: String) {
+            self.name = name
+            self.value = value
+        }
+    }
+
+    /// Creates a request; `queryItems` are decoded from `rawQuery`.
+    public init(
+        method: String, path: String, rawQuery: String = "",
+        headers: HTTPHeaders = [:], body: [UInt8] = [], clientAddress: String = ""
+    ) {
+        self.method = method
+        self.path = path
+        self.rawQuery = rawQuery
+        self.queryItems = URLDecoding.queryItems(rawQuery)
+        self.headers = headers
+        self.body = body
+        self.clientAddress = clientAddress
+    }
+
+    /// The first value of query parameter `name`, or `nil`.
+    public func queryValue(_ name: String) -> String? {
+        queryItems.first { $0.name == name }?.value
+    }
+}

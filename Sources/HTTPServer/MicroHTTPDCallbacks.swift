@@ -1,0 +1,185 @@
+internal import CMicroHTTPD
+internal import Glibc
+
+// The C callbacks handed to libmicrohttpd. They are plain non-isolated functions
+// (never closures from main.swift: see PLATFORM.md) and find their state through
+// the `void *` context: `ServerCore` (unretained, owned by HTTPServer) and, per
+// request, `RequestContext` through `*con_cls` (retained once, released once).
+
+/// MHD_OPTION_URI_LOG_CALLBACK: called once per request with the raw target, before
+/// libmicrohttpd unescapes it; the return value becomes the initial `*con_cls`.
+func gatehouseURILog(
+    _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
+) -> UnsafeMutableRawPointer? {
+    guard let cls else { return nil }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    let target: [UInt8] = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
+    return Unmanaged.passRetained(RequestContext(core: core, rawTarget: target)).toOpaque()
+}
+
+/// MHD_OPTION_NOTIFY_COMPLETED: the only place a RequestContext is released.
+func gatehouseRequestCompleted(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
+) {
+    guard let conCls, let raw = conCls.pointee else { return }
+    conCls.pointee = nil
+    Unmanaged<RequestContext>.fromOpaque(raw).release()
+}
+
+/// MHD_OPTION_EXTERNAL_LOGGER: formats libmicrohttpd's message.
+func gatehouseLog(_ cls: UnsafeMutableRawPointer?, _ format: UnsafePointer<CChar>?, _ arguments: CVaListPointer?) {
+    guard let cls, let format, let arguments else { return }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    var buffer = [CChar](repeating: 0, count: 512)
+    _ = vsnprintf(&buffer, buffer.count, format, arguments)
+    var message = String(decoding: buffer.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+    while message.last == "\n" { message.removeLast() }
+    core.lastLogMessage.withLock { $0 = message }
+    core.log?("libmicrohttpd: " + message)
+}
+
+/// Collects request headers in order (MHD_get_connection_values_n iterator).
+private func gatehouseCollectHeader(
+    _ cls: UnsafeMutableRawPointer?, _ kind: MHD_ValueKind,
+    _ key: UnsafePointer<CChar>?, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
+) -> MHD_Result {
+    guard let cls, let key else { return .YES }
+    let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
+    context.headers.append(.init(name: text(key, keySize), value: value.map { text($0, valueSize) } ?? ""))
+    return .YES
+}
+
+private func text(_ pointer: UnsafePointer<CChar>, _ count: Int) -> String {
+    String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+}
+
+/// The access handler, in the two-phase pattern libmicrohttpd needs for keep-alive
+/// (PLATFORM.md): the first call only looks at the headers and returns YES; later
+/// calls consume upload data; the call with `*upload_data_size == 0` after that
+/// runs the Swift handler and queues its response.
+func gatehouseAccessHandler(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?, _ version: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>?,
+    _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
+) -> MHD_Result {
+    guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
+    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+
+    let context: RequestContext
+    if let raw = conCls.pointee {
+        context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+    } else {
+        // Not expected (the URI-log callback always runs first); keep the same
+        // ownership rule so the completed callback releases it.
+        let target = url.map { Array(String(cString: $0).utf8) } ?? []
+        context = RequestContext(core: core, rawTarget: target)
+        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+    }
+
+    if !context.headersProcessed {
+        context.headersProcessed = true
+        _ = MHD_get_connection_values_n(
+            connection, .HEADER_KIND, gatehouseCollectHeader,
+            Unmanaged.passUnretained(context).toOpaque())
+        // Refuse before reading a byte of the body when the declared length is too
+        // large. libmicrohttpd then closes the connection after the 413, since the
+        // unread body cannot be skipped.
+        if let declared = HTTPHeaders(context.headers)["Content-Length"],
+           let length = UInt64(declared.trimmingSpaces()), length > UInt64(core.maxBodySize) {
+            context.responded = true
+            return queue(.bodyTooLarge, on: connection, core: core)
+        }
+        return .YES
+    }
+
+    let size = uploadDataSize.pointee
+    if size > 0 {
+        if context.responded { return .NO }  // not reached: an early 413 discards the body
+        // Bodies without a declared length (chunked) are counted as they arrive.
+        // libmicrohttpd 0.9.75 accepts a response only before the body is read or
+        // after all of it (MHD_queue_response checks the state), so an overflowing
+        // body is discarded up to `overflowDiscardLimit` more bytes and then
+        // answered with 413; a body longer than that gets the connection closed
+        // without a response.
+        if context.overflowed || size > core.maxBodySize - context.body.count {
+            if !context.overflowed {
+                context.overflowed = true
+                context.discarded = context.body.count
+                context.body = []
+            }
+            context.discarded += size
+            uploadDataSize.pointee = 0
+            return context.discarded - core.maxBodySize > RequestContext.overflowDiscardLimit ? .NO : .YES
+        }
+        if let uploadData {
+            UnsafeRawPointer(uploadData).withMemoryRebound(to: UInt8.self, capacity: size) {
+                context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+            }
+        }
+        uploadDataSize.pointee = 0
+        return .YES
+    }
+
+    if context.responded { return .YES }
+    context.responded = true
+    if context.overflowed {
+        return queue(.bodyTooLarge, on: connection, core: core)
+    }
+
+    let (rawPath, rawQuery) = URLDecoding.split(target: context.rawTarget)
+    var clientAddress = ""
+    if let info = gatehouse_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
+       let address = info.pointee.client_addr {
+        clientAddress = SocketAddress.text(of: address)
+    }
+    let request = HTTPRequest(
+        method: method.map { String(cString: $0) } ?? "",
+        path: URLDecoding.decode(rawPath, plusAsSpace: false),
+        rawQuery: String(decoding: rawQuery, as: UTF8.self),
+        headers: HTTPHeaders(context.headers),
+        body: context.body,
+        clientAddress: clientAddress)
+    context.body = []
+    context.headers = []
+    return queue(core.handler.handle(request), on: connection, core: core)
+}
+
+/// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns
+/// its copy, Swift keeps its array) and queues it.
+private func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
+    let created = response.body.withUnsafeBytes { bytes in
+        MHD_create_response_from_buffer(
+            bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)
+    }
+    guard let mhdResponse = created else { return .NO }
+    defer { MHD_destroy_response(mhdResponse) }
+    for field in response.headers where isSendable(field) {
+        _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+    }
+    if core.draining.load(ordering: .relaxed) {
+        _ = MHD_add_response_header(mhdResponse, "Connection", "close")
+    }
+    let status = (100...999).contains(response.status) ? UInt32(response.status) : 500
+    return MHD_queue_response(connection, status, mhdResponse)
+}
+
+/// libmicrohttpd computes framing itself; CR, LF and NUL would split or truncate a field.
+private func isSendable(_ field: HTTPHeaders.Field) -> Bool {
+    if field.name.isEmpty { return false }
+    if HTTPHeaders.namesEqual(field.name, "Content-Length")
+        || HTTPHeaders.namesEqual(field.name, "Transfer-Encoding") { return false }
+    let forbidden: Set<UInt8> = [0, 10, 13]
+    return !field.name.utf8.contains(where: { forbidden.contains($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: " ") })
+        && !field.value.utf8.contains(where: forbidden.contains)
+}
+
+extension String {
+    func trimmingSpaces() -> Substring {
+        var s = self[...]
+        while s.first == " " || s.first == "\t" { s.removeFirst() }
+        while s.last == " " || s.last == "\t" { s.removeLast() }
+        return s
+    }
+}
