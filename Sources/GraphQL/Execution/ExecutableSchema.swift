@@ -1,0 +1,56 @@
+/// A schema with its resolvers bound and checked: every field of every object type
+/// has a resolver (or reads JSON), and every resolver names a field.
+public final class ExecutableSchema<Context>: Sendable {
+    public let schema: GraphQLSchema
+    /// Resolvers by object type name, then field name.
+    let table: [String: [String: FieldResolver<Context>]]
+    let jsonTypes: Set<String>
+    let typeTests: [String: @Sendable (any Sendable) -> Bool]
+    /// Turns an error a resolver threw (that is not a `GraphQLError`) into the error
+    /// the client sees; the default uses the error's description.
+    let mapError: @Sendable (any Error) -> GraphQLError
+
+    public init(
+        schema: GraphQLSchema, resolvers: Resolvers<Context>,
+        mapError: @escaping @Sendable (any Error) -> GraphQLError = { GraphQLError(String(describing: $0)) }
+    ) throws(SchemaError) {
+        var problems: [GraphQLError] = []
+        var table: [String: [String: FieldResolver<Context>]] = [:]
+        for (coordinate, resolver) in resolvers.fields {
+            let parts = coordinate.split(separator: ".", maxSplits: 1).map(String.init)
+            guard parts.count == 2 else {
+                problems.append(GraphQLError("Resolver coordinate \"\(coordinate)\" is not of the form Type.field."))
+                continue
+            }
+            guard case .object(let object)? = schema.type(parts[0]) else {
+                problems.append(GraphQLError("A resolver is bound to \"\(coordinate)\", but the schema has no object type \(parts[0])."))
+                continue
+            }
+            guard object.field(parts[1]) != nil else {
+                problems.append(GraphQLError("A resolver is bound to \"\(coordinate)\", but type \(parts[0]) has no field \"\(parts[1])\"."))
+                continue
+            }
+            table[parts[0], default: [:]][parts[1]] = resolver
+        }
+        for name in resolvers.jsonTypes where schema.type(name) == nil {
+            problems.append(GraphQLError("Type \(name) is declared to resolve from JSON, but the schema has no such type."))
+        }
+        for name in resolvers.typeTests.keys where schema.type(name) == nil {
+            problems.append(GraphQLError("A Swift type is bound to \(name), but the schema has no such type."))
+        }
+        for type in schema.types {
+            guard case .object(let object) = type, !Prelude.introspectionTypeNames.contains(object.name),
+                !resolvers.jsonTypes.contains(object.name)
+            else { continue }
+            for field in object.fields where table[object.name]?[field.name] == nil {
+                problems.append(GraphQLError("No resolver for field \"\(object.name).\(field.name)\": bind one, or declare \(object.name) as resolved from JSON."))
+            }
+        }
+        if !problems.isEmpty { throw SchemaError(sourceName: "resolvers", errors: problems) }
+        self.schema = schema
+        self.table = table
+        self.jsonTypes = resolvers.jsonTypes
+        self.typeTests = resolvers.typeTests
+        self.mapError = mapError
+    }
+}

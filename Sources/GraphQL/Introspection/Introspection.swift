@@ -1,0 +1,162 @@
+/// The introspection system (spec §4): the `__schema` and `__type` meta-fields of
+/// the query root and the fields of the `__Schema`, `__Type`, `__Field`,
+/// `__InputValue`, `__EnumValue` and `__Directive` types, resolved from the schema.
+enum Introspection {
+    static let schemaField = FieldDef(
+        name: "__schema", description: "Access the current type schema of this server.",
+        type: .nonNull(.named("__Schema")))
+
+    static let typeField = FieldDef(
+        name: "__type", description: "Request the type information of a single type.",
+        arguments: [InputValueDef(name: "name", type: .nonNull(.named("String")))], type: .named("__Type"))
+
+    static let typenameField = FieldDef(
+        name: "__typename", description: "The name of the current Object type at runtime.",
+        type: .nonNull(.named("String")))
+
+    /// The meta-fields only the query root has.
+    static func metaField(_ name: String) -> FieldDef? {
+        switch name {
+        case "__schema": schemaField
+        case "__type": typeField
+        default: nil
+        }
+    }
+
+    /// The parent value of `__Schema` fields.
+    struct SchemaMarker: Sendable {}
+
+    /// The parent value of `__Type` fields: a type reference, wrappers included.
+    struct TypeBox: Sendable {
+        let ref: TypeRef
+    }
+
+    private static func type(_ ref: TypeRef) -> ResolvedValue { .value(TypeBox(ref: ref)) }
+
+    private static func includeDeprecated(_ arguments: JSONObject) -> Bool {
+        if case .bool(true)? = arguments["includeDeprecated"] { return true }
+        return false
+    }
+
+    private struct UnexpectedParent: Error, CustomStringConvertible {
+        let coordinate: String
+        var description: String { "Introspection field \(coordinate) was given an unexpected parent value." }
+    }
+
+    static func resolve(
+        _ typeName: String, _ fieldName: String, _ source: ResolvedValue, _ arguments: JSONObject, _ schema: GraphQLSchema
+    ) throws -> ResolvedValue {
+        if !typeName.hasPrefix("__") {
+            switch fieldName {
+            case "__schema": return .value(SchemaMarker())
+            case "__type":
+                guard case .string(let name)? = arguments["name"], schema.type(name) != nil else { return .null }
+                return type(.named(name))
+            default: return .null
+            }
+        }
+        guard case .value(let parent) = source else { throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)") }
+        switch parent {
+        case is SchemaMarker:
+            return resolveSchema(fieldName, schema)
+        case let box as TypeBox:
+            return resolveType(fieldName, box.ref, arguments, schema)
+        case let field as FieldDef:
+            switch fieldName {
+            case "name": return .string(field.name)
+            case "description": return field.description.map(ResolvedValue.string) ?? .null
+            case "args":
+                let all = includeDeprecated(arguments)
+                return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+            case "type": return type(field.type)
+            case "isDeprecated": return .bool(field.deprecationReason != nil)
+            case "deprecationReason": return field.deprecationReason.map(ResolvedValue.string) ?? .null
+            default: return .null
+            }
+        case let input as InputValueDef:
+            switch fieldName {
+            case "name": return .string(input.name)
+            case "description": return input.description.map(ResolvedValue.string) ?? .null
+            case "type": return type(input.type)
+            case "defaultValue":
+                // The canonical literal of the coerced default (graphql-js astFromValue).
+                guard let literal = input.defaultValue else { return .null }
+                let coercer = InputCoercer(schema: schema)
+                guard let value = coercer.literal(literal, type: input.type, variables: [:]),
+                    let canonical = coercer.astFromValue(value, type: input.type)
+                else { return .string(print(literal)) }
+                return .string(print(canonical))
+            case "isDeprecated": return .bool(input.deprecationReason != nil)
+            case "deprecationReason": return input.deprecationReason.map(ResolvedValue.string) ?? .null
+            default: return .null
+            }
+        case let value as EnumValueDef:
+            switch fieldName {
+            case "name": return .string(value.name)
+            case "description": return value.description.map(ResolvedValue.string) ?? .null
+            case "isDeprecated": return .bool(value.deprecationReason != nil)
+            case "deprecationReason": return value.deprecationReason.map(ResolvedValue.string) ?? .null
+            default: return .null
+            }
+        case let directive as DirectiveDef:
+            switch fieldName {
+            case "name": return .string(directive.name)
+            case "description": return directive.description.map(ResolvedValue.string) ?? .null
+            case "isRepeatable": return .bool(directive.isRepeatable)
+            case "locations": return .list(directive.locations.map { .string($0.rawValue) })
+            case "args":
+                let all = includeDeprecated(arguments)
+                return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+            default: return .null
+            }
+        default:
+            throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)")
+        }
+    }
+
+    private static func resolveSchema(_ fieldName: String, _ schema: GraphQLSchema) -> ResolvedValue {
+        switch fieldName {
+        case "description": return schema.description.map(ResolvedValue.string) ?? .null
+        case "types": return .list(schema.types.map { type(.named($0.name)) })
+        case "queryType": return type(.named(schema.queryType.name))
+        case "mutationType": return schema.mutationType.map { type(.named($0.name)) } ?? .null
+        case "subscriptionType": return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
+        case "directives": return .list(schema.directives.map { .value($0) })
+        default: return .null
+        }
+    }
+
+    private static func resolveType(
+        _ fieldName: String, _ ref: TypeRef, _ arguments: JSONObject, _ schema: GraphQLSchema
+    ) -> ResolvedValue {
+        switch ref {
+        case .list(let inner), .nonNull(let inner):
+            switch fieldName {
+            case "kind": return .string(ref.isNonNull ? "NON_NULL" : "LIST")
+            case "ofType": return type(inner)
+            default: return .null
+            }
+        case .named(let name):
+            guard let named = schema.type(name) else { return .null }
+            let all = includeDeprecated(arguments)
+            switch (fieldName, named) {
+            case ("kind", _): return .string(named.kind)
+            case ("name", _): return .string(named.name)
+            case ("description", _): return named.description.map(ResolvedValue.string) ?? .null
+            case ("specifiedByURL", .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
+            case ("fields", .object(let object)), ("fields", .interface(let object)):
+                return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+            case ("interfaces", .object(let object)), ("interfaces", .interface(let object)):
+                return .list(object.interfaces.map { type(.named($0)) })
+            case ("possibleTypes", .interface), ("possibleTypes", .union):
+                return .list(schema.possibleTypes(named.name).map { type(.named($0.name)) })
+            case ("enumValues", .enumType(let enumType)):
+                return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+            case ("inputFields", .inputObject(let input)):
+                return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+            case ("isOneOf", .inputObject(let input)): return .bool(input.isOneOf)
+            default: return .null
+            }
+        }
+    }
+}
