@@ -44,6 +44,12 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
         }
     }
 
+    /// Builds an object from parallel arrays whose keys the caller guarantees are unique.
+    init(uniqueKeys keys: [String], values: [JSON]) {
+        self.keys = keys
+        self.values = values
+    }
+
     /// Appends without checking for an existing key (the caller guarantees uniqueness).
     public mutating func appendUnchecked(_ key: String, _ value: JSON) {
         keys.append(key)

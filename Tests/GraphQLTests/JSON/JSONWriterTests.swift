@@ -1,0 +1,116 @@
+import Testing
+
+@testable import GraphQL
+
+@Suite struct JSONWriterTests {
+    static let scalars: [(JSON, String)] = [
+        (.null, "null"),
+        (true, "true"),
+        (false, "false"),
+        (0, "0"),
+        (7, "7"),
+        (-42, "-42"),
+        (1_234_567_890, "1234567890"),
+        (.int(.max), "9223372036854775807"),
+        (.int(.min), "-9223372036854775808"),
+    ]
+
+    static let doubles: [(Double, String)] = [
+        (0.1, "0.1"),
+        (1.5, "1.5"),
+        (-1.5, "-1.5"),
+        (0.30000000000000004, "0.30000000000000004"),
+        (123456789.125, "123456789.125"),
+        (1.0, "1"),
+        (-2.0, "-2"),
+        (100.0, "100"),
+        (0.0, "0"),
+        (-0.0, "-0"),
+        (1e16, "10000000000000000"),
+        (1e20, "100000000000000000000"),
+        (1.23e20, "123000000000000000000"),
+        (1e21, "1e+21"),
+        (1.5e21, "1.5e+21"),
+        (2e22, "2e+22"),
+        (1e300, "1e+300"),
+        (-1.5e300, "-1.5e+300"),
+        (.greatestFiniteMagnitude, "1.7976931348623157e+308"),
+        (0.001, "0.001"),
+        (0.000125, "0.000125"),
+        (1e-6, "0.000001"),
+        (1.5e-6, "0.0000015"),
+        (1e-7, "1e-7"),
+        (1.2345e-10, "1.2345e-10"),
+        (.leastNonzeroMagnitude, "5e-324"),
+        (.leastNormalMagnitude, "2.2250738585072014e-308"),
+        (.nan, "null"),
+        (.infinity, "null"),
+        (-.infinity, "null"),
+    ]
+
+    static let strings: [(String, String)] = [
+        ("", #""""#),
+        ("plain ascii", #""plain ascii""#),
+        ("a\"b", #""a\"b""#),
+        ("back\\slash", #""back\\slash""#),
+        ("/", #""/""#),
+        ("\u{8}\u{C}\n\r\t", #""\b\f\n\r\t""#),
+        ("\u{0}\u{1}\u{1F}", #""\u0000\u0001\u001f""#),
+        ("\u{7F}", "\"\u{7F}\""),
+        ("é€😀\u{10FFFF}", "\"é€😀\u{10FFFF}\""),
+        ("\u{2028}\u{2029}", #""\u2028\u2029""#),
+        ("a\u{2028}b€\u{2029}", #""a\u2028b€\u2029""#),
+        ("€\u{2027}\u{202A}", "\"€\u{2027}\u{202A}\""),
+        ("tail\n", #""tail\n""#),
+    ]
+
+    @Test(arguments: scalars)
+    func writesScalars(value: JSON, expected: String) {
+        #expect(value.serializedString() == expected)
+    }
+
+    @Test(arguments: doubles)
+    func writesDoublesLikeJavaScript(value: Double, expected: String) throws {
+        let text = JSON.double(value).serializedString()
+        #expect(text == expected)
+        // Every finite output parses back to the same number.
+        if value.isFinite {
+            let parsed = try #require(try JSON.parse(text).doubleValue)
+            #expect(parsed == value && parsed.sign == value.sign)
+        }
+    }
+
+    @Test(arguments: strings)
+    func escapesStrings(value: String, expected: String) throws {
+        #expect(JSON.string(value).serializedString() == expected)
+        #expect(try JSON.parse(expected) == .string(value))
+    }
+
+    @Test func writesContainersCompactlyInInsertionOrder() {
+        var object = JSONObject()
+        object["z"] = 1
+        object["a"] = [true, .null, 1.5, "x"]
+        object["m"] = [:]
+        object["k\"ey"] = []
+        object["z"] = "replaced in place"
+        #expect(JSON.object(object).serializedString()
+            == #"{"z":"replaced in place","a":[true,null,1.5,"x"],"m":{},"k\"ey":[]}"#)
+        #expect(JSON.array([[], [[]], [:]]).serializedString() == "[[],[[]],{}]")
+    }
+
+    @Test func writeAppendsToExistingBytes() {
+        var output = Array("prefix:".utf8)
+        JSON.array([1, "é"]).write(to: &output)
+        JSONWriter.writeString("\n", to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == #"prefix:[1,"é"]"\n""#)
+        #expect(JSON.array([1]).serialized() == Array("[1]".utf8))
+        #expect(JSON.object(["a": .null]).description == #"{"a":null}"#)
+    }
+
+    @Test func writesStringsBuiltFromSlices() {
+        // Escapes at both ends of the copied runs.
+        let text = "xx\"é\u{2028}yy"
+        let sliced = String(text.dropFirst().dropLast())
+        #expect(JSON.string(sliced).serializedString() == #""x\"é\u2028y""#)
+    }
+}
