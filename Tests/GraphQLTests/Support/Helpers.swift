@@ -10,7 +10,8 @@ func lexAll(_ source: Source) throws(GraphQLError) -> [Token] {
         return Result { () throws(GraphQLError) -> [Token] in
             var tokens: [Token] = []
             while true {
-                let token = try lexer.advance()
+                try lexer.advance()
+                let token = lexer.token
                 if token.kind == .endOfFile { return tokens }
                 tokens.append(token)
             }
