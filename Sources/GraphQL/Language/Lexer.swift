@@ -26,17 +26,18 @@ struct Lexer {
         .syntax(source, at: offset, description)
     }
 
-    /// Reads the next token into `token` and returns it.
-    @discardableResult
-    mutating func advance() throws(GraphQLError) -> Token {
+    /// Reads the next token into `token`. Returns nothing so that the parser's hot
+    /// path does not copy (retain and release) the token's value.
+    @inline(__always)
+    mutating func advance() throws(GraphQLError) {
         token = try readToken()
-        return token
     }
 
     /// The token after the current one, without consuming anything.
     func lookahead() throws(GraphQLError) -> Token {
         var copy = self
-        return try copy.advance()
+        try copy.advance()
+        return copy.token
     }
 
     private mutating func readToken() throws(GraphQLError) -> Token {
@@ -277,6 +278,18 @@ struct Lexer {
         while pos < bytes.count {
             let b = bytes[pos]
             if b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 {
+                position = pos + 3
+                if lines.isEmpty && chunkStart == start + 3 {
+                    // One line, no escapes (most descriptions): the value is the raw text,
+                    // or empty when it is only white space; no line buffers needed.
+                    var allWhitespace = true
+                    for i in chunkStart..<pos where bytes[i] != 0x20 && bytes[i] != 0x09 {
+                        allWhitespace = false
+                        break
+                    }
+                    let value = allWhitespace ? "" : text(chunkStart, pos)
+                    return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+                }
                 line.append(contentsOf: bytes[chunkStart..<pos])
                 lines.append(line)
                 position = pos + 3

@@ -76,11 +76,11 @@ struct Parser {
 
     private mutating func advance() throws(GraphQLError) {
         lastEnd = lexer.token.end
-        let next = try lexer.advance()
-        if next.kind != .endOfFile, let maxTokens = options.maxTokens {
+        try lexer.advance()
+        if lexer.token.kind != .endOfFile, let maxTokens = options.maxTokens {
             tokenCount += 1
             if tokenCount > maxTokens {
-                throw error(next.start, "Document contains more than \(maxTokens) tokens. Parsing aborted.")
+                throw error(lexer.token.start, "Document contains more than \(maxTokens) tokens. Parsing aborted.")
             }
         }
     }
@@ -90,7 +90,7 @@ struct Parser {
     }
 
     @inline(__always)
-    private func peek(_ kind: TokenKind) -> Bool { token.kind == kind }
+    private func peek(_ kind: TokenKind) -> Bool { lexer.token.kind == kind }
 
     @discardableResult
     mutating func expect(_ kind: TokenKind) throws(GraphQLError) -> Token {
