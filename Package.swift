@@ -28,6 +28,8 @@ let package = Package(
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
+        // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
+        .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

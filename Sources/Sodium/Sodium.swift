@@ -1,1 +1,0 @@
-// Sodium: filled in by its issue.

@@ -1,0 +1,141 @@
+import Dispatch
+import Glibc
+import Synchronization
+import Testing
+@testable import Sodium
+
+/// The pool at minimum cost; blocking is made deterministic with semaphores, never with sleeps
+/// or timing assertions.
+@Suite struct PasswordHashingPoolTests {
+    let hasher = try! PasswordHasher(cost: .minimum)
+
+    @Test func hashAndVerifyThroughThePool() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 2)
+        defer { pool.shutdown() }
+        let hash = try pool.hash("pw")
+        #expect(try pool.verify("pw", against: hash) == .valid(needsRehash: false))
+        #expect(try pool.verify("px", against: hash) == .invalid)
+        #expect(try pool.verify("pw", against: "nonsense") == .unrecognizedHash)
+        try pool.dummyVerify("pw")
+        #expect(pool.metrics.completed == 5)
+    }
+
+    @Test func defaults() {
+        let pool = PasswordHashingPool(hasher: hasher)
+        defer { pool.shutdown() }
+        let metrics = pool.metrics
+        #expect(metrics.workers >= 1)
+        #expect(metrics.queueDepth == 2 * metrics.workers)
+        #expect(metrics.queued == 0 && metrics.busyWorkers == 0 && !metrics.isShutDown)
+    }
+
+    @Test func concurrentHashingFromManyThreads() throws {
+        let clients = 16, perClient = 5
+        // Room for every client, so none is refused.
+        let pool = PasswordHashingPool(hasher: hasher, workers: 2, queueDepth: clients)
+        defer { pool.shutdown() }
+        let failures = Mutex(0)
+        let threads = (0..<clients).map { client in
+            PThread.spawn {
+                for round in 0..<perClient {
+                    let password = "client-\(client)-round-\(round)"
+                    do {
+                        let hash = try pool.hash(password)
+                        let ok = try pool.verify(password, against: hash) == .valid(needsRehash: false)
+                            && pool.verify(password + "!", against: hash) == .invalid
+                        if !ok { failures.withLock { $0 += 1 } }
+                    } catch {
+                        failures.withLock { $0 += 1 }
+                    }
+                }
+            }
+        }
+        threads.forEach { $0.join() }
+        #expect(failures.withLock { $0 } == 0)
+        let metrics = pool.metrics
+        #expect(metrics.completed == UInt64(clients * perClient * 3))
+        #expect(metrics.rejected == 0)
+        #expect(metrics.queued == 0 && metrics.busyWorkers == 0)
+    }
+
+    @Test func fullQueueThrowsBusyAtOnce() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 1)
+        defer { pool.shutdown() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let queuedRan = Mutex(false)
+
+        // Job 1 holds the only worker until we release it.
+        let holder = PThread.spawn {
+            try? pool.run { started.signal(); release.wait() }
+        }
+        started.wait()
+        // Job 2 fills the queue (depth 1) and waits behind job 1.
+        let waiter = PThread.spawn {
+            try? pool.run { queuedRan.withLock { $0 = true } }
+        }
+        while pool.metrics.queued < 1 { sched_yieldForTest() }
+        #expect(pool.metrics.busyWorkers == 1)
+
+        // Job 3: no worker and no room. It must be refused, not queued.
+        #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
+        #expect(throws: HashingPoolError.busy) { try pool.verify("pw", against: "$2b$") }
+        #expect(throws: HashingPoolError.busy) { try pool.dummyVerify("pw") }
+        #expect(pool.metrics.rejected == 3)
+
+        release.signal()
+        holder.join()
+        waiter.join()
+        #expect(queuedRan.withLock { $0 })
+        // With room again, work is accepted.
+        #expect(try pool.verify("pw", against: pool.hash("pw")).isValid)
+    }
+
+    @Test func zeroQueueDepthRunsOnlyOnAFreeWorker() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 0)
+        defer { pool.shutdown() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let holder = PThread.spawn { try? pool.run { started.signal(); release.wait() } }
+        started.wait()
+        #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
+        release.signal()
+        holder.join()
+        _ = try pool.hash("pw")
+    }
+
+    @Test func shutdownFinishesQueuedJobsThenRefuses() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 1)
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let queuedResult = Mutex<Result<String, HashingPoolError>?>(nil)
+
+        let holder = PThread.spawn { try? pool.run { started.signal(); release.wait() } }
+        started.wait()
+        let waiter = PThread.spawn {
+            let result = Result { () throws(HashingPoolError) -> String in try pool.hash("queued") }
+            queuedResult.withLock { $0 = result }
+        }
+        while pool.metrics.queued < 1 { sched_yieldForTest() }
+
+        let stopper = PThread.spawn { pool.shutdown() }
+        while !pool.metrics.isShutDown { sched_yieldForTest() }
+        #expect(throws: HashingPoolError.shutDown) { try pool.hash("late") }
+
+        release.signal()
+        stopper.join()  // returns only after the workers have drained the queue and exited
+        holder.join()
+        waiter.join()
+        let hash = try #require(queuedResult.withLock { $0 }).get()
+        #expect(hasher.verify("queued", against: hash).isValid)
+        #expect(pool.metrics.queued == 0 && pool.metrics.busyWorkers == 0)
+        pool.shutdown()  // idempotent
+        #expect(throws: HashingPoolError.shutDown) { try pool.verify("x", against: hash) }
+    }
+}
+
+/// Gives up the processor while polling pool metrics for a state another thread will reach.
+func sched_yieldForTest() {
+    // Not a timing assumption: the loop waits for as long as it takes.
+    _ = sched_yield()
+}

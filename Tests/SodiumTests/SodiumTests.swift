@@ -1,1 +1,0 @@
-// SodiumTests: filled in by its issue.
