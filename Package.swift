@@ -21,6 +21,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
 
         // Shared test helpers (never a product).
         .target(name: "TestSupport", dependencies: ["Postgres"]),
@@ -35,5 +36,6 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
     ]
 )

@@ -1,0 +1,135 @@
+import GraphQL
+import HTTPServer
+
+/// Serves one GraphQL endpoint by the GraphQL-over-HTTP specification: GET (queries
+/// only) and POST with `application/json`, `Accept` negotiation between
+/// `application/graphql-response+json` and `application/json`, and the status code
+/// each outcome gets. Also the Parse app-id check of the contract.
+public struct GraphQLHTTPResponder<Context>: Sendable {
+    public struct Configuration: Sendable {
+        /// When set, requests must send it in `X-Parse-Application-Id` (else 403).
+        public var appId: String?
+        /// The largest GraphQL document accepted, in bytes (413 above it).
+        public var maxDocumentSize: Int
+        /// The deepest nesting accepted in the JSON of the body and of GET parameters.
+        public var maxJSONDepth: Int
+
+        public init(appId: String? = nil, maxDocumentSize: Int = 64 * 1024, maxJSONDepth: Int = 64) {
+            self.appId = appId
+            self.maxDocumentSize = maxDocumentSize
+            self.maxJSONDepth = maxJSONDepth
+        }
+    }
+
+    /// What a request came to, for logs and metrics.
+    public struct Outcome: Sendable {
+        public var response: HTTPResponse
+        /// The operation's name when the request named or had one.
+        public var operationName: String?
+        /// The operation's type when the document was prepared.
+        public var operationType: OperationType?
+    }
+
+    public let service: GraphQLService<Context>
+    public let configuration: Configuration
+    private let makeContext: @Sendable (HTTPRequest) -> Context
+    private let finish: @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void
+
+    /// - Parameters:
+    ///   - makeContext: builds the resolvers' context from the HTTP request.
+    ///   - finish: may adjust the response after execution (status, headers).
+    public init(
+        service: GraphQLService<Context>, configuration: Configuration = Configuration(),
+        makeContext: @escaping @Sendable (HTTPRequest) -> Context,
+        finish: @escaping @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void = { _, _, _ in }
+    ) {
+        self.service = service
+        self.configuration = configuration
+        self.makeContext = makeContext
+        self.finish = finish
+    }
+
+    /// The body the contract gives a missing or wrong app id.
+    public static var unauthorized: HTTPResponse {
+        HTTPResponse(status: 403, headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(#"{"error":"unauthorized"}"#.utf8))
+    }
+
+    public func respond(to request: HTTPRequest) -> Outcome {
+        if let appId = configuration.appId, request.headers["X-Parse-Application-Id"] != appId {
+            return Outcome(response: Self.unauthorized)
+        }
+        guard request.method == "GET" || request.method == "POST" else {
+            var response = errorResponse(405, "Only GET and POST are supported at this endpoint.", .json)
+            response.headers.replaceOrAdd(name: "Allow", value: "GET, POST")
+            return Outcome(response: response)
+        }
+        guard let mediaType = GraphQLMediaType.negotiate(accept: request.headers["Accept"]) else {
+            return Outcome(response: errorResponse(406, "The Accept header allows neither application/graphql-response+json nor application/json.", .json))
+        }
+
+        let graphQLRequest: GraphQLRequest
+        do {
+            if request.method == "POST" {
+                guard let contentType = request.headers["Content-Type"], let media = MediaType(Substring(contentType)) else {
+                    return Outcome(response: errorResponse(415, "POST requests must have Content-Type application/json.", mediaType))
+                }
+                guard media.essence == "application/json", media.isUTF8 else {
+                    return Outcome(response: errorResponse(415, "Unsupported Content-Type \"\(media.essence)\"; use application/json with UTF-8.", mediaType))
+                }
+                graphQLRequest = try GraphQLRequest.decode(body: request.body, maxDepth: configuration.maxJSONDepth)
+            } else {
+                graphQLRequest = try GraphQLRequest.decode(queryItems: request.queryItems, maxDepth: configuration.maxJSONDepth)
+            }
+        } catch {
+            return Outcome(response: errorResponse(400, error.message, mediaType))
+        }
+        var outcome = Outcome(response: HTTPResponse(status: 200), operationName: graphQLRequest.operationName)
+        if graphQLRequest.query.utf8.count > configuration.maxDocumentSize {
+            outcome.response = errorResponse(
+                413, "The GraphQL document is larger than the limit of \(configuration.maxDocumentSize) bytes.", mediaType)
+            return outcome
+        }
+
+        let prepared: PreparedDocument
+        switch service.prepare(graphQLRequest.query) {
+        case .success(let document):
+            prepared = document
+        case .failure(let errors):
+            // Request errors: 400 under graphql-response+json, 200 under json (spec §Status Codes).
+            outcome.response = resultResponse(ExecutionResult(data: nil, errors: errors.errors), mediaType)
+            return outcome
+        }
+        let operation = service.operation(of: prepared, named: graphQLRequest.operationName)
+        outcome.operationType = operation?.operation
+        if outcome.operationName == nil { outcome.operationName = operation?.name?.value }
+        if request.method == "GET", let operation, operation.operation != .query {
+            var response = errorResponse(405, "Can only perform a \(operation.operation.rawValue) operation from a POST request.", mediaType)
+            response.headers.replaceOrAdd(name: "Allow", value: "POST")
+            outcome.response = response
+            return outcome
+        }
+        let context = makeContext(request)
+        let result = service.execute(
+            prepared, operationName: graphQLRequest.operationName, variables: graphQLRequest.variables, context: context)
+        var response = resultResponse(result, mediaType)
+        finish(context, result, &response)
+        outcome.response = response
+        return outcome
+    }
+
+    /// A GraphQL response: 200, except that under graphql-response+json a response
+    /// without `data` (a request error) is 400.
+    private func resultResponse(_ result: ExecutionResult, _ mediaType: GraphQLMediaType) -> HTTPResponse {
+        let status = (mediaType == .graphQLResponse && result.data == nil) ? 400 : 200
+        var body: [UInt8] = []
+        body.reserveCapacity(256)
+        result.json.write(to: &body)
+        return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
+    }
+
+    /// A request error with a GraphQL-shaped body: `{"errors":[{"message":...}]}`.
+    private func errorResponse(_ status: Int, _ message: String, _ mediaType: GraphQLMediaType) -> HTTPResponse {
+        let body = ExecutionResult(data: nil, errors: [GraphQLError(message)]).json.serialized()
+        return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
+    }
+}
