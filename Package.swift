@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // Auth domain (storage part: schema migrations, session cleanup).
+        .target(name: "Auth", dependencies: ["Postgres"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
 
@@ -27,9 +29,11 @@ let package = Package(
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
+        .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
     ]
