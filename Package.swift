@@ -19,6 +19,8 @@ let package = Package(
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        // Auth domain (storage part: schema migrations, session cleanup).
+        .target(name: "Auth", dependencies: ["Postgres"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
@@ -31,9 +33,11 @@ let package = Package(
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
+        .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),

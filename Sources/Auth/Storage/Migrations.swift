@@ -1,0 +1,70 @@
+import Postgres
+
+/// Gatehouse's schema, as versioned migrations compiled into the binary.
+///
+/// Run them at start-up with `Migrator(migrations: AuthMigrations.all).migrate(pool)`.
+/// Never edit an applied migration: add a new one.
+public enum AuthMigrations {
+    /// All migrations, in version order.
+    public static let all: [Migration] = [initialSchema]
+
+    /// Constraint (unique index) names the domain maps unique violations (SQLSTATE 23505) from.
+    public enum Constraint {
+        /// Usernames are unique ignoring case.
+        public static let usernameUnique = "users_username_lower_key"
+        /// E-mail addresses are unique ignoring case.
+        public static let emailUnique = "users_email_lower_key"
+        /// Users' object ids.
+        public static let userPrimaryKey = "users_pkey"
+        /// Session token digests.
+        public static let sessionTokenDigestUnique = "sessions_token_digest_key"
+        /// Sessions' object ids.
+        public static let sessionPrimaryKey = "sessions_pkey"
+    }
+
+    /// Migration 1: users and sessions. No column holds a raw token or password: sessions keep the
+    /// SHA-256 digest of their token, users a PHC-format password hash.
+    static let initialSchema = Migration(
+        version: 1, name: "users and sessions",
+        sql: """
+            CREATE TABLE users (
+                object_id text PRIMARY KEY
+                    CONSTRAINT users_object_id_format CHECK (object_id ~ '^[A-Za-z0-9]{10}$'),
+                username text NOT NULL
+                    CONSTRAINT users_username_not_empty CHECK (username <> ''),
+                email text,
+                -- A PHC string ($argon2id$v=19$...) or an imported modular-crypt hash ($2b$...).
+                password_hash text NOT NULL
+                    CONSTRAINT users_password_hash_format CHECK (password_hash LIKE '$%'),
+                email_verified boolean NOT NULL DEFAULT false,
+                auth_data jsonb,
+                acl jsonb NOT NULL,
+                failed_login_count integer NOT NULL DEFAULT 0
+                    CONSTRAINT users_failed_login_count_nonnegative CHECK (failed_login_count >= 0),
+                lockout_until timestamptz,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL
+            );
+            CREATE UNIQUE INDEX users_username_lower_key ON users (lower(username));
+            CREATE UNIQUE INDEX users_email_lower_key ON users (lower(email));
+
+            CREATE TABLE sessions (
+                object_id text PRIMARY KEY
+                    CONSTRAINT sessions_object_id_format CHECK (object_id ~ '^[A-Za-z0-9]{10}$'),
+                -- SHA-256 of the session token; the token itself is never stored.
+                token_digest bytea NOT NULL
+                    CONSTRAINT sessions_token_digest_length CHECK (octet_length(token_digest) = 32),
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                installation_id text,
+                created_with jsonb NOT NULL,
+                expires_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL,
+                updated_at timestamptz NOT NULL,
+                CONSTRAINT sessions_token_digest_key UNIQUE (token_digest)
+            );
+            -- Serves lookups by user_id alone (its leading column), by (user_id, installation_id),
+            -- and the ON DELETE CASCADE from users.
+            CREATE INDEX sessions_user_id_installation_id_idx ON sessions (user_id, installation_id);
+            CREATE INDEX sessions_expires_at_idx ON sessions (expires_at);
+            """)
+}

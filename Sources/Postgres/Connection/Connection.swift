@@ -1,0 +1,313 @@
+internal import CLibPQ
+import Foundation
+
+/// One PostgreSQL connection (libpq), with a prepared-statement cache.
+///
+/// Owns one `PGconn`, closed by `deinit` (`PQfinish`). Not thread-safe: one thread at a time uses a
+/// connection (a ``Pool`` hands each to one borrower), hence `@unchecked Sendable` so it may move
+/// between threads. libpq is blocking: never call it from Swift concurrency's cooperative threads.
+///
+/// All statements are parameterised; results come back in binary format. Each distinct SQL text
+/// (with its parameter types) is prepared once per connection as a named statement (`gh<n>`).
+public final class Connection: @unchecked Sendable, PostgresQueryable {
+    private struct StatementKey: Hashable {
+        let sql: String
+        let types: [UInt32]
+    }
+
+    private var handle: OpaquePointer?
+    private var statements: [StatementKey: String] = [:]
+    private var statementCounter = 0
+    private let cacheLimit: Int
+    private var broken = false
+
+    /// Opens a connection from a libpq URI or conninfo string, with default timeouts.
+    public convenience init(_ connectionString: String) throws(PostgresError) {
+        try self.init(configuration: ConnectionConfiguration(connectionString))
+    }
+
+    /// Opens a connection and sets its `statement_timeout`.
+    public init(configuration: ConnectionConfiguration) throws(PostgresError) {
+        cacheLimit = configuration.preparedStatementCacheSize
+        // Keywords are processed in order and the expanded connection string comes last, so its own
+        // connect_timeout (if any) overrides our default.
+        let keywords = ["connect_timeout", "dbname"]
+        let values = [String(configuration.connectTimeoutSeconds), configuration.connectionString]
+        let conn = withCStringArray(keywords) { k in
+            withCStringArray(values) { v in PQconnectdbParams(k, v, 1) }
+        }
+        guard let conn else {
+            throw PostgresError(.connection, message: "out of memory creating a libpq connection")
+        }
+        handle = conn
+        guard PQstatus(conn) == CONNECTION_OK else {
+            let message = Self.trimmed(PQerrorMessage(conn))
+            PQfinish(conn)
+            handle = nil
+            throw PostgresError(.connection, message: message, sqlState: "08001")
+        }
+        // Notices (e.g. "relation already exists, skipping") would go to stderr; drop them. libpq
+        // also reports a FATAL error that arrives while idle (backend terminated, server shutting
+        // down) as a notice: that marks the connection broken. The context is this connection,
+        // unretained: the PGconn (and with it the receiver) never outlives `self`.
+        PQsetNoticeReceiver(conn, connectionNoticeReceiver, Unmanaged.passUnretained(self).toOpaque())
+        if configuration.statementTimeoutMilliseconds > 0 {
+            try execute("SELECT set_config('statement_timeout', \(String(configuration.statementTimeoutMilliseconds)), false)")
+        }
+    }
+
+    deinit {
+        if let handle { PQfinish(handle) }
+    }
+
+    /// Closes the connection now (idempotent).
+    public func close() {
+        if let handle { PQfinish(handle) }
+        handle = nil
+        broken = true
+    }
+
+    /// Whether the connection must be discarded: closed, lost, or failed with a connection-class error.
+    public var isBroken: Bool {
+        guard let handle, !broken else { return true }
+        return PQstatus(handle) != CONNECTION_OK
+    }
+
+    /// Whether a transaction is open (or failed and not yet rolled back) on this connection.
+    public var isInTransaction: Bool {
+        guard let handle else { return false }
+        return PQtransactionStatus(handle) != PQTRANS_IDLE
+    }
+
+    /// The server's process id (for diagnostics and tests).
+    public var backendPID: Int32 {
+        guard let handle else { return 0 }
+        return PQbackendPID(handle)
+    }
+
+    /// Cheap liveness check before reuse: reads whatever the server sent while idle (no round
+    /// trip). A server that shut down or restarted has closed the socket, which libpq then reports
+    /// as `CONNECTION_BAD`.
+    package func checkAlive() -> Bool {
+        guard let handle, !broken else { return false }
+        // A terminated backend sends a FATAL message, then EOF; libpq sees the EOF only on a later
+        // read, so read while the socket stays readable (a few rounds at most).
+        for _ in 0..<4 {
+            let read = PQconsumeInput(handle)
+            // PQisBusy parses what arrived; a FATAL notice sets `broken` (see the notice receiver).
+            _ = PQisBusy(handle)
+            if read == 0 || broken || PQstatus(handle) != CONNECTION_OK {
+                broken = true
+                return false
+            }
+            var descriptor = pollfd(fd: PQsocket(handle), events: Int16(POLLIN), revents: 0)
+            if poll(&descriptor, 1, 0) <= 0 { return true }
+        }
+        return true
+    }
+
+    /// Called by libpq (through `connectionNoticeReceiver`) for each notice on this connection.
+    fileprivate func received(notice: OpaquePointer?) {
+        guard let notice, let severity = PQresultErrorField(notice, Int32(UInt8(ascii: "V"))) else { return }
+        let level = String(cString: severity)
+        if level == "FATAL" || level == "PANIC" { broken = true }
+    }
+
+    /// The number of prepared statements cached on this connection.
+    package var preparedStatementCount: Int { statements.count }
+
+    // MARK: Statements
+
+    /// Runs a parameterised statement, prepared once per connection, and returns its rows.
+    public func query(_ query: PostgresQuery) throws(PostgresError) -> PostgresResult {
+        let conn = try liveHandle()
+        let key = StatementKey(sql: query.sql, types: query.bindings.types)
+        if let name = statements[key] {
+            do {
+                return try check(execPrepared(conn, name: name, bindings: query.bindings))
+            } catch let error where error.sqlState == "0A000" && !isInTransaction && !isBroken {
+                // "cached plan must not change result type" after a schema change: prepare afresh once.
+                statements[key] = nil
+                deallocate(conn, name)
+                return try prepareAndRun(conn, key: key, bindings: query.bindings)
+            }
+        }
+        if statements.count < cacheLimit {
+            return try prepareAndRun(conn, key: key, bindings: query.bindings)
+        }
+        let result = withParameters(query.bindings) { count, types, values, lengths, formats in
+            PQexecParams(conn, query.sql, count, types, values, lengths, formats, 1)
+        }
+        return try check(result)
+    }
+
+    private func prepareAndRun(_ conn: OpaquePointer, key: StatementKey, bindings: PostgresBindings)
+        throws(PostgresError) -> PostgresResult
+    {
+        statementCounter += 1
+        let name = "gh\(statementCounter)"
+        let prepared = key.types.withUnsafeBufferPointer { types in
+            PQprepare(conn, name, key.sql, Int32(types.count), types.baseAddress)
+        }
+        _ = try check(prepared)
+        statements[key] = name
+        return try check(execPrepared(conn, name: name, bindings: bindings))
+    }
+
+    private func execPrepared(_ conn: OpaquePointer, name: String, bindings: PostgresBindings) -> OpaquePointer? {
+        withParameters(bindings) { count, _, values, lengths, formats in
+            PQexecPrepared(conn, name, count, values, lengths, formats, 1)
+        }
+    }
+
+    private func deallocate(_ conn: OpaquePointer, _ name: String) {
+        // The name is ours ("gh<n>"), never caller text.
+        if let result = PQexec(conn, "DEALLOCATE \(name)") { PQclear(result) }
+    }
+
+    /// Runs trusted SQL text without parameters; it may hold several statements (migrations,
+    /// `LISTEN`, `CREATE DATABASE`). The name says it: never pass text containing untrusted data.
+    public func unsafeExecuteScript(_ sql: String) throws(PostgresError) {
+        let conn = try liveHandle()
+        _ = try check(PQexec(conn, sql))
+    }
+
+    // MARK: Transactions
+
+    /// Runs `body` in a transaction: `COMMIT` when it returns, `ROLLBACK` when it throws (the error
+    /// is rethrown). If the transaction failed inside `body` but `body` returned anyway, `COMMIT`
+    /// rolls back and this throws ``PostgresError/Kind/transactionRolledBack``. If `ROLLBACK`
+    /// itself fails, the connection is marked broken so that a pool discards it.
+    public func transaction<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        let conn = try liveHandle()
+        _ = try check(PQexec(conn, "BEGIN"))
+        let value: Result
+        do {
+            value = try body(Transaction(connection: self))
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        let commit: PostgresResult
+        do {
+            commit = try check(PQexec(conn, "COMMIT"))
+        } catch {
+            rollbackIfNeeded()
+            throw error
+        }
+        if commit.commandTag == "ROLLBACK" {
+            throw PostgresError(.transactionRolledBack, message: "a statement failed inside the transaction")
+        }
+        return value
+    }
+
+    /// Ends any open or failed transaction; used by `transaction` and by the pool on check-in.
+    package func rollbackIfNeeded() {
+        guard let handle, !isBroken, isInTransaction else { return }
+        guard let result = PQexec(handle, "ROLLBACK") else {
+            broken = true
+            return
+        }
+        if PQresultStatus(result) != PGRES_COMMAND_OK { broken = true }
+        PQclear(result)
+        if isInTransaction { broken = true }
+    }
+
+    // MARK: Error funnel
+
+    private func liveHandle() throws(PostgresError) -> OpaquePointer {
+        guard let handle, !broken else {
+            throw PostgresError(.connection, message: "the connection is closed or broken", sqlState: "08003")
+        }
+        return handle
+    }
+
+    /// The one error funnel: every libpq result passes through here.
+    private func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        guard let result else {
+            let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "no connection"
+            if isBroken { broken = true }
+            throw PostgresError(.connection, message: message.isEmpty ? "no result from libpq" : message, sqlState: "08006")
+        }
+        let status = PQresultStatus(result)
+        if status == PGRES_TUPLES_OK || status == PGRES_COMMAND_OK || status == PGRES_EMPTY_QUERY {
+            return PostgresResult(handle: result)
+        }
+        defer { PQclear(result) }
+        if status == PGRES_FATAL_ERROR || status == PGRES_NONFATAL_ERROR {
+            let error = Self.serverError(result)
+            if error.isConnectionFailure || isBroken { broken = true }
+            throw error
+        }
+        // COPY and pipeline results are not supported; get the connection out of that state by dropping it.
+        broken = true
+        throw PostgresError(.usage, message: "unsupported result status \(String(cString: PQresStatus(status)))")
+    }
+
+    private static func serverError(_ result: OpaquePointer) -> PostgresError {
+        func field(_ code: Character) -> String? {
+            guard let pointer = PQresultErrorField(result, Int32(code.asciiValue!)) else { return nil }
+            return String(cString: pointer)
+        }
+        let sqlState = field("C")
+        let message = field("M") ?? trimmed(PQresultErrorMessage(result))
+        let kind: PostgresError.Kind = sqlState == nil ? .connection : .server
+        return PostgresError(
+            kind, message: message, sqlState: sqlState ?? "08006", detail: field("D"), hint: field("H"),
+            constraint: field("n"), schema: field("s"), table: field("t"), column: field("c"))
+    }
+
+    private static func trimmed(_ pointer: UnsafeMutablePointer<CChar>?) -> String {
+        guard let pointer else { return "" }
+        return String(cString: pointer).trimmingCharacters(in: .whitespacesAndNewlines)
+    }
+}
+
+/// libpq's notice callback: a plain C-convention function; the context is the `Connection`, unretained.
+private func connectionNoticeReceiver(_ context: UnsafeMutableRawPointer?, _ notice: OpaquePointer?) {
+    guard let context else { return }
+    Unmanaged<Connection>.fromOpaque(context).takeUnretainedValue().received(notice: notice)
+}
+
+/// Passes the bindings to libpq as parallel C arrays, valid only inside `body`.
+private func withParameters<R>(
+    _ bindings: PostgresBindings,
+    _ body: (
+        Int32, UnsafePointer<UInt32>?, UnsafePointer<UnsafePointer<CChar>?>?, UnsafePointer<Int32>?,
+        UnsafePointer<Int32>?
+    ) -> R
+) -> R {
+    let count = bindings.count
+    if count == 0 { return body(0, nil, nil, nil, nil) }
+    let formats = [Int32](repeating: 1, count: count)
+    return bindings.bytes.withUnsafeBytes { raw in
+        // A zero-length non-NULL value still needs a non-null pointer.
+        var placeholder: CChar = 0
+        return withUnsafePointer(to: &placeholder) { empty in
+            let base = raw.baseAddress?.assumingMemoryBound(to: CChar.self)
+            var values = [UnsafePointer<CChar>?](repeating: nil, count: count)
+            for index in 0..<count where bindings.offsets[index] >= 0 {
+                values[index] =
+                    bindings.lengths[index] == 0 || base == nil
+                    ? empty : UnsafePointer(base! + bindings.offsets[index])
+            }
+            return bindings.types.withUnsafeBufferPointer { types in
+                bindings.lengths.withUnsafeBufferPointer { lengths in
+                    formats.withUnsafeBufferPointer { formats in
+                        values.withUnsafeBufferPointer { values in
+                            body(Int32(count), types.baseAddress, values.baseAddress, lengths.baseAddress, formats.baseAddress)
+                        }
+                    }
+                }
+            }
+        }
+    }
+}
+
+/// A NULL-terminated array of C strings, valid only inside `body`.
+private func withCStringArray<R>(_ strings: [String], _ body: (UnsafePointer<UnsafePointer<CChar>?>) -> R) -> R {
+    let duplicated = strings.map { strdup($0) }
+    defer { duplicated.forEach { free($0) } }
+    let pointers = duplicated.map { UnsafePointer($0) } + [nil]
+    return pointers.withUnsafeBufferPointer { body($0.baseAddress!) }
+}

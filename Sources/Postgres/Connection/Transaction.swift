@@ -1,0 +1,19 @@
+/// The handle passed to ``Connection/transaction(_:)``: runs statements inside the transaction.
+///
+/// Valid only inside the closure; the transaction commits when the closure returns and rolls back
+/// when it throws.
+public struct Transaction: PostgresQueryable {
+    /// The connection the transaction runs on.
+    public let connection: Connection
+
+    /// Runs a statement inside the transaction.
+    public func query(_ query: PostgresQuery) throws(PostgresError) -> PostgresResult {
+        try connection.query(query)
+    }
+
+    /// Runs trusted SQL text (no parameters, may hold several statements) inside the transaction.
+    /// The name says it: never pass text containing untrusted data.
+    public func unsafeExecuteScript(_ sql: String) throws(PostgresError) {
+        try connection.unsafeExecuteScript(sql)
+    }
+}

@@ -1,0 +1,297 @@
+import Foundation
+
+/// The default database: a private PostgreSQL cluster inside Gatehouse's data directory.
+///
+/// Layout under the data directory (default `./.gatehouse`):
+/// - `pg/`: the cluster (created by `initdb` on first run, UTF-8, superuser ``Options/user``).
+/// - `run/`: the Unix socket directory. The server listens on nothing else
+///   (`listen_addresses = ''`), `pg_hba.conf` trusts only local socket connections, and the
+///   socket is mode 0700, so only the owning account (and root) can connect.
+/// - `postgres.log`: the server log.
+///
+/// A socket path must fit in 107 bytes (`sun_path`). When `<dataDir>/run/.s.PGSQL.<port>` would not,
+/// the socket directory is `/tmp/gatehouse-<hash of the data directory path>` instead (stable per
+/// data directory, so restarts find it), and ``socketDirectory`` reports it.
+///
+/// When the effective user is root, `initdb`, `pg_ctl` and `postgres` run as the unprivileged
+/// `postgres` account (`runuser -u postgres --`), which then owns the data and socket directories.
+///
+/// Thread-safety: all stored properties are immutable; `start`/`stop` act on the file system and
+/// must not run concurrently for the same data directory.
+public final class EmbeddedPostgres: Sendable {
+    /// How the cluster is created and run.
+    public struct Options: Sendable {
+        /// Where the cluster lives; created if missing.
+        public var dataDirectory: String
+        /// The database created for the application (if missing) and named in ``connectionString``.
+        public var databaseName: String
+        /// The cluster's superuser role, used in ``connectionString``.
+        public var user: String
+        /// `true` (production): fsync on. `false` (tests only): `initdb --no-sync`, `fsync = off`,
+        /// `synchronous_commit = off`, `full_page_writes = off` — fast, and a crash may lose data.
+        public var durable: Bool
+        /// The port number; it only names the socket file (`.s.PGSQL.<port>`), no TCP is opened.
+        public var port: Int
+        /// `max_connections`.
+        public var maxConnections: Int
+        /// The directory of `initdb`/`pg_ctl`/`postgres`; `nil` finds it (`pg_config --bindir`,
+        /// then the highest `/usr/lib/postgresql/*/bin`).
+        public var binDirectory: String?
+
+        /// Production defaults: `./.gatehouse`, database and user `gatehouse`, durable.
+        public init(
+            dataDirectory: String = "./.gatehouse", databaseName: String = "gatehouse", user: String = "gatehouse",
+            durable: Bool = true, port: Int = 5432, maxConnections: Int = 100, binDirectory: String? = nil
+        ) {
+            self.dataDirectory = dataDirectory
+            self.databaseName = databaseName
+            self.user = user
+            self.durable = durable
+            self.port = port
+            self.maxConnections = maxConnections
+            self.binDirectory = binDirectory
+        }
+    }
+
+    /// The options.
+    public let options: Options
+    /// The data directory, absolute.
+    public let dataDirectory: String
+    /// The cluster directory (`<dataDirectory>/pg`).
+    public let clusterDirectory: String
+    /// The Unix socket directory (see the type's notes on the path length limit).
+    public let socketDirectory: String
+    /// The server log.
+    public let logFile: String
+    private let binDirectory: String
+
+    /// Prepares (does not start) an embedded cluster; finds the server binaries.
+    public init(options: Options = Options()) throws(PostgresError) {
+        guard Self.isIdentifier(options.databaseName), Self.isIdentifier(options.user) else {
+            throw PostgresError(.usage, message: "embedded database and user names must match [a-z_][a-z0-9_]*")
+        }
+        self.options = options
+        let absolute = URL(fileURLWithPath: options.dataDirectory).standardizedFileURL.path
+        dataDirectory = absolute
+        clusterDirectory = absolute + "/pg"
+        logFile = absolute + "/postgres.log"
+        let preferred = absolute + "/run"
+        if (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 {
+            socketDirectory = preferred
+        } else {
+            socketDirectory = "/tmp/gatehouse-" + Self.fnv1a(absolute)
+        }
+        binDirectory = try PostgresBinaries.locate(override: options.binDirectory)
+    }
+
+    /// A libpq connection string for the application database over the socket.
+    public var connectionString: String { connectionString(database: options.databaseName) }
+
+    /// A libpq connection string for `database` over the socket.
+    public func connectionString(database: String) -> String {
+        "host=\(Self.quote(socketDirectory)) port=\(options.port) dbname=\(Self.quote(database)) user=\(Self.quote(options.user))"
+    }
+
+    /// Whether the cluster has been created.
+    public var isInitialized: Bool {
+        FileManager.default.fileExists(atPath: clusterDirectory + "/PG_VERSION")
+    }
+
+    /// Whether a server is running on the cluster (`pg_ctl status`).
+    public var isRunning: Bool {
+        guard isInitialized, let (status, _) = try? pgctl(["status", "-D", clusterDirectory]) else { return false }
+        return status == 0
+    }
+
+    /// Creates the cluster on first use, starts it (or adopts one already running on it), creates
+    /// the application database if missing, and returns ``connectionString``.
+    @discardableResult
+    public func start() throws(PostgresError) -> String {
+        let owner = try Subprocess.serviceOwner()
+        try makeDirectory(dataDirectory, mode: 0o700, owner: owner)
+        try makeDirectory(socketDirectory, mode: 0o700, owner: owner)
+        if !isInitialized { try initialize(owner: owner) }
+        try writeSettings(owner: owner)
+        if !isRunning {
+            removeStalePidFile()
+            let (status, output) = try pgctl([
+                "start", "-D", clusterDirectory, "-l", logFile, "-w", "-t", "60", "-s",
+            ])
+            if status != 0 {
+                throw PostgresError(
+                    .embedded, message: "pg_ctl start failed (status \(status)): \(output) \(logTail())")
+            }
+        }
+        try createDatabaseIfMissing()
+        return connectionString
+    }
+
+    /// Stops the server cleanly (`pg_ctl stop -m fast`: ends sessions, checkpoints). No-op if not running.
+    public func stop() throws(PostgresError) {
+        guard isRunning else { return }
+        let (status, output) = try pgctl(["stop", "-D", clusterDirectory, "-m", "fast", "-w", "-t", "60", "-s"])
+        if status != 0 && isRunning {
+            throw PostgresError(.embedded, message: "pg_ctl stop failed (status \(status)): \(output)")
+        }
+    }
+
+    /// The postmaster's process id from `postmaster.pid`, if the file exists.
+    public var postmasterPID: pid_t? {
+        guard let text = try? String(contentsOfFile: clusterDirectory + "/postmaster.pid", encoding: .utf8),
+            let line = text.split(separator: "\n").first, let pid = pid_t(line.trimmingCharacters(in: .whitespaces))
+        else { return nil }
+        return pid
+    }
+
+    /// Fast shutdown by signal (SIGINT), waiting up to `timeoutSeconds` for the server to exit.
+    /// Spawns no process, so it is safe in an `atexit` handler. Returns whether the server is gone.
+    @discardableResult
+    public func signalFastShutdown(timeoutSeconds: Double = 20) -> Bool {
+        guard let pid = postmasterPID, Self.isPostgresProcess(pid) else { return true }
+        kill(pid, SIGINT)
+        let deadline = Date().addingTimeInterval(timeoutSeconds)
+        while Date() < deadline {
+            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            usleep(20_000)
+        }
+        return false
+    }
+
+    // MARK: Steps
+
+    private func initialize(owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+        if FileManager.default.fileExists(atPath: clusterDirectory) {
+            // An interrupted earlier initdb leaves a partial directory; initdb refuses non-empty ones.
+            let contents = (try? FileManager.default.contentsOfDirectory(atPath: clusterDirectory)) ?? []
+            if !contents.isEmpty {
+                throw PostgresError(
+                    .embedded,
+                    message: "\(clusterDirectory) exists but holds no cluster (no PG_VERSION); remove it to re-create")
+            }
+        }
+        var arguments = [
+            "-D", clusterDirectory, "-U", options.user, "--auth=trust", "--encoding=UTF8",
+            "--lc-collate=C", "--lc-ctype=C.UTF-8", "--lc-messages=C", "--no-instructions",
+        ]
+        if !options.durable { arguments.append("--no-sync") }
+        let (status, output) = try Subprocess.run(binDirectory + "/initdb", arguments, asServiceAccount: true)
+        guard status == 0 else {
+            throw PostgresError(.embedded, message: "initdb failed (status \(status)): \(output)")
+        }
+        // Only local socket connections, trusted: the socket's directory and mode guard access.
+        try write(
+            clusterDirectory + "/pg_hba.conf",
+            """
+            # Gatehouse embedded cluster: Unix-domain socket only (listen_addresses = '').
+            # TYPE  DATABASE  USER  METHOD
+            local   all       all   trust
+
+            """, owner: owner)
+        let conf = clusterDirectory + "/postgresql.conf"
+        guard let handle = FileHandle(forUpdatingAtPath: conf) else {
+            throw PostgresError(.embedded, message: "cannot open \(conf)")
+        }
+        handle.seekToEndOfFile()
+        handle.write(Data("\n# Gatehouse: settings rewritten on every start.\ninclude_if_exists = 'gatehouse.conf'\n".utf8))
+        try? handle.close()
+    }
+
+    private func writeSettings(owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+        var lines = [
+            "# Written by Gatehouse on every start; edit postgresql.conf for your own settings.",
+            "listen_addresses = ''",
+            "unix_socket_directories = '\(socketDirectory.replacingOccurrences(of: "'", with: "''"))'",
+            "unix_socket_permissions = 0700",
+            "port = \(options.port)",
+            "max_connections = \(options.maxConnections)",
+            "log_min_messages = warning",
+        ]
+        if !options.durable {
+            lines += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
+        }
+        try write(clusterDirectory + "/gatehouse.conf", lines.joined(separator: "\n") + "\n", owner: owner)
+    }
+
+    /// A `postmaster.pid` left by a crash names a process that is gone (or, after a reboot or in a
+    /// container, reused by something else). PostgreSQL copes with a dead pid itself; a reused one
+    /// would block it, so remove the file when its pid is not a postgres process.
+    private func removeStalePidFile() {
+        guard let pid = postmasterPID else { return }
+        if !Self.isPostgresProcess(pid) {
+            try? FileManager.default.removeItem(atPath: clusterDirectory + "/postmaster.pid")
+        }
+    }
+
+    private func createDatabaseIfMissing() throws(PostgresError) {
+        let connection = try Connection(configuration: ConnectionConfiguration(
+            connectionString(database: "postgres"), statementTimeoutMilliseconds: 0))
+        defer { connection.close() }
+        let exists = try connection.queryFirst("SELECT 1 FROM pg_database WHERE datname = \(options.databaseName)")
+        guard exists == nil else { return }
+        do {
+            // The name was checked to be a plain identifier in init.
+            try connection.unsafeExecuteScript("CREATE DATABASE \(options.databaseName)")
+        } catch where error.sqlState == "42P04" {
+            // Another instance created it first.
+        }
+    }
+
+    // MARK: Helpers
+
+    private func pgctl(_ arguments: [String]) throws(PostgresError) -> (status: Int32, output: String) {
+        try Subprocess.run(binDirectory + "/pg_ctl", arguments, asServiceAccount: true)
+    }
+
+    private func logTail() -> String {
+        guard let text = try? String(contentsOfFile: logFile, encoding: .utf8) else { return "" }
+        return "; log: " + text.split(separator: "\n").suffix(5).joined(separator: " | ")
+    }
+
+    private func makeDirectory(_ path: String, mode: Int, owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+        do {
+            try FileManager.default.createDirectory(
+                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
+        } catch {
+            throw PostgresError(.embedded, message: "cannot create \(path): \(error.localizedDescription)")
+        }
+        if let owner, chown(path, owner.uid, owner.gid) != 0 {
+            throw PostgresError(.embedded, message: "cannot give \(path) to the \(Subprocess.serviceAccount) account")
+        }
+    }
+
+    private func write(_ path: String, _ text: String, owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+        do {
+            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
+        } catch {
+            throw PostgresError(.embedded, message: "cannot write \(path): \(error.localizedDescription)")
+        }
+        if let owner { _ = chown(path, owner.uid, owner.gid) }
+    }
+
+    static func isPostgresProcess(_ pid: pid_t) -> Bool {
+        guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
+        let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
+        return name == "postgres" || name == "postmaster"
+    }
+
+    private static func isIdentifier(_ name: String) -> Bool {
+        guard let first = name.utf8.first, first == UInt8(ascii: "_") || (first >= 97 && first <= 122) else { return false }
+        return name.utf8.count <= 63
+            && name.utf8.allSatisfy { $0 == UInt8(ascii: "_") || ($0 >= 97 && $0 <= 122) || ($0 >= 48 && $0 <= 57) }
+    }
+
+    /// A conninfo value in single quotes with backslash escapes.
+    static func quote(_ value: String) -> String {
+        "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    private static func fnv1a(_ text: String) -> String {
+        var hash: UInt64 = 0xcbf2_9ce4_8422_2325
+        for byte in text.utf8 {
+            hash ^= UInt64(byte)
+            hash = hash &* 0x100_0000_01b3
+        }
+        return String(hash, radix: 16)
+    }
+}

@@ -1,1 +1,0 @@
-// Postgres: filled in by its issue.

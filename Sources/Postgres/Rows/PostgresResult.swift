@@ -1,0 +1,71 @@
+internal import CLibPQ
+
+/// The rows of one statement's result, decoded lazily from libpq's result in binary format.
+///
+/// Owns one `PGresult`, freed by `deinit` (`PQclear`). A `PGresult` is read-only once made, so a
+/// result may be read from any thread (hence `@unchecked Sendable`); it does not reference the
+/// connection that produced it.
+public final class PostgresResult: @unchecked Sendable, RandomAccessCollection {
+    private let handle: OpaquePointer
+    /// Column names, in order.
+    public let columnNames: [String]
+    private let columnTypes: [PostgresDataType]
+    /// The number of rows.
+    public let count: Int
+
+    init(handle: OpaquePointer) {
+        self.handle = handle
+        let fields = Int(PQnfields(handle))
+        var names: [String] = []
+        var types: [PostgresDataType] = []
+        names.reserveCapacity(fields)
+        types.reserveCapacity(fields)
+        for index in 0..<Int32(fields) {
+            names.append(String(cString: PQfname(handle, index)))
+            types.append(PostgresDataType(oid: PQftype(handle, index)))
+        }
+        self.columnNames = names
+        self.columnTypes = types
+        self.count = Int(PQntuples(handle))
+    }
+
+    deinit { PQclear(handle) }
+
+    /// The rows affected by an INSERT/UPDATE/DELETE (or returned by SELECT), from the command tag.
+    public var affectedRows: Int {
+        Int(String(cString: PQcmdTuples(handle))) ?? 0
+    }
+
+    /// The command tag, e.g. `INSERT 0 1`.
+    public var commandTag: String { String(cString: PQcmdStatus(handle)) }
+
+    /// First row index (0).
+    public var startIndex: Int { 0 }
+    /// One past the last row.
+    public var endIndex: Int { count }
+
+    /// The row at `position`.
+    public subscript(position: Int) -> PostgresRow {
+        precondition(position >= 0 && position < count, "row index out of range")
+        return PostgresRow(result: self, index: position)
+    }
+
+    /// The column index named `name` (exact, case-sensitive match), if any.
+    public func columnIndex(_ name: String) -> Int? { columnNames.firstIndex(of: name) }
+
+    func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, column: Int) throws(PostgresError) -> Value {
+        guard column >= 0 && column < columnNames.count else {
+            throw PostgresError(.decode, message: "column index \(column) is out of range (\(columnNames.count) columns)")
+        }
+        let r = Int32(row)
+        let c = Int32(column)
+        let bytes: UnsafeRawBufferPointer?
+        if PQgetisnull(handle, r, c) != 0 {
+            bytes = nil
+        } else {
+            bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
+        }
+        return try Value.decode(
+            from: PostgresCell(bytes: bytes, dataType: columnTypes[column], columnName: columnNames[column]))
+    }
+}

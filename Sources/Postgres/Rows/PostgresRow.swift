@@ -1,0 +1,25 @@
+/// One row of a ``PostgresResult``; keeps the result alive.
+public struct PostgresRow: Sendable {
+    /// The result this row belongs to.
+    public let result: PostgresResult
+    /// The row's index in the result.
+    public let index: Int
+
+    /// Decodes the column at `column` (0-based).
+    public func decode<Value: PostgresDecodable>(_ type: Value.Type = Value.self, at column: Int)
+        throws(PostgresError) -> Value
+    {
+        try result.decode(type, row: index, column: column)
+    }
+
+    /// Decodes the column named `name` (exact match; names as PostgreSQL reports them, lower case
+    /// unless quoted).
+    public func decode<Value: PostgresDecodable>(_ name: String, as type: Value.Type = Value.self)
+        throws(PostgresError) -> Value
+    {
+        guard let column = result.columnIndex(name) else {
+            throw PostgresError(.decode, message: "no column named \"\(name)\" in the result")
+        }
+        return try result.decode(type, row: index, column: column)
+    }
+}

@@ -1,1 +1,0 @@
-// TestSupport: filled in by its issue.

@@ -1,0 +1,101 @@
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+@Suite struct EmbeddedPostgresTests {
+    @Test func clusterIsReusedAcrossRestartsAndDataSurvives() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let cluster = privateCluster.cluster
+        #expect(!cluster.isInitialized)
+        let conninfo = try cluster.start()
+        #expect(cluster.isInitialized && cluster.isRunning)
+        do {
+            let c = try Connection(conninfo)
+            try c.unsafeExecuteScript("CREATE TABLE kept (v text)")
+            try c.execute("INSERT INTO kept VALUES (\("survives"))")
+        }
+        try cluster.stop()
+        #expect(!cluster.isRunning)
+
+        // A new instance over the same directory (as a restarted gatehouse would make).
+        let again = try EmbeddedPostgres(options: cluster.options)
+        try again.start()
+        let c = try Connection(again.connectionString)
+        let row = try #require(try c.queryFirst("SELECT v FROM kept"))
+        #expect(try row.decode(String.self, at: 0) == "survives")
+        c.close()
+        try again.stop()
+    }
+
+    @Test func listensOnlyOnItsSocketWithLocalTrust() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let cluster = privateCluster.cluster
+        let c = try Connection(try cluster.start())
+        defer { c.close() }
+        func setting(_ name: String) throws -> String {
+            try #require(try c.queryFirst("SELECT current_setting(\(name))")).decode(String.self, at: 0)
+        }
+        #expect(try setting("listen_addresses") == "")
+        #expect(try setting("unix_socket_directories") == cluster.socketDirectory)
+        #expect(try setting("server_encoding") == "UTF8")
+        #expect(try setting("fsync") == "off")
+        let rules = try c.query("SELECT type FROM pg_hba_file_rules").map { try $0.decode(String?.self, at: 0) }
+        #expect(rules == ["local"])
+        #expect(cluster.connectionString.contains("host='\(cluster.socketDirectory)'"))
+    }
+
+    @Test func stalePidFileAfterACrashIsHandled() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let cluster = privateCluster.cluster
+        try cluster.start()
+        let pid = try #require(cluster.postmasterPID)
+        // Simulate a crash: kill the postmaster outright (SIGKILL), leaving postmaster.pid behind.
+        kill(pid, SIGKILL)
+        while kill(pid, 0) == 0 { usleep(10_000) }
+        // Children notice the postmaster is gone and exit; wait for them to release shared memory.
+        var attempts = 0
+        while attempts < 500, (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) != nil {
+            usleep(10_000); attempts += 1
+        }
+        let pidFile = cluster.clusterDirectory + "/postmaster.pid"
+        #expect(FileManager.default.fileExists(atPath: pidFile))
+        // Point the stale file at a live process that is not postgres (this test process).
+        let contents = try String(contentsOfFile: pidFile, encoding: .utf8)
+        let rest = contents.split(separator: "\n", omittingEmptySubsequences: false).dropFirst()
+        try (["\(getpid())"] + rest).joined(separator: "\n").write(toFile: pidFile, atomically: false, encoding: .utf8)
+
+        var started = false
+        for _ in 0..<50 where !started {
+            // Orphaned backends may hold shared memory for a moment after a SIGKILL.
+            if (try? cluster.start()) != nil { started = true } else { usleep(100_000) }
+        }
+        #expect(started)
+        let c = try Connection(cluster.connectionString)
+        #expect(try #require(try c.queryFirst("SELECT 1")).decode(Int.self, at: 0) == 1)
+        c.close()
+    }
+
+    @Test func longDataDirectoryFallsBackToAShortSocketPath() throws {
+        let base = TemporaryDirectory.make(prefix: "ghlong")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let deep = base + "/" + String(repeating: "d", count: 60) + "/" + String(repeating: "e", count: 40)
+        let cluster = try EmbeddedPostgres(options: .init(dataDirectory: deep, durable: false))
+        #expect(cluster.socketDirectory.hasPrefix("/tmp/gatehouse-"))
+        #expect((cluster.socketDirectory + "/.s.PGSQL.5432").utf8.count < 108)
+        let same = try EmbeddedPostgres(options: .init(dataDirectory: deep, durable: false))
+        #expect(same.socketDirectory == cluster.socketDirectory, "stable across restarts")
+        #expect(try EmbeddedPostgres(options: .init(dataDirectory: "/tmp/x")).socketDirectory == "/tmp/x/run")
+    }
+
+    @Test func missingBinariesNameTheDebianPackage() throws {
+        let error = try #require(throws: PostgresError.self) {
+            _ = try EmbeddedPostgres(options: .init(dataDirectory: "/tmp/unused", binDirectory: "/nonexistent/bin"))
+        }
+        #expect(error.kind == .embedded)
+        #expect(error.message.contains("`postgresql`"))
+    }
+}

@@ -1,1 +1,0 @@
-// PostgresTests: filled in by its issue.
