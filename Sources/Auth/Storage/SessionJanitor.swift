@@ -10,6 +10,12 @@ public struct SessionJanitor: Sendable {
         public var deleted: Int
         /// DELETE statements run.
         public var batches: Int
+
+        /// A report.
+        public init(deleted: Int, batches: Int) {
+            self.deleted = deleted
+            self.batches = batches
+        }
     }
 
     /// The pool the janitor borrows a connection from, once per batch.

@@ -1,0 +1,114 @@
+import Auth
+import Foundation
+import Postgres
+import TestSupport
+import Testing
+
+/// Migration 1 against a real database: constraints the domain relies on.
+@Suite struct AuthSchemaTests {
+    let pool: Pool
+
+    init() throws {
+        pool = try TestDatabase.create().makePool(size: 2)
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+    }
+
+    static let phc = "$argon2id$v=19$m=65536,t=2,p=1$c2FsdHNhbHQ$aGFzaGhhc2hoYXNoaGFzaA"
+
+    func insertUser(_ c: some PostgresQueryable, id: String, username: String, email: String? = nil) throws {
+        let now = Date()
+        try c.execute(
+            """
+            INSERT INTO users (object_id, username, email, password_hash, acl, created_at, updated_at)
+            VALUES (\(id), \(username), \(email), \(Self.phc), \(PostgresJSON("{}")), \(now), \(now))
+            """)
+    }
+
+    @Test func migrationIsIdempotent() throws {
+        #expect(try Migrator(migrations: AuthMigrations.all).migrate(pool).isEmpty)
+    }
+
+    @Test func usernamesDifferingOnlyInCaseViolateTheUniqueIndex() throws {
+        try pool.withConnection { c in
+            try insertUser(c, id: "aaaaaaaaa1", username: "Alice")
+            let error = try #require(throws: PostgresError.self) {
+                try insertUser(c, id: "aaaaaaaaa2", username: "aLICE")
+            }
+            #expect(error.uniqueViolationConstraint == AuthMigrations.Constraint.usernameUnique)
+            #expect(!error.description.lowercased().contains("alice"))
+        }
+    }
+
+    @Test func emailsAreUniqueIgnoringCaseButMayBeNull() throws {
+        try pool.withConnection { c in
+            try insertUser(c, id: "bbbbbbbbb1", username: "b1", email: "Bob@Example.com")
+            try insertUser(c, id: "bbbbbbbbb2", username: "b2")
+            try insertUser(c, id: "bbbbbbbbb3", username: "b3")
+            let error = try #require(throws: PostgresError.self) {
+                try insertUser(c, id: "bbbbbbbbb4", username: "b4", email: "bob@example.COM")
+            }
+            #expect(error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique))
+        }
+    }
+
+    @Test(arguments: ["short", "elevenchars", "has space!", ""])
+    func objectIdsMustBeTenAlphanumericCharacters(_ id: String) throws {
+        let error = try #require(throws: PostgresError.self) {
+            try pool.withConnection { c in try insertUser(c, id: id, username: "u-\(id)") }
+        }
+        #expect(error.sqlState == SQLState.checkViolation)
+        #expect(error.constraint == "users_object_id_format")
+    }
+
+    @Test(arguments: [0, 31, 33, 64])
+    func tokenDigestMustBe32Bytes(_ length: Int) throws {
+        try pool.withConnection { c in
+            try insertUser(c, id: "ccccccccc1", username: "c")
+            let error = try #require(throws: PostgresError.self) {
+                try insertSession(c, id: "sssssssss1", user: "ccccccccc1", digest: [UInt8](repeating: 7, count: length))
+            }
+            #expect(error.constraint == "sessions_token_digest_length")
+        }
+    }
+
+    func insertSession(_ c: some PostgresQueryable, id: String, user: String, digest: [UInt8], expires: Date = Date() + 3600)
+        throws
+    {
+        let now = Date()
+        try c.execute(
+            """
+            INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+            VALUES (\(id), \(digest), \(user), \(PostgresJSON(#"{"action":"login"}"#)), \(expires), \(now), \(now))
+            """)
+    }
+
+    @Test func sessionsAreUniqueByDigestAndDeletedWithTheirUser() throws {
+        try pool.withConnection { c in
+            try insertUser(c, id: "ddddddddd1", username: "d")
+            let digest = [UInt8](repeating: 1, count: 32)
+            try insertSession(c, id: "sssssssss1", user: "ddddddddd1", digest: digest)
+            let error = try #require(throws: PostgresError.self) {
+                try insertSession(c, id: "sssssssss2", user: "ddddddddd1", digest: digest)
+            }
+            #expect(error.isUniqueViolation(constraint: AuthMigrations.Constraint.sessionTokenDigestUnique))
+            // The viewer lookup (the benchmark's query) finds the session and its user.
+            let row = try #require(try c.queryFirst(
+                "SELECT s.object_id, s.expires_at, u.* FROM sessions s JOIN users u ON u.object_id = s.user_id WHERE s.token_digest = \(digest)"))
+            #expect(try row.decode("username", as: String.self) == "d")
+            #expect(try row.decode("email_verified", as: Bool.self) == false)
+            #expect(try row.decode("failed_login_count", as: Int.self) == 0)
+            #expect(try row.decode("auth_data", as: PostgresJSON?.self) == nil)
+            try c.execute("DELETE FROM users WHERE object_id = \("ddddddddd1")")
+            #expect(try #require(try c.queryFirst("SELECT count(*) FROM sessions")).decode(Int.self, at: 0) == 0)
+        }
+    }
+
+    @Test func noColumnIsNamedLikeARawSecret() throws {
+        let columns = try pool.withConnection { c in
+            try c.query("SELECT column_name::text FROM information_schema.columns WHERE table_name IN ('users', 'sessions')")
+                .map { try $0.decode(String.self, at: 0) }
+        }
+        #expect(columns.contains("token_digest") && columns.contains("password_hash"))
+        #expect(!columns.contains("token") && !columns.contains("password") && !columns.contains("session_token"))
+    }
+}
