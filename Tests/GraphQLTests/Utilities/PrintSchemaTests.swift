@@ -460,13 +460,17 @@ func repositorySchemaSDL() throws -> String {
                 id1: ID = 1,
                 id2: ID = "abc",
                 id3: ID = "123",
+                id4: ID = "-0",
+                id5: ID = "007",
+                id6: ID = "123456789012345678901234567890",
+                id7: ID = -12,
                 nn: Int! = 3
               ): Int
             }
             """#,
             expected: #"""
             type Query {
-              f(i: Int = 1, neg: Int = -5, fl: Float = 1, fl2: Float = 1.5, fl3: Float = 2, fl4: Float = 1000, fl5: Float = -0.25, s: String = "a \"quoted\" \\ string\n\ttab", bs: String = "block string", u: String = "é", b: Boolean = true, b2: Boolean = false, n: Int = null, id1: ID = 1, id2: ID = "abc", id3: ID = 123, nn: Int! = 3): Int
+              f(i: Int = 1, neg: Int = -5, fl: Float = 1, fl2: Float = 1.5, fl3: Float = 2, fl4: Float = 1000, fl5: Float = -0.25, s: String = "a \"quoted\" \\ string\n\ttab", bs: String = "block string", u: String = "é", b: Boolean = true, b2: Boolean = false, n: Int = null, id1: ID = 1, id2: ID = "abc", id3: ID = 123, id4: ID = -0, id5: ID = "007", id6: ID = 123456789012345678901234567890, id7: ID = -12, nn: Int! = 3): Int
             }
             """#),
         PrintCase(
