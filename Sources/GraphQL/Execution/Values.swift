@@ -200,7 +200,7 @@ struct InputCoercer {
                     let text = formatNumber(double)
                     return Value(text.contains(where: { $0 == "." || $0 == "e" }) ? .float(text) : .int(text))
                 case .string(let string):
-                    if name == "ID", let int = Int(string), String(int) == string { return Value(.int(string)) }
+                    if name == "ID", Self.isIntegerString(string) { return Value(.int(string)) }
                     return Value(.string(string, block: false))
                 case .null: return Value(.null)
                 case .array, .object: return jsonLiteral(serialized)
@@ -209,6 +209,15 @@ struct InputCoercer {
                 return nil
             }
         }
+    }
+
+    /// graphql-js's integerStringRegExp `^-?(?:0|[1-9][0-9]*)$`: IDs that print as Int
+    /// literals (any length, and `-0`).
+    private static func isIntegerString(_ string: String) -> Bool {
+        var digits = Substring(string)
+        if digits.first == "-" { digits = digits.dropFirst() }
+        guard let first = digits.first, digits.allSatisfy({ $0.isASCII && $0.isNumber }) else { return false }
+        return first != "0" || digits.count == 1
     }
 
     /// A JSON value as an untyped literal (for custom scalars such as `Object`).

@@ -243,17 +243,27 @@ struct SchemaBuilder {
             mutationType: mutationType, subscriptionType: subscriptionType, types: types, directives: directives)
     }
 
-    /// graphql-js's type order: a depth-first walk from each definition in document
-    /// order, then the root types, directive arguments and `__Schema`.
+    /// graphql-js's type order (the GraphQLSchema constructor): its set starts with
+    /// every defined type, and each is moved to the end as it is walked, so defined
+    /// types keep document order, each followed by the types only it first reaches
+    /// (built-in scalars); then the root types, the directives' arguments (custom
+    /// directives first, as buildASTSchema lists them) and `__Schema`.
     private func orderedTypes(
         roots: [String], definitions: [String], directives: [DirectiveDef], built: [String: NamedType]
     ) -> [NamedType] {
-        var seen: Set<String> = []
+        var seen = Set(definitions)
         var ordered: [NamedType] = []
-        func visit(_ name: String) {
-            guard !seen.contains(name), let type = built[name] else { return }
-            seen.insert(name)
+        func walk(_ name: String) {
+            guard let type = built[name] else { return }
             ordered.append(type)
+            references(type)
+        }
+        func visit(_ name: String) {
+            guard !seen.contains(name) else { return }
+            seen.insert(name)
+            walk(name)
+        }
+        func references(_ type: NamedType) {
             switch type {
             case .union(let union):
                 union.types.forEach(visit)
@@ -269,9 +279,11 @@ struct SchemaBuilder {
                 break
             }
         }
-        definitions.forEach(visit)
+        definitions.forEach(walk)
         roots.forEach(visit)
-        for directive in directives { for argument in directive.arguments { visit(argument.type.namedType) } }
+        let custom = directives.filter { !Prelude.directiveNames.contains($0.name) }
+        let builtIn = directives.filter { Prelude.directiveNames.contains($0.name) }
+        for directive in custom + builtIn { for argument in directive.arguments { visit(argument.type.namedType) } }
         visit("__Schema")
         return ordered
     }
