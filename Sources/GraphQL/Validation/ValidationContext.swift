@@ -26,6 +26,8 @@ final class ValidationContext {
     /// Fragment definitions by name (the last of equally named ones, as graphql-js).
     let fragments: [String: FragmentDefinition]
     private var fragmentUsages: [String: [VariableUsage]] = [:]
+    /// Per operation, keyed by where it starts in the source (operations built in code,
+    /// with empty synthetic spans, are not cached).
     private var operationCache: [Int: (fragments: [FragmentDefinition], usages: [VariableUsage]?)] = [:]
 
     init(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int, typeInfo: TypeInfo) {
@@ -82,7 +84,8 @@ final class ValidationContext {
     /// The known fragments an operation uses, directly or through other fragments.
     func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
         let key = operation.span.start
-        if let cached = operationCache[key] { return cached.fragments }
+        let isParsed = operation.span.end > operation.span.start
+        if isParsed, let cached = operationCache[key] { return cached.fragments }
         var result: [FragmentDefinition] = []
         var collected: Set<String> = []
         var setsToVisit = [operation.selectionSet]
@@ -95,7 +98,7 @@ final class ValidationContext {
                 }
             }
         }
-        operationCache[key] = (result, nil)
+        if isParsed { operationCache[key] = (result, nil) }
         return result
     }
 
@@ -112,12 +115,13 @@ final class ValidationContext {
     func recursiveVariableUsages(_ operation: OperationDefinition) -> [VariableUsage] {
         let fragments = recursivelyReferencedFragments(operation)
         let key = operation.span.start
-        if let usages = operationCache[key]?.usages { return usages }
+        let isParsed = operation.span.end > operation.span.start
+        if isParsed, let usages = operationCache[key]?.usages { return usages }
         let collector = VariableUsageCollector()
         TypedWalker(schema: schema, visitor: collector).walk(operation)
         var usages = collector.usages
         for fragment in fragments { usages += variableUsages(fragment) }
-        operationCache[key] = (fragments, usages)
+        if isParsed { operationCache[key] = (fragments, usages) }
         return usages
     }
 }

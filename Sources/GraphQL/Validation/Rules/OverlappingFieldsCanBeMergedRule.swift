@@ -10,6 +10,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
     private let context: ValidationContext
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()
+    private var uncachedCount = 0
     init(context: ValidationContext) { self.context = context }
 
     func enter(_ node: VisitNode) -> Bool {
@@ -237,17 +238,20 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
     // MARK: Collecting fields
 
     private func fieldsAndFragments(_ parentType: NamedType?, _ selectionSet: SelectionSet) -> FieldsAndFragments {
+        // Parsed selection sets are told apart by where they start; nodes built in code
+        // (empty synthetic spans) are not cached, which costs time but not correctness.
+        let isParsed = selectionSet.span.end > selectionSet.span.start
         let key = selectionSet.span.start
-        if let cached = cache[key] { return cached }
-        let map = FieldsAndFragments(id: key)
+        if isParsed, let cached = cache[key] { return cached }
+        uncachedCount += 1
+        let map = FieldsAndFragments(id: isParsed ? key : -uncachedCount)
         var seenFragments: Set<String> = []
         collect(parentType, selectionSet, map, &seenFragments)
-        cache[key] = map
+        if isParsed { cache[key] = map }
         return map
     }
 
     private func referencedFieldsAndFragments(_ fragment: FragmentDefinition) -> FieldsAndFragments {
-        if let cached = cache[fragment.selectionSet.span.start] { return cached }
         return fieldsAndFragments(context.schema.type(fragment.typeCondition.value), fragment.selectionSet)
     }
 
