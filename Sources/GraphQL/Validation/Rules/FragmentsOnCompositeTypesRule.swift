@@ -1,0 +1,25 @@
+/// Fragments On Composite Types (spec §5.5.1.3): type conditions name objects,
+/// interfaces or unions.
+final class FragmentsOnCompositeTypesRule: ValidationRule {
+    private let context: ValidationContext
+    init(context: ValidationContext) { self.context = context }
+
+    func enter(_ node: VisitNode) -> Bool {
+        switch node {
+        case .inlineFragment(let fragment):
+            if let condition = fragment.typeCondition, let type = context.schema.type(condition.value), !type.isComposite {
+                context.report(
+                    "Fragment cannot condition on non composite type \"\(condition.value)\".", at: condition.span.start)
+            }
+        case .fragmentDefinition(let fragment):
+            let condition = fragment.typeCondition
+            if let type = context.schema.type(condition.value), !type.isComposite {
+                context.report(
+                    "Fragment \"\(fragment.name.value)\" cannot condition on non composite type \"\(condition.value)\".",
+                    at: condition.span.start)
+            }
+        default: break
+        }
+        return true
+    }
+}

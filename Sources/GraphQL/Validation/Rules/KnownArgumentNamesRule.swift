@@ -1,0 +1,39 @@
+/// Argument Names (spec §5.4.1): every argument is defined by its field or directive.
+final class KnownArgumentNamesRule: ValidationRule {
+    private let context: ValidationContext
+    private var directiveArguments: [String: [String]] = [:]
+    init(context: ValidationContext) {
+        self.context = context
+        for directive in context.schema.directives { directiveArguments[directive.name] = directive.arguments.map(\.name) }
+        for case .directive(let definition) in context.document.definitions {
+            directiveArguments[definition.name.value] = definition.arguments.map(\.name.value)
+        }
+    }
+
+    func enter(_ node: VisitNode) -> Bool {
+        let typeInfo = context.typeInfo
+        switch node {
+        case .argument(let argument):
+            if typeInfo.argument == nil, let field = typeInfo.fieldDef, let parent = typeInfo.parentType {
+                let name = argument.name.value
+                context.report(
+                    "Unknown argument \"\(name)\" on field \"\(parent.name).\(field.name)\"."
+                        + didYouMean(Suggestions.list(name, field.arguments.map(\.name))),
+                    at: argument.span.start)
+            }
+        case .directive(let directive, _):
+            guard let known = directiveArguments[directive.name.value] else { break }
+            for argument in directive.arguments where !known.contains(argument.name.value) {
+                let name = argument.name.value
+                context.report(
+                    "Unknown argument \"\(name)\" on directive \"@\(directive.name.value)\"."
+                        + didYouMean(Suggestions.list(name, known)),
+                    at: argument.span.start)
+            }
+            // Directive arguments are fully checked here (graphql-js returns false too).
+            return false
+        default: break
+        }
+        return true
+    }
+}

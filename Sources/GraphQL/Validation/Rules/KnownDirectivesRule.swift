@@ -1,0 +1,27 @@
+/// Directives Are Defined and Directives Are in Valid Locations (spec §5.7.1,
+/// §5.7.2): every directive is defined (by the schema or the document) and allowed
+/// where it is used.
+final class KnownDirectivesRule: ValidationRule {
+    private let context: ValidationContext
+    private var locations: [String: [String]] = [:]
+    init(context: ValidationContext) {
+        self.context = context
+        for directive in context.schema.directives { locations[directive.name] = directive.locations.map(\.rawValue) }
+        for case .directive(let definition) in context.document.definitions {
+            locations[definition.name.value] = definition.locations.map(\.value)
+        }
+    }
+
+    func enter(_ node: VisitNode) -> Bool {
+        guard case .directive(let directive, let location) = node else { return true }
+        let name = directive.name.value
+        guard let allowed = locations[name] else {
+            context.report("Unknown directive \"@\(name)\".", at: directive.span.start)
+            return true
+        }
+        if !allowed.contains(location.rawValue) {
+            context.report("Directive \"@\(name)\" may not be used on \(location.rawValue).", at: directive.span.start)
+        }
+        return true
+    }
+}

@@ -1,0 +1,20 @@
+/// Lone Anonymous Operation (spec §5.2.2.1): an anonymous operation must be the
+/// document's only operation.
+final class LoneAnonymousOperationRule: ValidationRule {
+    private let context: ValidationContext
+    private var operationCount = 0
+    init(context: ValidationContext) { self.context = context }
+
+    func enter(_ node: VisitNode) -> Bool {
+        switch node {
+        case .document(let document):
+            operationCount = document.definitions.filter { if case .operation = $0 { true } else { false } }.count
+        case .operation(let operation):
+            if operation.name == nil, operationCount > 1 {
+                context.report("This anonymous operation must be the only defined operation.", at: operation.span.start)
+            }
+        default: break
+        }
+        return true
+    }
+}

@@ -1,0 +1,18 @@
+/// All Variables Used (spec §5.8.4): every variable an operation defines is used by
+/// it or by a fragment it spreads.
+final class NoUnusedVariablesRule: ValidationRule {
+    private let context: ValidationContext
+    init(context: ValidationContext) { self.context = context }
+
+    func leave(_ node: VisitNode) {
+        guard case .operation(let operation) = node else { return }
+        let used = Set(context.recursiveVariableUsages(operation).map(\.name))
+        for definition in operation.variableDefinitions where !used.contains(definition.variable.value) {
+            let name = definition.variable.value
+            let message =
+                operation.name.map { "Variable \"$\(name)\" is never used in operation \"\($0.value)\"." }
+                ?? "Variable \"$\(name)\" is never used."
+            context.report(message, at: context.dollarOffset(definition))
+        }
+    }
+}

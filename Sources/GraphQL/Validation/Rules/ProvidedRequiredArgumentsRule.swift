@@ -1,0 +1,44 @@
+/// Required Arguments (spec §5.4.2.1): every required argument (non-null, no
+/// default) of a field or directive is given. Reported when leaving the node, as
+/// graphql-js does.
+final class ProvidedRequiredArgumentsRule: ValidationRule {
+    private let context: ValidationContext
+    /// Required arguments of each known directive: name and printed type.
+    private var requiredDirectiveArguments: [String: [(name: String, type: String)]] = [:]
+    init(context: ValidationContext) {
+        self.context = context
+        for directive in context.schema.directives {
+            requiredDirectiveArguments[directive.name] = directive.arguments.filter(\.isRequired).map {
+                ($0.name, $0.type.description)
+            }
+        }
+        for case .directive(let definition) in context.document.definitions {
+            requiredDirectiveArguments[definition.name.value] = definition.arguments.filter {
+                if case .nonNull = $0.type, $0.defaultValue == nil { return true }
+                return false
+            }.map { ($0.name.value, $0.type.description) }
+        }
+    }
+
+    func leave(_ node: VisitNode) {
+        switch node {
+        case .field(let field):
+            guard let def = context.typeInfo.fieldDef else { return }
+            let given = Set(field.arguments.map(\.name.value))
+            for argument in def.arguments where argument.isRequired && !given.contains(argument.name) {
+                context.report(
+                    "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
+                    at: field.span.start)
+            }
+        case .directive(let directive, _):
+            guard let required = requiredDirectiveArguments[directive.name.value] else { return }
+            let given = Set(directive.arguments.map(\.name.value))
+            for argument in required where !given.contains(argument.name) {
+                context.report(
+                    "Directive \"@\(directive.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
+                    at: directive.span.start)
+            }
+        default: break
+        }
+    }
+}

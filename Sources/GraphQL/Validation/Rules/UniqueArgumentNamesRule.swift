@@ -1,0 +1,25 @@
+/// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
+final class UniqueArgumentNamesRule: ValidationRule {
+    private let context: ValidationContext
+    init(context: ValidationContext) { self.context = context }
+
+    func enter(_ node: VisitNode) -> Bool {
+        let arguments: [Argument]
+        switch node {
+        case .field(let field): arguments = field.arguments
+        case .directive(let directive, _): arguments = directive.arguments
+        default: return true
+        }
+        var order: [String] = []
+        var groups: [String: [Argument]] = [:]
+        for argument in arguments {
+            if groups[argument.name.value] == nil { order.append(argument.name.value) }
+            groups[argument.name.value, default: []].append(argument)
+        }
+        for name in order where groups[name]!.count > 1 {
+            context.report(
+                "There can be only one argument named \"\(name)\".", at: groups[name]!.map(\.name.span.start))
+        }
+        return true
+    }
+}

@@ -1,0 +1,38 @@
+/// Directives Are Unique per Location (spec §5.7.3): a non-repeatable directive is
+/// used at most once on each node.
+final class UniqueDirectivesPerLocationRule: ValidationRule {
+    private let context: ValidationContext
+    private var unique: Set<String> = []
+    init(context: ValidationContext) {
+        self.context = context
+        for directive in context.schema.directives where !directive.isRepeatable { unique.insert(directive.name) }
+        for case .directive(let definition) in context.document.definitions {
+            if definition.isRepeatable { unique.remove(definition.name.value) } else { unique.insert(definition.name.value) }
+        }
+    }
+
+    func enter(_ node: VisitNode) -> Bool {
+        let directives: [Directive]
+        switch node {
+        case .operation(let operation): directives = operation.directives
+        case .variableDefinition(let definition): directives = definition.directives
+        case .field(let field): directives = field.directives
+        case .fragmentSpread(let spread): directives = spread.directives
+        case .inlineFragment(let fragment): directives = fragment.directives
+        case .fragmentDefinition(let fragment): directives = fragment.directives
+        default: return true
+        }
+        var seen: [String: Directive] = [:]
+        for directive in directives where unique.contains(directive.name.value) {
+            let name = directive.name.value
+            if let first = seen[name] {
+                context.report(
+                    "The directive \"@\(name)\" can only be used once at this location.",
+                    at: [first.span.start, directive.span.start])
+            } else {
+                seen[name] = directive
+            }
+        }
+        return true
+    }
+}

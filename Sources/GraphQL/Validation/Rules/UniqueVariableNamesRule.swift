@@ -1,0 +1,21 @@
+/// Variable Uniqueness (spec §5.8.1): an operation defines each variable once.
+final class UniqueVariableNamesRule: ValidationRule {
+    private let context: ValidationContext
+    init(context: ValidationContext) { self.context = context }
+
+    func enter(_ node: VisitNode) -> Bool {
+        guard case .operation(let operation) = node else { return true }
+        var order: [String] = []
+        var groups: [String: [Name]] = [:]
+        for definition in operation.variableDefinitions {
+            let name = definition.variable
+            if groups[name.value] == nil { order.append(name.value) }
+            groups[name.value, default: []].append(name)
+        }
+        for name in order where groups[name]!.count > 1 {
+            context.report(
+                "There can be only one variable named \"$\(name)\".", at: groups[name]!.map(\.span.start))
+        }
+        return true
+    }
+}

@@ -1,0 +1,148 @@
+/// Where a variable is used, with the input type and default value expected there.
+struct VariableUsage {
+    /// The variable's name, without the `$`.
+    let name: String
+    /// The variable value node (its span starts at the `$`).
+    let node: Value
+    let type: TypeRef?
+    /// The default value of the argument or input field the variable is passed to.
+    let defaultValue: Value?
+}
+
+/// What every rule of one validation shares: the schema and document, the errors so
+/// far (and the limit on them), the current type information, and cached facts about
+/// fragments and variable usages.
+final class ValidationContext {
+    let schema: GraphQLSchema
+    let document: Document
+    let source: Source
+    let maxErrors: Int
+    /// The type information of the main walk, current when a rule is called.
+    let typeInfo: TypeInfo
+    private(set) var errors: [GraphQLError] = []
+    /// Set once the error limit is reached; nothing more is reported.
+    private(set) var isAborted = false
+
+    /// Fragment definitions by name (the last of equally named ones, as graphql-js).
+    let fragments: [String: FragmentDefinition]
+    private var fragmentUsages: [String: [VariableUsage]] = [:]
+    /// Per operation, keyed by where it starts in the source (operations built in code,
+    /// with empty synthetic spans, are not cached).
+    private var operationCache: [Int: (fragments: [FragmentDefinition], usages: [VariableUsage]?)] = [:]
+
+    init(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int, typeInfo: TypeInfo) {
+        self.schema = schema
+        self.document = document
+        self.source = source
+        self.maxErrors = maxErrors
+        self.typeInfo = typeInfo
+        var fragments: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions { fragments[fragment.name.value] = fragment }
+        self.fragments = fragments
+    }
+
+    /// Records an error at the given byte offsets. At the limit, adds the final
+    /// "Too many validation errors" error and stops the validation, as graphql-js does.
+    func report(_ message: String, at offsets: [Int]) {
+        if isAborted { return }
+        if errors.count >= maxErrors {
+            errors.append(GraphQLError("Too many validation errors, error limit reached. Validation aborted."))
+            isAborted = true
+            return
+        }
+        errors.append(GraphQLError(message, locations: offsets.map { source.location(of: $0) }))
+    }
+
+    func report(_ message: String, at offset: Int) { report(message, at: [offset]) }
+
+    /// The byte offset of the `$` of a variable definition (its span may start at a description).
+    func dollarOffset(_ definition: VariableDefinition) -> Int {
+        if definition.description == nil { return definition.span.start }
+        var index = definition.variable.span.start - 1
+        while index > 0, index < source.bytes.count, source.bytes[index] != UInt8(ascii: "$") { index -= 1 }
+        return max(index, 0)
+    }
+
+    // MARK: Fragments and variable usages
+
+    /// The fragment spreads in a selection set, not following fragments, in graphql-js's order.
+    func fragmentSpreads(_ selectionSet: SelectionSet) -> [FragmentSpread] {
+        var spreads: [FragmentSpread] = []
+        var setsToVisit = [selectionSet]
+        while let set = setsToVisit.popLast() {
+            for selection in set.selections {
+                switch selection {
+                case .fragmentSpread(let spread): spreads.append(spread)
+                case .field(let field): if let inner = field.selectionSet { setsToVisit.append(inner) }
+                case .inlineFragment(let fragment): setsToVisit.append(fragment.selectionSet)
+                }
+            }
+        }
+        return spreads
+    }
+
+    /// The known fragments an operation uses, directly or through other fragments.
+    func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
+        let key = operation.span.start
+        let isParsed = operation.span.end > operation.span.start
+        if isParsed, let cached = operationCache[key] { return cached.fragments }
+        var result: [FragmentDefinition] = []
+        var collected: Set<String> = []
+        var setsToVisit = [operation.selectionSet]
+        while let set = setsToVisit.popLast() {
+            for spread in fragmentSpreads(set) where !collected.contains(spread.name.value) {
+                collected.insert(spread.name.value)
+                if let fragment = fragments[spread.name.value] {
+                    result.append(fragment)
+                    setsToVisit.append(fragment.selectionSet)
+                }
+            }
+        }
+        if isParsed { operationCache[key] = (result, nil) }
+        return result
+    }
+
+    /// The variables used in a fragment definition, with their expected types.
+    func variableUsages(_ fragment: FragmentDefinition) -> [VariableUsage] {
+        if let cached = fragmentUsages[fragment.name.value] { return cached }
+        let collector = VariableUsageCollector()
+        TypedWalker(schema: schema, visitor: collector).walk(fragment)
+        fragmentUsages[fragment.name.value] = collector.usages
+        return collector.usages
+    }
+
+    /// The variables used by an operation and every fragment it references.
+    func recursiveVariableUsages(_ operation: OperationDefinition) -> [VariableUsage] {
+        let fragments = recursivelyReferencedFragments(operation)
+        let key = operation.span.start
+        let isParsed = operation.span.end > operation.span.start
+        if isParsed, let usages = operationCache[key]?.usages { return usages }
+        let collector = VariableUsageCollector()
+        TypedWalker(schema: schema, visitor: collector).walk(operation)
+        var usages = collector.usages
+        for fragment in fragments { usages += variableUsages(fragment) }
+        if isParsed { operationCache[key] = (fragments, usages) }
+        return usages
+    }
+}
+
+/// Collects variable usages in visiting order, skipping variable definitions (their
+/// default values are constants).
+private final class VariableUsageCollector: TypedVisitor {
+    var usages: [VariableUsage] = []
+    var isStopped: Bool { false }
+
+    func enter(_ node: VisitNode, _ typeInfo: TypeInfo) -> Bool {
+        switch node {
+        case .variableDefinition: return false
+        case .value(let value):
+            if case .variable(let name) = value.kind {
+                usages.append(VariableUsage(name: name, node: value, type: typeInfo.inputType, defaultValue: typeInfo.defaultValue))
+            }
+            return true
+        default: return true
+        }
+    }
+
+    func leave(_ node: VisitNode, _ typeInfo: TypeInfo) {}
+}
