@@ -29,97 +29,97 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ complicatedArgs { stringArgField(stringArg: 1) } }",
             [
-                "Expected value of type \"String\", found 1; String cannot represent a non string value: 1 (1:47)",
+                "String cannot represent a non string value: 1 (1:47)",
             ]),
         ValidationCase(
             "{ complicatedArgs { stringArgField(stringArg: 1.0) } }",
             [
-                "Expected value of type \"String\", found 1.0; String cannot represent a non string value: 1.0 (1:47)",
+                "String cannot represent a non string value: 1.0 (1:47)",
             ]),
         ValidationCase(
             "{ complicatedArgs { stringArgField(stringArg: true) } }",
             [
-                "Expected value of type \"String\", found true; String cannot represent a non string value: true (1:47)",
+                "String cannot represent a non string value: true (1:47)",
             ]),
         ValidationCase(
             "{ complicatedArgs { stringArgField(stringArg: BAR) } }",
             [
-                "Expected value of type \"String\", found BAR; String cannot represent a non string value: BAR (1:47)",
+                "String cannot represent a non string value: BAR (1:47)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: \"3\") } }",
             [
-                "Expected value of type \"Int\", found \"3\"; Int cannot represent non-integer value: \"3\" (1:41)",
+                "Int cannot represent non-integer value: \"3\" (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: 829384293849283498239482938) } }",
             [
-                "Expected value of type \"Int\", found 829384293849283498239482938; Int cannot represent non 32-bit signed integer value: 829384293849283498239482938 (1:41)",
+                "Int cannot represent non 32-bit signed integer value: 829384293849283498239482938 (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: FOO) } }",
             [
-                "Expected value of type \"Int\", found FOO; Int cannot represent non-integer value: FOO (1:41)",
+                "Int cannot represent non-integer value: FOO (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: 3.0) } }",
             [
-                "Expected value of type \"Int\", found 3.0; Int cannot represent non-integer value: 3.0 (1:41)",
+                "Int cannot represent non-integer value: 3.0 (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: 3.333) } }",
             [
-                "Expected value of type \"Int\", found 3.333; Int cannot represent non-integer value: 3.333 (1:41)",
+                "Int cannot represent non-integer value: 3.333 (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { floatArgField(floatArg: \"3.333\") } }",
             [
-                "Expected value of type \"Float\", found \"3.333\"; Float cannot represent non numeric value: \"3.333\" (1:45)",
+                "Float cannot represent non numeric value: \"3.333\" (1:45)",
             ]),
         ValidationCase(
             "{ complicatedArgs { floatArgField(floatArg: true) } }",
             [
-                "Expected value of type \"Float\", found true; Float cannot represent non numeric value: true (1:45)",
+                "Float cannot represent non numeric value: true (1:45)",
             ]),
         ValidationCase(
             "{ complicatedArgs { floatArgField(floatArg: FOO) } }",
             [
-                "Expected value of type \"Float\", found FOO; Float cannot represent non numeric value: FOO (1:45)",
+                "Float cannot represent non numeric value: FOO (1:45)",
             ]),
         ValidationCase(
             "{ complicatedArgs { booleanArgField(booleanArg: 2) } }",
             [
-                "Expected value of type \"Boolean\", found 2; Boolean cannot represent a non boolean value: 2 (1:49)",
+                "Boolean cannot represent a non boolean value: 2 (1:49)",
             ]),
         ValidationCase(
             "{ complicatedArgs { booleanArgField(booleanArg: 1.0) } }",
             [
-                "Expected value of type \"Boolean\", found 1.0; Boolean cannot represent a non boolean value: 1.0 (1:49)",
+                "Boolean cannot represent a non boolean value: 1.0 (1:49)",
             ]),
         ValidationCase(
             "{ complicatedArgs { booleanArgField(booleanArg: \"true\") } }",
             [
-                "Expected value of type \"Boolean\", found \"true\"; Boolean cannot represent a non boolean value: \"true\" (1:49)",
+                "Boolean cannot represent a non boolean value: \"true\" (1:49)",
             ]),
         ValidationCase(
             "{ complicatedArgs { booleanArgField(booleanArg: TRUE) } }",
             [
-                "Expected value of type \"Boolean\", found TRUE; Boolean cannot represent a non boolean value: TRUE (1:49)",
+                "Boolean cannot represent a non boolean value: TRUE (1:49)",
             ]),
         ValidationCase(
             "{ complicatedArgs { idArgField(idArg: 1.0) } }",
             [
-                "Expected value of type \"ID\", found 1.0; ID cannot represent a non-string and non-integer value: 1.0 (1:39)",
+                "ID cannot represent a non-string and non-integer value: 1.0 (1:39)",
             ]),
         ValidationCase(
             "{ complicatedArgs { idArgField(idArg: true) } }",
             [
-                "Expected value of type \"ID\", found true; ID cannot represent a non-string and non-integer value: true (1:39)",
+                "ID cannot represent a non-string and non-integer value: true (1:39)",
             ]),
         ValidationCase(
             "{ complicatedArgs { idArgField(idArg: SOMETHING) } }",
             [
-                "Expected value of type \"ID\", found SOMETHING; ID cannot represent a non-string and non-integer value: SOMETHING (1:39)",
+                "ID cannot represent a non-string and non-integer value: SOMETHING (1:39)",
             ]),
         ValidationCase(
             "{ dog { doesKnowCommand(dogCommand: 2) } }",
@@ -163,12 +163,12 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ complicatedArgs { stringListArgField(stringListArg: [\"one\", 2]) } }",
             [
-                "Expected value of type \"String\", found 2; String cannot represent a non string value: 2 (1:63)",
+                "String cannot represent a non string value: 2 (1:63)",
             ]),
         ValidationCase(
             "{ complicatedArgs { stringListArgField(stringListArg: 1) } }",
             [
-                "Expected value of type \"[String]\", found 1; String cannot represent a non string value: 1 (1:55)",
+                "String cannot represent a non string value: 1 (1:55)",
             ]),
         ValidationCase(
             "{ complicatedArgs { stringListNonNullArgField(stringListNonNullArg: [\"one\", null]) } }",
@@ -178,18 +178,18 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: [1, 2]) } }",
             [
-                "Expected value of type \"Int\", found [1, 2]; Int cannot represent non-integer value: [1, 2] (1:41)",
+                "Int cannot represent non-integer value: [1, 2] (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { intArgField(intArg: {a: 1}) } }",
             [
-                "Expected value of type \"Int\", found {a: 1}; Int cannot represent non-integer value: {a: 1} (1:41)",
+                "Int cannot represent non-integer value: {a: 1} (1:41)",
             ]),
         ValidationCase(
             "{ complicatedArgs { multipleReqs(req1: \"one\", req2: \"two\") } }",
             [
-                "Expected value of type \"Int!\", found \"one\"; Int cannot represent non-integer value: \"one\" (1:40)",
-                "Expected value of type \"Int!\", found \"two\"; Int cannot represent non-integer value: \"two\" (1:53)",
+                "Int cannot represent non-integer value: \"one\" (1:40)",
+                "Int cannot represent non-integer value: \"two\" (1:53)",
             ]),
         ValidationCase(
             "{ complicatedArgs { multipleReqs(req1: null, req2: 2) } }",
@@ -207,7 +207,7 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ complicatedArgs { complexArgField(complexArg: { stringListField: [\"one\", 2], requiredField: true }) } }",
             [
-                "Expected value of type \"String\", found 2; String cannot represent a non string value: 2 (1:76)",
+                "String cannot represent a non string value: 2 (1:76)",
             ]),
         ValidationCase(
             "{ complicatedArgs { complexArgField(complexArg: { requiredField: true, invalidField: \"value\" }) } }",
@@ -233,8 +233,8 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ dog @include(if: \"yes\") { name @skip(if: ENUM) } }",
             [
-                "Expected value of type \"Boolean!\", found \"yes\"; Boolean cannot represent a non boolean value: \"yes\" (1:20)",
-                "Expected value of type \"Boolean!\", found ENUM; Boolean cannot represent a non boolean value: ENUM (1:44)",
+                "Boolean cannot represent a non boolean value: \"yes\" (1:20)",
+                "Boolean cannot represent a non boolean value: ENUM (1:44)",
             ]),
         ValidationCase(
             "query Q($a: Int = 1, $b: String = \"ok\", $c: ComplexInput = {requiredField: true, intField: 3}) { dog { name } }",
@@ -242,21 +242,21 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "query Q($a: Int = \"one\", $b: String = 4, $c: ComplexInput = \"NotVeryComplex\") { dog { name } }",
             [
-                "Expected value of type \"Int\", found \"one\"; Int cannot represent non-integer value: \"one\" (1:19)",
-                "Expected value of type \"String\", found 4; String cannot represent a non string value: 4 (1:39)",
+                "Int cannot represent non-integer value: \"one\" (1:19)",
+                "String cannot represent a non string value: 4 (1:39)",
                 "Expected value of type \"ComplexInput\", found \"NotVeryComplex\". (1:61)",
             ]),
         ValidationCase(
             "query Q($a: ComplexInput = {requiredField: 123, intField: \"abc\"}) { dog { name } }",
             [
-                "Expected value of type \"Boolean!\", found 123; Boolean cannot represent a non boolean value: 123 (1:44)",
-                "Expected value of type \"Int\", found \"abc\"; Int cannot represent non-integer value: \"abc\" (1:59)",
+                "Boolean cannot represent a non boolean value: 123 (1:44)",
+                "Int cannot represent non-integer value: \"abc\" (1:59)",
             ]),
         ValidationCase(
             "query Q($a: Int! = null, $b: [String] = [\"one\", 2]) { dog { name } }",
             [
                 "Expected value of type \"Int!\", found null. (1:20)",
-                "Expected value of type \"String\", found 2; String cannot represent a non string value: 2 (1:49)",
+                "String cannot represent a non string value: 2 (1:49)",
             ]),
         ValidationCase(
             "{ complicatedArgs { oneOfArgField(oneOfArg: { stringField: \"abc\" }) } }",
@@ -282,7 +282,7 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "query Q($s: String) { complicatedArgs { oneOfArgField(oneOfArg: { stringField: $s }) } }",
             [
-                "Variable \"$s\" must be non-nullable to be used for OneOf Input Object \"OneOfInput\". (1:65)",
+                "Variable \"s\" must be non-nullable to be used for OneOf Input Object \"OneOfInput\". (1:65)",
             ]),
         ValidationCase(
             "{ complicatedArgs { oneOfArgField(oneOfArg: { stringField: $undefined }) } }",
@@ -290,7 +290,7 @@ struct ValuesOfCorrectTypeRuleTests {
         ValidationCase(
             "{ complicatedArgs { oneOfArgField(oneOfArg: { intField: \"x\" }) } }",
             [
-                "Expected value of type \"Int\", found \"x\"; Int cannot represent non-integer value: \"x\" (1:57)",
+                "Int cannot represent non-integer value: \"x\" (1:57)",
             ]),
         ValidationCase(
             "{ complicatedArgs { unknownField(arg: \"x\", o: {a: 1}) intArgField(unknownArg: 1.5) } }",

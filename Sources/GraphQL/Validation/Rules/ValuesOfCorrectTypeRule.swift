@@ -74,7 +74,7 @@ final class ValuesOfCorrectTypeRule: ValidationRule {
         case .variable(let name):
             if let definition = variableDefinitions[name], !TypeRef(definition.type).isNonNull {
                 context.report(
-                    "Variable \"$\(name)\" must be non-nullable to be used for OneOf Input Object \"\(type.name)\".",
+                    "Variable \"\(name)\" must be non-nullable to be used for OneOf Input Object \"\(type.name)\".",
                     at: value.span.start)
             }
         default: break
@@ -89,9 +89,8 @@ final class ValuesOfCorrectTypeRule: ValidationRule {
             do {
                 _ = try scalar.coercion.parseLiteral(value, [:])
             } catch {
-                context.report(
-                    "Expected value of type \"\(locationType)\", found \(print(value)); \(error.message)",
-                    at: value.span.start)
+                // As graphql-js for scalars that throw GraphQLError (all built-ins): the bare message.
+                context.report(error.message, at: value.span.start)
             }
         case .enumType(let enumType):
             let text = print(value)

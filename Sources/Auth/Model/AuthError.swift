@@ -1,0 +1,92 @@
+/// Everything the auth domain refuses, each with Parse's numeric code and exact
+/// message (../shared/contract/README.md, "Errors").
+public enum AuthError: Error, Sendable, Hashable {
+    /// 200: signUp without `fields`, or the username missing, null or empty.
+    case usernameMissing
+    /// 201: signUp with the password missing, null or empty.
+    case passwordMissing
+    /// 200: logIn with an empty username.
+    case logInUsernameMissing
+    /// 201: logIn with an empty password.
+    case logInPasswordMissing
+    /// 202: the username is taken (compared case-insensitively).
+    case usernameTaken
+    /// 203: the email is taken (compared case-insensitively).
+    case emailTaken
+    /// 125: the email is not `something@something`.
+    case invalidEmail
+    /// 142: the password breaks the password policy.
+    case weakPassword
+    /// 119: `emailVerified` given without the master key.
+    case emailVerificationNotAllowed
+    /// 101: no such user or a wrong password (one message for both).
+    case invalidCredentials
+    /// 101: the account is locked for `minutes` more minutes.
+    case accountLocked(minutes: Int)
+    /// 209: no token, or an unknown or logged-out one.
+    case invalidSession
+    /// 209: the token's session has expired.
+    case sessionExpired
+    /// 252: a non-empty `authData` (no third-party providers).
+    case unsupportedAuthentication
+    /// 155: too many attempts; try again after `retryAfter` seconds.
+    case rateLimited(retryAfter: Int)
+    /// 155: the password hashing queue is full; try again shortly.
+    case busy
+    /// The database cannot be reached (pool timeout, connection refused).
+    case databaseUnavailable
+    /// Anything unexpected; `detail` is for the log only, never for the client.
+    case internalError(detail: String)
+
+    /// Parse's error code.
+    public var code: Int {
+        switch self {
+        case .usernameMissing, .logInUsernameMissing: 200
+        case .passwordMissing, .logInPasswordMissing: 201
+        case .usernameTaken: 202
+        case .emailTaken: 203
+        case .invalidEmail: 125
+        case .weakPassword: 142
+        case .emailVerificationNotAllowed: 119
+        case .invalidCredentials, .accountLocked: 101
+        case .invalidSession, .sessionExpired: 209
+        case .unsupportedAuthentication: 252
+        case .rateLimited, .busy: 155
+        case .databaseUnavailable, .internalError: 1
+        }
+    }
+
+    /// The message the client sees (exactly Parse's where Parse has one).
+    public var message: String {
+        switch self {
+        case .usernameMissing: "bad or missing username"
+        case .passwordMissing: "password is required"
+        case .logInUsernameMissing: "username/email is required."
+        case .logInPasswordMissing: "password is required."
+        case .usernameTaken: "Account already exists for this username."
+        case .emailTaken: "Account already exists for this email address."
+        case .invalidEmail: "Email address format is invalid."
+        case .weakPassword: "Password does not meet the Password Policy requirements."
+        case .emailVerificationNotAllowed: "Clients aren't allowed to manually update email verification."
+        case .invalidCredentials: "Invalid username/password."
+        case .accountLocked(let minutes):
+            "Your account is locked due to multiple failed login attempts. Please try again after \(minutes) minute(s)"
+        case .invalidSession: "Invalid session token"
+        case .sessionExpired: "Session token is expired."
+        case .unsupportedAuthentication: "This authentication method is unsupported."
+        case .rateLimited, .busy: "Too many requests."
+        case .databaseUnavailable: "Database unavailable."
+        case .internalError: "Internal server error"
+        }
+    }
+
+    /// Seconds a client should wait before retrying, for errors that have one.
+    public var retryAfter: Int? {
+        switch self {
+        case .rateLimited(let seconds): seconds
+        case .busy: 1
+        case .databaseUnavailable: 1
+        default: nil
+        }
+    }
+}

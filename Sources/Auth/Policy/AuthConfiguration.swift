@@ -1,0 +1,68 @@
+/// The auth domain's settings: sessions, password policy, abuse limits.
+public struct AuthConfiguration: Sendable {
+    /// How long a new session lasts, in seconds (default: one year, as Parse).
+    public var sessionLength: Int
+    public var passwordPolicy: PasswordPolicy
+    public var rateLimits: RateLimitPolicy
+    public var lockout: LockoutPolicy?
+    /// When set, requests presenting it (constant-time compared) act as master.
+    public var masterKey: String?
+
+    public init(
+        sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
+        rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil
+    ) {
+        self.sessionLength = sessionLength
+        self.passwordPolicy = passwordPolicy
+        self.rateLimits = rateLimits
+        self.lockout = lockout
+        self.masterKey = masterKey
+    }
+}
+
+/// Password rules (better than Parse, which has none by default).
+public struct PasswordPolicy: Sendable, Hashable {
+    /// Fewest characters (Unicode characters); 1 for Parse-compatible deployments.
+    public var minimumLength: Int
+    /// Most UTF-8 bytes; longer passwords would only cost hashing time.
+    public var maximumBytes: Int
+
+    public init(minimumLength: Int = 8, maximumBytes: Int = 1024) {
+        self.minimumLength = minimumLength
+        self.maximumBytes = maximumBytes
+    }
+
+    public func accepts(_ password: String) -> Bool {
+        password.count >= minimumLength && password.utf8.count <= maximumBytes
+    }
+}
+
+/// Attempt limits for sign-up and log-in, counted per field execution. 0 turns a
+/// limit off.
+public struct RateLimitPolicy: Sendable, Hashable {
+    /// signUp and logIn attempts per client address per `addressWindow` seconds.
+    public var perAddress: Int
+    public var addressWindow: Int
+    /// logIn attempts per account (the username or email it names) per `accountWindow` seconds.
+    public var perAccount: Int
+    public var accountWindow: Int
+
+    public init(perAddress: Int = 100, addressWindow: Int = 60, perAccount: Int = 10, accountWindow: Int = 15 * 60) {
+        self.perAddress = perAddress
+        self.addressWindow = addressWindow
+        self.perAccount = perAccount
+        self.accountWindow = accountWindow
+    }
+}
+
+/// Parse's account lockout: after `threshold` failed log-ins the account refuses
+/// log-in for `duration` minutes, even with the right password.
+public struct LockoutPolicy: Sendable, Hashable {
+    public var threshold: Int
+    public var durationMinutes: Int
+
+    public init(threshold: Int, durationMinutes: Int) {
+        self.threshold = threshold
+        self.durationMinutes = durationMinutes
+    }
+}

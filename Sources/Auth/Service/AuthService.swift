@@ -1,0 +1,235 @@
+import Foundation
+import Postgres
+import Sodium
+
+/// Sign-up, log-in, log-out and the viewer lookup, with Parse's semantics and the
+/// contract's "better than Parse" behaviour. Every method blocks its caller (an HTTP
+/// worker thread): database calls and password hashing run to completion.
+public final class AuthService: Sendable {
+    public let configuration: AuthConfiguration
+    private let store: UserStore
+    private let hashing: PasswordHashingPool
+    private let limiter: RateLimiter
+    private let now: @Sendable () -> Date
+    /// Reports internal errors' details (never shown to clients).
+    private let log: @Sendable (String) -> Void
+
+    public init(
+        pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
+        limiter: RateLimiter = RateLimiter(), now: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { _ in }
+    ) {
+        self.configuration = configuration
+        self.store = UserStore(pool: pool)
+        self.hashing = hashing
+        self.limiter = limiter
+        self.now = now
+        self.log = log
+    }
+
+    /// Whether `key` is the configured master key (constant-time compared).
+    public func isMasterKey(_ key: String?) -> Bool {
+        guard let key, !key.isEmpty, let masterKey = configuration.masterKey else { return false }
+        return ConstantTime.equals(key, masterKey)
+    }
+
+    // MARK: Operations
+
+    /// Creates a user and its first session. Checks in Parse's order: 200, 201, 252,
+    /// 119, 142, 202, 125, 203.
+    public func signUp(_ fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try limit(address: request.clientAddress)
+        guard let fields, let username = fields.username, !username.isEmpty, !username.contains("\0") else {
+            throw .usernameMissing
+        }
+        guard let password = fields.password, !password.isEmpty else { throw .passwordMissing }
+        if fields.hasAuthData { throw .unsupportedAuthentication }
+        if fields.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
+        guard configuration.passwordPolicy.accepts(password) else { throw .weakPassword }
+        let email = fields.email
+        try database { () throws in
+            if try store.usernameExists(username) { throw AuthError.usernameTaken }
+        }
+        if let email {
+            guard Self.isValidEmail(email) else { throw .invalidEmail }
+            try database { () throws in
+                if try store.emailExists(email) { throw AuthError.emailTaken }
+            }
+        }
+        let passwordHash = try hash(password)
+        let time = timestamp()
+        let objectId = SecureRandom.objectId()
+        let user = User(
+            objectId: objectId, username: username, email: email,
+            emailVerified: request.isMaster ? (fields.emailVerified ?? false) : false,
+            acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
+        let (token, session) = newSession(action: "signup", installationId: request.installationId, now: time)
+        try database { () throws in
+            do {
+                try store.insert(user, passwordHash: passwordHash, session: session)
+            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
+                throw AuthError.usernameTaken  // a concurrent sign-up won the race
+            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
+                throw AuthError.emailTaken
+            }
+        }
+        return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
+    }
+
+    /// Logs in by username, or by email when no username matches (case-insensitive),
+    /// and creates a session. Unknown users and wrong passwords take the same time
+    /// and get the same error.
+    public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try limit(address: request.clientAddress)
+        if configuration.rateLimits.perAccount > 0,
+            let wait = limiter.attempt(
+                "account:" + username.lowercased(), limit: configuration.rateLimits.perAccount,
+                window: configuration.rateLimits.accountWindow)
+        {
+            throw .rateLimited(retryAfter: wait)
+        }
+        guard !username.isEmpty else { throw .logInUsernameMissing }
+        guard !password.isEmpty else { throw .logInPasswordMissing }
+        if hasAuthData { throw .unsupportedAuthentication }
+        let found: UserStore.Credentials?
+        if username.contains("\0") {
+            found = nil  // cannot be stored, so cannot exist
+        } else {
+            found = try database { () throws in try store.credentials(forLogIn: username) }
+        }
+        guard let credentials = found else {
+            try dummyVerify(password)
+            throw .invalidCredentials
+        }
+        let time = timestamp()
+        let locked = credentials.lockoutUntil.map { $0 > time } ?? false
+        let verdict = try verify(password, credentials.passwordHash)
+        if locked, let until = credentials.lockoutUntil {
+            throw .accountLocked(minutes: max(1, Int((until.timeIntervalSince(time) / 60).rounded(.up))))
+        }
+        guard verdict.isValid else {
+            if let lockout = configuration.lockout {
+                let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
+                try database { () throws in
+                    try store.recordFailedLogIn(userId: credentials.user.objectId, lockout: lockout, lockUntil: until)
+                }
+            }
+            throw .invalidCredentials
+        }
+        // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
+        let rehash = verdict.needsRehash ? try hash(password) : nil
+        let (token, session) = newSession(action: "login", installationId: request.installationId, now: time)
+        try database { () throws in
+            try store.completeLogIn(userId: credentials.user.objectId, rehash: rehash, session: session, now: time)
+        }
+        var user = credentials.user
+        if rehash != nil { user.updatedAt = time }
+        return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
+    }
+
+    /// Deletes the session of `token`; without a token, or with an unknown one, does nothing.
+    public func logOut(token: String?) throws(AuthError) {
+        guard let token, !token.isEmpty else { return }
+        try database { () throws in try store.deleteSession(digest: SHA256.digest(token)) }
+    }
+
+    /// The session of `token` and its user (209 when there is none or it expired).
+    public func viewer(token: String?) throws(AuthError) -> SessionGrant {
+        guard let token, !token.isEmpty else { throw .invalidSession }
+        let digest = SHA256.digest(token)
+        guard let found = try database({ () throws in try store.session(digest: digest) }) else {
+            throw .invalidSession
+        }
+        if found.expiresAt <= now() {
+            _ = try? store.deleteSession(digest: digest)
+            throw .sessionExpired
+        }
+        return SessionGrant(sessionToken: token, user: found.user, expiresAt: found.expiresAt)
+    }
+
+    // MARK: Helpers
+
+    /// `something@something` on one line, as Parse checks (`/^.+@.+$/`).
+    static func isValidEmail(_ email: String) -> Bool {
+        let characters = Array(email)
+        let lineBreaks: Set<Character> = ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\0"]
+        guard characters.count >= 3, !characters.contains(where: lineBreaks.contains) else { return false }
+        return characters[1..<(characters.count - 1)].contains("@")
+    }
+
+    private func limit(address: String) throws(AuthError) {
+        let policy = configuration.rateLimits
+        if let wait = limiter.attempt("address:" + address, limit: policy.perAddress, window: policy.addressWindow) {
+            throw .rateLimited(retryAfter: wait)
+        }
+    }
+
+    /// Now, to the millisecond (what responses show and the database keeps).
+    private func timestamp() -> Date {
+        Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    private func newSession(action: String, installationId: String?, now time: Date) -> (String, UserStore.NewSession) {
+        let token = SecureRandom.sessionToken()
+        let session = UserStore.NewSession(
+            objectId: SecureRandom.objectId(), tokenDigest: SHA256.digest(token),
+            installationId: installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
+            expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)))
+        return (token, session)
+    }
+
+    private func hash(_ password: String) throws(AuthError) -> String {
+        do {
+            return try hashing.hash(password)
+        } catch {
+            throw hashingError(error)
+        }
+    }
+
+    private func verify(_ password: String, _ hash: String) throws(AuthError) -> VerifyResult {
+        do {
+            return try hashing.verify(password, against: hash)
+        } catch {
+            throw hashingError(error)
+        }
+    }
+
+    private func dummyVerify(_ password: String) throws(AuthError) {
+        do {
+            try hashing.dummyVerify(password)
+        } catch {
+            throw hashingError(error)
+        }
+    }
+
+    private func hashingError(_ error: HashingPoolError) -> AuthError {
+        switch error {
+        case .busy: return .busy
+        case .shutDown: return .internalError(detail: "the password hashing pool is shut down")
+        case .hashingFailed(let failure):
+            log("password hashing failed: \(failure)")
+            return .internalError(detail: "password hashing failed")
+        }
+    }
+
+    /// Runs a store call, turning database failures into domain errors: unavailable
+    /// when the database cannot be reached, internal otherwise (detail logged).
+    @discardableResult
+    private func database<T>(_ body: () throws -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch let error as AuthError {
+            throw error
+        } catch let error as PostgresError {
+            if error.kind == .databaseUnavailable || error.isConnectionFailure {
+                log("database unavailable: \(error)")
+                throw .databaseUnavailable
+            }
+            log("database error: \(error)")
+            throw .internalError(detail: String(describing: error))
+        } catch {
+            log("unexpected error: \(error)")
+            throw .internalError(detail: String(describing: error))
+        }
+    }
+}

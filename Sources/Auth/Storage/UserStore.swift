@@ -1,0 +1,148 @@
+import Foundation
+import Postgres
+
+/// The users and sessions tables, through parameterised statements on the pool.
+/// Uniqueness is the database's job (unique indexes); violations map to domain errors.
+struct UserStore: Sendable {
+    let pool: Pool
+
+    /// A user row with what log-in needs besides the public fields.
+    struct Credentials {
+        var user: User
+        var passwordHash: String
+        var failedLogInCount: Int
+        var lockoutUntil: Date?
+    }
+
+    /// A new session's stored fields (the token itself is never stored).
+    struct NewSession {
+        var objectId: String
+        var tokenDigest: [UInt8]
+        var installationId: String?
+        /// `signup` or `login`.
+        var action: String
+        var expiresAt: Date
+    }
+
+    /// Decodes the public user columns, selected in this order:
+    /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at`.
+    private static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
+        User(
+            objectId: try row.decode(String.self, at: column), username: try row.decode(String.self, at: column + 1),
+            email: try row.decode(String?.self, at: column + 2), emailVerified: try row.decode(Bool.self, at: column + 3),
+            acl: ACL(jsonText: try row.decode(String.self, at: column + 4)),
+            createdAt: try row.decode(Date.self, at: column + 5), updatedAt: try row.decode(Date.self, at: column + 6))
+    }
+
+    func usernameExists(_ username: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.queryFirst("SELECT 1 FROM users WHERE lower(username) = lower(\(username))") != nil
+        }
+    }
+
+    func emailExists(_ email: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.queryFirst("SELECT 1 FROM users WHERE lower(email) = lower(\(email))") != nil
+        }
+    }
+
+    /// Inserts the user and its first session in one transaction.
+    func insert(_ user: User, passwordHash: String, session: NewSession) throws {
+        try pool.withConnection { connection in
+            try connection.transaction { tx in
+                try tx.execute("""
+                    INSERT INTO users (object_id, username, email, password_hash, email_verified, acl, created_at, updated_at)
+                    VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
+                            \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
+                    """)
+                try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx)
+            }
+        }
+    }
+
+    /// The user whose username is `name`, else whose email is `name` (both compared
+    /// case-insensitively).
+    func credentials(forLogIn name: String) throws -> Credentials? {
+        try pool.withConnection { connection in
+            guard let row = try connection.queryFirst("""
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+                       u.password_hash, u.failed_login_count, u.lockout_until
+                FROM users u
+                WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
+                ORDER BY (lower(u.username) = lower(\(name))) DESC
+                LIMIT 1
+                """) else { return nil }
+            return Credentials(
+                user: try Self.user(row), passwordHash: try row.decode(String.self, at: 7),
+                failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9))
+        }
+    }
+
+    /// After a good password: store a rehash if any, clear failed attempts, and create
+    /// the session, replacing the user's sessions with the same installation id.
+    func completeLogIn(userId: String, rehash: String?, session: NewSession, now: Date) throws {
+        try pool.withConnection { connection in
+            try connection.transaction { tx in
+                if let rehash {
+                    try tx.execute("""
+                        UPDATE users SET password_hash = \(rehash), failed_login_count = 0, lockout_until = NULL, updated_at = \(now)
+                        WHERE object_id = \(userId)
+                        """)
+                } else {
+                    try tx.execute("""
+                        UPDATE users SET failed_login_count = 0, lockout_until = NULL
+                        WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
+                        """)
+                }
+                if let installationId = session.installationId {
+                    try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
+                }
+                try insertSession(session, userId: userId, now: now, in: tx)
+            }
+        }
+    }
+
+    private func insertSession(_ session: NewSession, userId: String, now: Date, in tx: Transaction) throws {
+        let createdWith = #"{"action":"\#(session.action)","authProvider":"password"}"#
+        try tx.execute("""
+            INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at, created_at, updated_at)
+            VALUES (\(session.objectId), \(session.tokenDigest), \(userId), \(session.installationId),
+                    \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now))
+            """)
+    }
+
+    /// Counts a failed log-in; at `lockout.threshold` failures the account locks
+    /// until `lockUntil` and the count starts again.
+    func recordFailedLogIn(userId: String, lockout: LockoutPolicy?, lockUntil: Date) throws {
+        try pool.withConnection { connection in
+            guard let lockout else { return }
+            try connection.execute("""
+                UPDATE users SET
+                    lockout_until = CASE WHEN failed_login_count + 1 >= \(lockout.threshold) THEN \(lockUntil) ELSE lockout_until END,
+                    failed_login_count = CASE WHEN failed_login_count + 1 >= \(lockout.threshold) THEN 0 ELSE failed_login_count + 1 END
+                WHERE object_id = \(userId)
+                """)
+        }
+    }
+
+    /// The session with this token digest and its user: the viewer lookup.
+    func session(digest: [UInt8]) throws -> (expiresAt: Date, user: User)? {
+        try pool.withConnection { connection in
+            guard let row = try connection.queryFirst("""
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+                       s.expires_at
+                FROM sessions s JOIN users u ON u.object_id = s.user_id
+                WHERE s.token_digest = \(digest)
+                """) else { return nil }
+            return (try row.decode(Date.self, at: 7), try Self.user(row))
+        }
+    }
+
+    /// Deletes the session with this token digest; true if there was one.
+    @discardableResult
+    func deleteSession(digest: [UInt8]) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.execute("DELETE FROM sessions WHERE token_digest = \(digest)") > 0
+        }
+    }
+}

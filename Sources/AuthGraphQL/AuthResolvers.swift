@@ -1,0 +1,158 @@
+import Auth
+import Foundation
+import GraphQL
+
+/// Binds `schema.graphql` to the auth domain: the resolvers of every field, the
+/// contract's scalars, and Parse's error codes and messages.
+public enum AuthGraphQL {
+    /// The served schema, built from the contract SDL with the `Date` and `Object` scalars.
+    public static func schema(sdl: String = ServedSchema.sdl) throws(SchemaError) -> GraphQLSchema {
+        try GraphQLSchema.build(sdl: sdl, sourceName: "schema.graphql", scalars: ContractScalars.all)
+    }
+
+    /// The executable schema over `auth`. `log` receives internal error details.
+    public static func executableSchema(
+        auth: AuthService, schema: GraphQLSchema, log: @escaping @Sendable (String) -> Void = { _ in }
+    ) throws(SchemaError) -> ExecutableSchema<RequestContext> {
+        var r = Resolvers<RequestContext>()
+        r.bind(User.self, to: "User")
+
+        r.field("Query.health") { _, _, _, _ in .bool(true) }
+        r.field("Query.viewer") { _, _, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in .value(try auth.viewer(token: context.sessionToken)) }
+        }
+        r.field("Mutation.signUp") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let grant = try auth.signUp(try signUpFields(input["fields"]), request: context.request)
+                return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.logIn") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let grant = try auth.logIn(
+                    username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
+                    hasAuthData: isNonEmptyObject(input["authData"]), request: context.request)
+                return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.logOut") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                try auth.logOut(token: context.sessionToken)
+                return .value(LogOutPayload(clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+
+        for payload in ["SignUpPayload", "LogInPayload"] {
+            r.field("\(payload).viewer", on: Payload.self) { payload, _, _, _ in .value(payload.viewer) }
+            r.field("\(payload).clientMutationId", on: Payload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        }
+        r.field("LogOutPayload.ok", on: LogOutPayload.self) { _, _, _, _ in .bool(true) }
+        r.field("LogOutPayload.clientMutationId", on: LogOutPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+
+        r.field("Viewer.sessionToken", on: SessionGrant.self) { grant, _, _, _ in .string(grant.sessionToken) }
+        r.field("Viewer.user", on: SessionGrant.self) { grant, _, _, _ in .value(grant.user) }
+
+        r.field("User.id", on: User.self) { user, _, _, _ in .string(user.globalId) }
+        r.field("User.objectId", on: User.self) { user, _, _, _ in .string(user.objectId) }
+        r.field("User.createdAt", on: User.self) { user, _, _, _ in .value(user.createdAt) }
+        r.field("User.updatedAt", on: User.self) { user, _, _, _ in .value(user.updatedAt) }
+        r.field("User.ACL", on: User.self) { user, _, _, _ in .json(aclJSON(user.acl)) }
+        r.field("User.username", on: User.self) { user, _, _, _ in .string(user.username) }
+        r.field("User.email", on: User.self) { user, _, _, _ in optional(user.email) }
+        r.field("User.emailVerified", on: User.self) { user, _, _, _ in .bool(user.emailVerified) }
+        // No third-party providers yet: nothing is ever stored in authData.
+        r.field("User.authData", on: User.self) { _, _, _, _ in .null }
+        r.field("User.authDataResponse", on: User.self) { _, _, _, _ in .null }
+
+        for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
+        return try ExecutableSchema(schema: schema, resolvers: r) { error in
+            log("unexpected resolver error: \(error)")
+            return GraphQLError("Internal server error", extensions: ["code": .int(1)])
+        }
+    }
+
+    // MARK: Sources
+
+    struct Payload: Sendable {
+        let viewer: SessionGrant
+        let clientMutationId: String?
+    }
+
+    struct LogOutPayload: Sendable {
+        let clientMutationId: String?
+    }
+
+    private static func optional(_ text: String?) -> ResolvedValue {
+        text.map(ResolvedValue.string) ?? .null
+    }
+
+    /// Runs a domain call, turning `AuthError` into the GraphQL error Parse sends
+    /// (`extensions.code`) and recording refusals the transport answers with a status.
+    private static func run(
+        _ context: RequestContext, _ log: @Sendable (String) -> Void, _ body: () throws(AuthError) -> ResolvedValue
+    ) throws(GraphQLError) -> ResolvedValue {
+        do {
+            return try body()
+        } catch {
+            switch error {
+            case .rateLimited(let seconds): context.record(.rateLimited(retryAfter: seconds))
+            case .busy: context.record(.rateLimited(retryAfter: 1))
+            case .databaseUnavailable: context.record(.unavailable(retryAfter: 1))
+            case .internalError(let detail): log("internal error: \(detail)")
+            default: break
+            }
+            throw GraphQLError(error.message, extensions: ["code": .int(error.code)])
+        }
+    }
+
+    // MARK: Input
+
+    private static func isNonEmptyObject(_ value: JSON?) -> Bool {
+        if case .object(let object)? = value { return !object.isEmpty }
+        return false
+    }
+
+    /// `CreateUserFieldsInput` as the domain's `SignUpFields` (nil when absent or null).
+    private static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
+        guard case .object(let fields)? = value else { return nil }
+        var result = SignUpFields(
+            username: fields["username"]?.stringValue, password: fields["password"]?.stringValue,
+            email: fields["email"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
+            hasAuthData: isNonEmptyObject(fields["authData"]))
+        if case .object(let acl)? = fields["ACL"] { result.acl = Self.acl(acl) }
+        return result
+    }
+
+    /// `ACLInput` as an `ACL`; user ids may be global ids or object ids (as Parse).
+    private static func acl(_ input: JSONObject) -> ACL {
+        func access(_ object: JSONObject) -> ACL.Access {
+            ACL.Access(read: object["read"]?.boolValue ?? false, write: object["write"]?.boolValue ?? false)
+        }
+        var acl = ACL()
+        for case .object(let entry) in input["users"]?.arrayValue ?? [] {
+            guard let id = entry["userId"]?.stringValue else { continue }
+            acl.users.append((GlobalID.decode(id, type: "_User") ?? id, access(entry)))
+        }
+        for case .object(let entry) in input["roles"]?.arrayValue ?? [] {
+            guard let name = entry["roleName"]?.stringValue else { continue }
+            acl.roles.append((name, access(entry)))
+        }
+        if case .object(let entry)? = input["public"] { acl.publicAccess = access(entry) }
+        return acl
+    }
+
+    /// An ACL as the `ACL` type's JSON: global user ids; empty lists as null (as Parse).
+    private static func aclJSON(_ acl: ACL) -> JSON {
+        func entry(_ key: String, _ id: String, _ access: ACL.Access) -> JSON {
+            .object([key: .string(id), "read": .bool(access.read), "write": .bool(access.write)])
+        }
+        var object = JSONObject()
+        object["users"] = acl.users.isEmpty ? .null : .array(acl.users.map { entry("userId", GlobalID.encode(type: "_User", id: $0.userId), $0.access) })
+        object["roles"] = acl.roles.isEmpty ? .null : .array(acl.roles.map { entry("roleName", $0.roleName, $0.access) })
+        object["public"] = acl.publicAccess.map { .object(["read": .bool($0.read), "write": .bool($0.write)]) } ?? .null
+        return .object(object)
+    }
+}

@@ -1,0 +1,78 @@
+import Foundation
+import GraphQL
+
+/// The contract's custom scalars: `Date` (ISO-8601 UTC with milliseconds) and
+/// `Object` (any JSON object).
+enum ContractScalars {
+    static let all: [String: ScalarCoercion] = ["Date": date, "Object": object]
+
+    static let date = ScalarCoercion(
+        serialize: { (value: ResolvedValue) throws(CoercionError) -> JSON in
+            switch value {
+            case .value(let date as Date): return .string(ISO8601.format(date))
+            case .string(let text):
+                guard let date = ISO8601.parse(text) else { throw CoercionError("Date cannot represent value: \"\(text)\"") }
+                return .string(ISO8601.format(date))
+            default: throw CoercionError("Date cannot represent a non-date value.")
+            }
+        },
+        parseValue: { (json: JSON) throws(CoercionError) -> JSON in
+            guard case .string(let text) = json, let date = ISO8601.parse(text) else {
+                throw CoercionError("Date cannot represent value: \(json.inspected); expected an ISO-8601 date such as \"2026-11-30T08:00:00.000Z\".")
+            }
+            return .string(ISO8601.format(date))
+        },
+        parseLiteral: { (literal: Value, _: JSONObject) throws(CoercionError) -> JSON in
+            guard case .string(let text, _) = literal.kind, let date = ISO8601.parse(text) else {
+                throw CoercionError("Date cannot represent value: \(print(literal)); expected an ISO-8601 date such as \"2026-11-30T08:00:00.000Z\".")
+            }
+            return .string(ISO8601.format(date))
+        })
+
+    static let object = ScalarCoercion(
+        serialize: { (value: ResolvedValue) throws(CoercionError) -> JSON in
+            guard case .json(.object(let object)) = value else { throw CoercionError("Object cannot represent a non-object value.") }
+            return .object(object)
+        },
+        parseValue: { (json: JSON) throws(CoercionError) -> JSON in
+            guard case .object = json else { throw CoercionError("Object cannot represent non-object value: \(json.inspected)") }
+            return json
+        },
+        parseLiteral: { (literal: Value, variables: JSONObject) throws(CoercionError) -> JSON in
+            guard case .object = literal.kind else { throw CoercionError("Object cannot represent non-object value: \(print(literal))") }
+            return literal.untypedJSON(variables: variables)
+        })
+}
+
+/// ISO-8601 in the one form the contract uses: `2026-11-30T08:00:00.000Z`.
+enum ISO8601 {
+    static func format(_ date: Date) -> String {
+        let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded(.down))
+        var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
+        let msOfDay = milliseconds - days * 86_400_000
+        // Civil from days (Howard Hinnant's algorithm).
+        days += 719_468
+        let era = (days >= 0 ? days : days - 146_096) / 146_097
+        let dayOfEra = days - era * 146_097
+        let yearOfEra = (dayOfEra - dayOfEra / 1460 + dayOfEra / 36524 - dayOfEra / 146_096) / 365
+        let dayOfYear = dayOfEra - (365 * yearOfEra + yearOfEra / 4 - yearOfEra / 100)
+        let mp = (5 * dayOfYear + 2) / 153
+        let day = dayOfYear - (153 * mp + 2) / 5 + 1
+        let month = mp < 10 ? mp + 3 : mp - 9
+        let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
+        func pad(_ value: Int64, _ width: Int) -> String {
+            let text = String(value)
+            return String(repeating: "0", count: max(0, width - text.count)) + text
+        }
+        return "\(pad(year, 4))-\(pad(month, 2))-\(pad(day, 2))T\(pad(msOfDay / 3_600_000, 2)):\(pad(msOfDay / 60_000 % 60, 2)):\(pad(msOfDay / 1000 % 60, 2)).\(pad(msOfDay % 1000, 3))Z"
+    }
+
+    /// Parses `YYYY-MM-DDTHH:MM:SS(.fraction)?(Z|±HH:MM)`.
+    static func parse(_ text: String) -> Date? {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        if let date = formatter.date(from: text) { return date }
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.date(from: text)
+    }
+}
