@@ -1,4 +1,5 @@
 internal import CLibPQ
+import Foundation
 
 /// The rows of one statement's result, decoded lazily from libpq's result in binary format.
 ///
@@ -7,26 +8,19 @@ internal import CLibPQ
 /// connection that produced it.
 public final class PostgresResult: @unchecked Sendable, RandomAccessCollection {
     private let handle: OpaquePointer
-    /// Column names, in order.
-    public let columnNames: [String]
-    private let columnTypes: [PostgresDataType]
+    private let fieldCount: Int
     /// The number of rows.
     public let count: Int
 
     init(handle: OpaquePointer) {
         self.handle = handle
-        let fields = Int(PQnfields(handle))
-        var names: [String] = []
-        var types: [PostgresDataType] = []
-        names.reserveCapacity(fields)
-        types.reserveCapacity(fields)
-        for index in 0..<Int32(fields) {
-            names.append(String(cString: PQfname(handle, index)))
-            types.append(PostgresDataType(oid: PQftype(handle, index)))
-        }
-        self.columnNames = names
-        self.columnTypes = types
+        self.fieldCount = Int(PQnfields(handle))
         self.count = Int(PQntuples(handle))
+    }
+
+    /// Column names, in order.
+    public var columnNames: [String] {
+        (0..<Int32(fieldCount)).map { String(cString: PQfname(handle, $0)) }
     }
 
     deinit { PQclear(handle) }
@@ -51,11 +45,16 @@ public final class PostgresResult: @unchecked Sendable, RandomAccessCollection {
     }
 
     /// The column index named `name` (exact, case-sensitive match), if any.
-    public func columnIndex(_ name: String) -> Int? { columnNames.firstIndex(of: name) }
+    public func columnIndex(_ name: String) -> Int? {
+        // Compared as C strings: no String is made per column per result on the hot path.
+        name.withCString { wanted in
+            (0..<Int32(fieldCount)).first { strcmp(PQfname(handle, $0), wanted) == 0 }.map(Int.init)
+        }
+    }
 
     func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, column: Int) throws(PostgresError) -> Value {
-        guard column >= 0 && column < columnNames.count else {
-            throw PostgresError(.decode, message: "column index \(column) is out of range (\(columnNames.count) columns)")
+        guard column >= 0 && column < fieldCount else {
+            throw PostgresError(.decode, message: "column index \(column) is out of range (\(fieldCount) columns)")
         }
         let r = Int32(row)
         let c = Int32(column)
@@ -66,6 +65,8 @@ public final class PostgresResult: @unchecked Sendable, RandomAccessCollection {
             bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
         }
         return try Value.decode(
-            from: PostgresCell(bytes: bytes, dataType: columnTypes[column], columnName: columnNames[column]))
+            from: PostgresCell(
+                bytes: bytes, dataType: PostgresDataType(oid: PQftype(handle, c)),
+                columnName: String(cString: PQfname(handle, c))))
     }
 }
