@@ -6,6 +6,7 @@ import PackageDescription
 let package = Package(
     name: "Gatehouse",
     products: [
+        .executable(name: "gatehouse", targets: ["gatehouse"]),
         .library(name: "GraphQL", targets: ["GraphQL"]),
     ],
     targets: [
@@ -27,6 +28,13 @@ let package = Package(
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"]),
 
+        // Configuration, wiring, embedded database, logging, metrics, signals.
+        .target(
+            name: "GatehouseServer",
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "Sodium"]),
+        // The executable: main.swift only parses the command and runs.
+        .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
+
         // Shared test helpers (never a product).
         .target(name: "TestSupport", dependencies: ["Postgres"]),
 
@@ -35,6 +43,7 @@ let package = Package(
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
+        .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),

@@ -62,9 +62,24 @@ struct Subprocess {
         // (posix_spawn_file_actions_addchdir_np is not visible to Swift here; a shell does it.)
         argv = ["/bin/sh", "-c", "cd / && exec \"$@\"", "sh"] + argv
 
+        // The server blocks SIGINT/SIGTERM in its threads to sigwait for them; a child
+        // would inherit that mask (and PostgreSQL would then ignore pg_ctl's stop signal),
+        // so children start with an empty mask and default dispositions.
+        var attributes = posix_spawnattr_t()
+        posix_spawnattr_init(&attributes)
+        defer { posix_spawnattr_destroy(&attributes) }
+        var emptyMask = sigset_t()
+        sigemptyset(&emptyMask)
+        var defaults = sigset_t()
+        sigemptyset(&defaults)
+        for signal in [SIGINT, SIGTERM, SIGHUP, SIGQUIT, SIGPIPE] { sigaddset(&defaults, signal) }
+        posix_spawnattr_setsigmask(&attributes, &emptyMask)
+        posix_spawnattr_setsigdefault(&attributes, &defaults)
+        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
+
         var pid: pid_t = 0
         let spawned = withCStrings(argv) { cArgv in
-            withCStrings(envp) { cEnvp in posix_spawn(&pid, argv[0], &actions, nil, cArgv, cEnvp) }
+            withCStrings(envp) { cEnvp in posix_spawn(&pid, argv[0], &actions, &attributes, cArgv, cEnvp) }
         }
         guard spawned == 0 else {
             throw PostgresError(.embedded, message: "cannot run \(tool): \(String(cString: strerror(spawned)))")

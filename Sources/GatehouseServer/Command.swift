@@ -1,0 +1,188 @@
+import AuthGraphQL
+import Foundation
+import GraphQL
+import Postgres
+import Auth
+
+/// The `gatehouse` command line: `serve` (the default), `migrate`, `schema print`,
+/// `schema diff OLD NEW`, `--help` for each, `--version`.
+public enum Command {
+    public static let version = "0.1.0"
+
+    /// Runs the command and returns the process exit status.
+    public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        var arguments = arguments
+        let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "serve"
+        if !arguments.isEmpty, !arguments[0].hasPrefix("-") { arguments.removeFirst() }
+        if arguments.contains("--version") {
+            print("gatehouse \(version)")
+            return 0
+        }
+        let wantsHelp = arguments.contains("--help") || arguments.contains("-h")
+        switch command {
+        case "serve":
+            if wantsHelp { print(serveHelp); return 0 }
+            return withSettings(arguments, environment) { settings in serve(settings) }
+        case "migrate":
+            if wantsHelp { print(migrateHelp); return 0 }
+            return withSettings(arguments, environment) { settings in migrate(settings) }
+        case "schema":
+            if wantsHelp || arguments.isEmpty { print(schemaHelp); return wantsHelp ? 0 : 2 }
+            return schema(arguments)
+        case "help":
+            print(usage)
+            return 0
+        default:
+            fail("unknown command \"\(command)\"\n\n\(usage)")
+            return 2
+        }
+    }
+
+    static func fail(_ message: String) {
+        FileHandle.standardError.write(Data(("gatehouse: " + message + "\n").utf8))
+    }
+
+    private static func withSettings(_ arguments: [String], _ environment: [String: String], _ body: (Settings) -> Int32) -> Int32 {
+        do {
+            return body(try Settings.parse(arguments: arguments, environment: environment))
+        } catch {
+            fail(error.message)
+            return 2
+        }
+    }
+
+    // MARK: serve
+
+    private static func serve(_ settings: Settings) -> Int32 {
+        let signals = ShutdownSignals()
+        let server: GatehouseServer
+        do {
+            server = try GatehouseServer(settings: settings)
+        } catch {
+            fail(error.description)
+            return 1
+        }
+        print("gatehouse listening on \(server.endpoint)")
+        fflush(nil)  // flush stdout so a supervisor reading the line sees it now
+        let signal = signals.wait()
+        server.logger.info("shutting down", ["signal": .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")])
+        server.stop()
+        return 0
+    }
+
+    // MARK: migrate
+
+    private static func migrate(_ settings: Settings) -> Int32 {
+        let logger = Logger(level: settings.logLevel)
+        do {
+            let (embedded, pool) = try GatehouseServer.openDatabase(settings, logger)
+            defer {
+                pool.close()
+                if let embedded { try? embedded.stop() }
+            }
+            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            let version = try pool.withConnection { try Migrator.currentVersion($0) }
+            print(applied.isEmpty
+                ? "database is up to date (schema version \(version))"
+                : "applied \(applied.map { "\($0.version) (\($0.name))" }.joined(separator: ", ")); schema version \(version)")
+            return 0
+        } catch {
+            fail("migrate: \(error)")
+            return 1
+        }
+    }
+
+    // MARK: schema
+
+    private static func schema(_ arguments: [String]) -> Int32 {
+        switch arguments[0] {
+        case "print":
+            do {
+                print(printSchema(try AuthGraphQL.schema()))
+                return 0
+            } catch {
+                fail(error.description)
+                return 1
+            }
+        case "diff":
+            guard arguments.count == 3 else {
+                fail("schema diff needs two files: gatehouse schema diff OLD NEW")
+                return 2
+            }
+            func load(_ path: String) -> GraphQLSchema? {
+                guard let text = try? String(contentsOfFile: path, encoding: .utf8) else {
+                    fail("cannot read \(path)")
+                    return nil
+                }
+                do {
+                    return try GraphQLSchema.build(sdl: text, sourceName: path)
+                } catch {
+                    fail("\(path) does not build as a schema:\n\(error)")
+                    return nil
+                }
+            }
+            guard let old = load(arguments[1]), let new = load(arguments[2]) else { return 2 }
+            let changes = findSchemaChanges(from: old, to: new)
+            for change in changes {
+                print("\(change.isBreaking ? "BREAKING" : "dangerous") \(change.kind.rawValue): \(change.description)")
+            }
+            let breaking = changes.filter(\.isBreaking).count
+            print(breaking > 0
+                ? "\(breaking) breaking change(s), \(changes.count - breaking) dangerous"
+                : "no breaking changes (\(changes.count) dangerous)")
+            return breaking > 0 ? 1 : 0
+        default:
+            fail("unknown schema command \"\(arguments[0])\"\n\n\(schemaHelp)")
+            return 2
+        }
+    }
+
+    // MARK: Help
+
+    static let usage = """
+        Gatehouse: a GraphQL auth server (sign up, log in, log out, viewer) on PostgreSQL.
+
+        Usage: gatehouse [COMMAND] [OPTIONS]
+
+        Commands:
+          serve                 Run the server (the default)
+          migrate               Apply the database migrations and exit
+          schema print          Print the served schema (SDL)
+          schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
+
+        Run "gatehouse COMMAND --help" for a command's options; "gatehouse --version" for the version.
+        """
+
+    static var serveHelp: String {
+        var text = """
+            Usage: gatehouse serve [OPTIONS]
+
+            Runs the server. Without DATABASE_URL it creates and runs a private PostgreSQL
+            under the data directory. Options override the environment variables beside them.
+
+            Options:
+
+            """
+        for spec in Settings.specs {
+            let flag = "  --\(spec.flag) \(spec.placeholder)"
+            text += flag.padding(toLength: max(flag.count + 1, 34), withPad: " ", startingAt: 0)
+            text += "\(spec.summary) [\(spec.environment); default: \(spec.defaultText)]\n"
+        }
+        return text
+    }
+
+    static let migrateHelp = """
+        Usage: gatehouse migrate [OPTIONS]
+
+        Applies the migrations compiled into this binary to the database (DATABASE_URL, or
+        the embedded database under GATEHOUSE_DATA_DIR) and exits. Safe to run while other
+        instances start: migrations are serialised with an advisory lock. Takes the same
+        database options as serve (see gatehouse serve --help).
+        """
+
+    static let schemaHelp = """
+        Usage:
+          gatehouse schema print           Print the schema this binary serves
+          gatehouse schema diff OLD NEW    Compare two SDL files; exit 1 on a breaking change
+        """
+}

@@ -1,0 +1,159 @@
+import Auth
+import AuthGraphQL
+import Foundation
+import GraphQL
+import GraphQLHTTP
+import HTTPServer
+import Postgres
+import Sodium
+
+/// A running Gatehouse: database (embedded or external), migrations, the served
+/// schema, the auth service and the HTTP server, started in that order and stopped
+/// in reverse.
+public final class GatehouseServer: Sendable {
+    public let settings: Settings
+    public let logger: Logger
+    private let embedded: EmbeddedPostgres?
+    private let pool: Pool
+    private let hashing: PasswordHashingPool
+    private let janitor: SessionJanitorThread
+    private let http: HTTPServer
+
+    /// Why the server could not start: a message for the operator (no secrets).
+    public struct StartError: Error, CustomStringConvertible, Sendable {
+        public let description: String
+        init(_ description: String) { self.description = description }
+    }
+
+    /// Starts everything; when this returns the server is accepting requests.
+    public init(settings: Settings, logger: Logger? = nil) throws(StartError) {
+        self.settings = settings
+        let logger = logger ?? Logger(level: settings.logLevel)
+        self.logger = logger
+
+        // The schema first: a broken contract should fail before anything starts.
+        let schema: GraphQLSchema
+        do { schema = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
+
+        let (embedded, pool) = try Self.openDatabase(settings, logger)
+        self.embedded = embedded
+        self.pool = pool
+        var started = false
+        defer {
+            if !started {
+                pool.close()
+                if let embedded { try? embedded.stop() }
+            }
+        }
+        do {
+            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
+        } catch {
+            throw StartError("database migration failed: \(error)")
+        }
+
+        let cost: PasswordHasher.Cost = switch settings.hashCost {
+        case "minimum": .minimum
+        case "moderate": .moderate
+        default: .interactive
+        }
+        let hasher: PasswordHasher
+        do { hasher = try PasswordHasher(cost: cost) } catch { throw StartError("password hasher: \(error)") }
+        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, queueDepth: settings.hashQueue)
+        self.hashing = hashing
+        defer { if !started { hashing.shutdown() } }
+
+        let log: @Sendable (String) -> Void = { logger.error("internal error", ["detail": .string($0)]) }
+        let auth = AuthService(
+            pool: pool, hashing: hashing,
+            configuration: AuthConfiguration(
+                sessionLength: settings.sessionLength,
+                passwordPolicy: PasswordPolicy(minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes),
+                rateLimits: RateLimitPolicy(perAddress: settings.rateLimitPerAddress, perAccount: settings.rateLimitPerAccount),
+                lockout: settings.lockoutThreshold > 0
+                    ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
+                masterKey: settings.masterKey),
+            log: log)
+        let executable: ExecutableSchema<RequestContext>
+        do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
+            throw StartError("resolvers do not match schema.graphql:\n\(error)")
+        }
+        let service = GraphQLService(
+            executable: executable, parseOptions: ParseOptions(maxTokens: settings.maxTokens),
+            limits: QueryLimits(maxDepth: settings.maxDepth, maxAliases: settings.maxAliases, maxRootFields: settings.maxRootFields))
+        let contexts = ContextFactory(auth: auth, trustProxy: settings.trustProxy)
+        let responder = GraphQLHTTPResponder(
+            service: service,
+            configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
+            makeContext: contexts.context(for:), finish: ContextFactory.finish)
+        let router = Router(
+            responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
+            metrics: Metrics(), pool: pool, hashing: hashing)
+
+        janitor = SessionJanitorThread(
+            janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
+            onRun: { report in
+                if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
+            },
+            onError: { error in
+                logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])
+            })
+        http = HTTPServer(
+            configuration: .init(
+                host: settings.host, port: settings.port, workerThreads: settings.effectiveHTTPThreads,
+                maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
+                maxConnections: settings.maxConnections, log: { logger.debug("http", ["detail": .string($0)]) }),
+            handler: router)
+        do { try http.start() } catch {
+            throw StartError("cannot listen: \(error)")
+        }
+        janitor.start()
+        started = true
+    }
+
+    /// The port actually bound (the asked one, or the one picked for port 0).
+    public var port: Int { http.boundPort ?? settings.port }
+
+    /// The GraphQL endpoint's URL.
+    public var endpoint: String {
+        let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+        return "http://\(host):\(port)/graphql"
+    }
+
+    /// Graceful shutdown: stop accepting, let in-flight requests finish within the
+    /// shutdown timeout, then close the pool and stop the embedded database.
+    public func stop() {
+        let drained = http.stop(deadline: .now + .milliseconds(Int(settings.shutdownTimeout * 1000)))
+        if !drained { logger.warn("shutdown deadline passed with requests in flight") }
+        janitor.stop()
+        hashing.shutdown()
+        pool.close()
+        if let embedded {
+            do { try embedded.stop() } catch { logger.error("embedded database did not stop cleanly", ["error": .string(String(describing: error))]) }
+        }
+        logger.info("stopped")
+    }
+
+    /// The external database of `DATABASE_URL`, or the embedded one (created on first run).
+    static func openDatabase(_ settings: Settings, _ logger: Logger) throws(StartError) -> (EmbeddedPostgres?, Pool) {
+        var embedded: EmbeddedPostgres? = nil
+        let connectionString: String
+        if let url = settings.databaseURL {
+            connectionString = url
+        } else {
+            do {
+                let cluster = try EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory))
+                let firstRun = !cluster.isInitialized
+                connectionString = try cluster.start()
+                embedded = cluster
+                logger.info(firstRun ? "embedded database created" : "embedded database started", ["directory": .string(cluster.dataDirectory)])
+            } catch {
+                throw StartError("embedded database: \(error)")
+            }
+        }
+        let pool = Pool(configuration: PoolConfiguration(
+            connection: ConnectionConfiguration(connectionString, statementTimeoutMilliseconds: settings.statementTimeout),
+            size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
+        return (embedded, pool)
+    }
+}

@@ -1,0 +1,77 @@
+import Synchronization
+
+/// Request counters and a latency histogram, exposed in Prometheus text format
+/// (exposition format 0.0.4) together with gauges read at scrape time.
+public final class Metrics: Sendable {
+    /// Latency bucket upper bounds in seconds.
+    static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
+    /// Distinct operation names kept as labels; later ones count as "other".
+    static let maxOperations = 64
+
+    private struct State {
+        var requests: [RequestKey: Int] = [:]
+        var bucketCounts = [Int](repeating: 0, count: Metrics.buckets.count)
+        var durationCount = 0
+        var durationSum = 0.0
+        var operations: Set<String> = []
+    }
+
+    private struct RequestKey: Hashable {
+        var operation: String
+        var status: Int
+    }
+
+    private let state = Mutex(State())
+
+    public init() {}
+
+    /// Records one request: its operation (nil for non-GraphQL paths), status and duration.
+    public func record(operation: String?, status: Int, seconds: Double) {
+        state.withLock { state in
+            var name = operation ?? "none"
+            if !state.operations.contains(name) {
+                if state.operations.count < Self.maxOperations { state.operations.insert(name) } else { name = "other" }
+            }
+            state.requests[RequestKey(operation: name, status: status), default: 0] += 1
+            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
+            state.durationCount += 1
+            state.durationSum += seconds
+        }
+    }
+
+    /// The exposition text; `gauges` are (name, help, labels, value) read now.
+    public func render(gauges: [(name: String, help: String, labels: String, value: Double)]) -> String {
+        let snapshot = state.withLock { $0 }
+        var out = "# HELP gatehouse_requests_total HTTP requests by GraphQL operation and status.\n"
+        out += "# TYPE gatehouse_requests_total counter\n"
+        for (key, count) in snapshot.requests.sorted(by: { ($0.key.operation, $0.key.status) < ($1.key.operation, $1.key.status) }) {
+            out += "gatehouse_requests_total{operation=\"\(Self.escape(key.operation))\",status=\"\(key.status)\"} \(count)\n"
+        }
+        out += "# HELP gatehouse_request_duration_seconds HTTP request latency.\n"
+        out += "# TYPE gatehouse_request_duration_seconds histogram\n"
+        for (index, bound) in Self.buckets.enumerated() {
+            out += "gatehouse_request_duration_seconds_bucket{le=\"\(bound)\"} \(snapshot.bucketCounts[index])\n"
+        }
+        out += "gatehouse_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.durationCount)\n"
+        out += "gatehouse_request_duration_seconds_sum \(snapshot.durationSum)\n"
+        out += "gatehouse_request_duration_seconds_count \(snapshot.durationCount)\n"
+        var described: Set<String> = []
+        for gauge in gauges {
+            if !described.contains(gauge.name) {
+                described.insert(gauge.name)
+                out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"
+            }
+            out += gauge.name + (gauge.labels.isEmpty ? "" : "{\(gauge.labels)}") + " \(Self.number(gauge.value))\n"
+        }
+        return out
+    }
+
+    private static func number(_ value: Double) -> String {
+        value == value.rounded() && abs(value) < 1e15 ? String(Int64(value)) : String(value)
+    }
+
+    /// Label values escape backslash, quote and newline.
+    static func escape(_ value: String) -> String {
+        value.replacing("\\", with: "\\\\").replacing("\"", with: "\\\"").replacing("\n", with: "\\n")
+    }
+}

@@ -1,0 +1,151 @@
+import Auth
+import AuthGraphQL
+import Foundation
+import GraphQL
+import GraphQLHTTP
+import HTTPServer
+import Postgres
+import Sodium
+
+/// The HTTP surface: `/graphql`, `/health`, `/ready`, `/metrics`, CORS preflights,
+/// one structured log line and one metrics sample per request.
+final class Router: HTTPHandler {
+    let responder: GraphQLHTTPResponder<RequestContext>
+    let cors: CORSPolicy
+    let logger: Logger
+    let metrics: Metrics
+    let pool: Pool
+    let hashing: PasswordHashingPool
+
+    init(
+        responder: GraphQLHTTPResponder<RequestContext>, cors: CORSPolicy, logger: Logger, metrics: Metrics, pool: Pool,
+        hashing: PasswordHashingPool
+    ) {
+        self.responder = responder
+        self.cors = cors
+        self.logger = logger
+        self.metrics = metrics
+        self.pool = pool
+        self.hashing = hashing
+    }
+
+    func handle(_ request: HTTPRequest) -> HTTPResponse {
+        let start = ContinuousClock.now
+        var operationName: String? = nil
+        var response: HTTPResponse
+        if cors.isPreflight(request) {
+            response = cors.preflightResponse(request)
+        } else {
+            switch request.path {
+            case "/graphql":
+                let outcome = responder.respond(to: request)
+                response = outcome.response
+                operationName = outcome.operationName ?? outcome.operationType.map { "anonymous " + $0.rawValue }
+            case "/health":
+                response = Self.json(["status": "ok"])
+            case "/ready":
+                response = ready()
+            case "/metrics":
+                response = HTTPResponse(
+                    status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                    body: Array(metrics.render(gauges: gauges()).utf8))
+            default:
+                response = Self.json(["error": "not found"], status: 404)
+            }
+            cors.apply(to: &response, for: request)
+        }
+        let elapsed = start.duration(to: .now)
+        let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
+        metrics.record(operation: request.path == "/graphql" ? operationName : nil, status: response.status, seconds: seconds)
+        if logger.enabled(.info) {
+            var fields: JSONObject = [
+                "method": .string(request.method), "path": .string(request.path), "status": .int(response.status),
+                "duration_ms": .double((seconds * 1_000_000).rounded() / 1000), "client": .string(request.clientAddress),
+            ]
+            if let operationName { fields["operation"] = .string(operationName) }
+            logger.info("request", fields)
+        }
+        return response
+    }
+
+    /// `GET /ready`: 200 when a pooled connection answers, else 503.
+    private func ready() -> HTTPResponse {
+        do {
+            _ = try pool.withConnection { connection in try connection.query("SELECT 1") }
+            return Self.json(["status": "ready"])
+        } catch {
+            return Self.json(["status": "unavailable", "reason": "database unavailable"], status: 503)
+        }
+    }
+
+    private func gauges() -> [(name: String, help: String, labels: String, value: Double)] {
+        let stats = pool.stats
+        let hashingMetrics = hashing.metrics
+        return [
+            ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"in_use\"", Double(stats.inUse)),
+            ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"idle\"", Double(stats.idle)),
+            ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"connecting\"", Double(stats.connecting)),
+            ("gatehouse_db_pool_waiting", "Requests waiting for a PostgreSQL connection.", "", Double(stats.waiting)),
+            ("gatehouse_db_pool_capacity", "Size of the PostgreSQL connection pool.", "", Double(stats.capacity)),
+            ("gatehouse_hashing_queue_depth", "Password hashes waiting for a worker.", "", Double(hashingMetrics.queued)),
+            ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
+            ("gatehouse_hashing_rejected_total", "Password hashes refused because the queue was full.", "", Double(hashingMetrics.rejected)),
+        ]
+    }
+
+    static func json(_ object: JSONObject, status: Int = 200) -> HTTPResponse {
+        HTTPResponse(status: status, headers: ["Content-Type": "application/json; charset=utf-8"], body: JSON.object(object).serialized())
+    }
+}
+
+/// Builds each request's resolver context from its headers (the contract's headers).
+struct ContextFactory: Sendable {
+    let auth: AuthService
+    let trustProxy: Bool
+
+    func context(for request: HTTPRequest) -> RequestContext {
+        var token = request.headers["X-Parse-Session-Token"].flatMap { $0.isEmpty ? nil : $0 }
+        if token == nil, let authorization = request.headers["Authorization"] {
+            let parts = authorization.split(separator: " ", maxSplits: 1)
+            if parts.count == 2, parts[0].lowercased() == "bearer" {
+                let value = parts[1].trimmingCharacters(in: .whitespaces)
+                token = value.isEmpty ? nil : value
+            }
+        }
+        var address = request.clientAddress
+        if trustProxy, let forwarded = request.headers["X-Forwarded-For"],
+            let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty
+        {
+            address = first
+        }
+        let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
+        return RequestContext(
+            sessionToken: token,
+            request: AuthRequest(
+                clientAddress: address, installationId: installationId,
+                isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"])))
+    }
+
+    /// After execution: when every root field was refused for a rate limit (or the
+    /// database was down), the HTTP status says so, with `Retry-After`.
+    static func finish(_ context: RequestContext, _ result: ExecutionResult, _ response: inout HTTPResponse) {
+        let refusals = context.recordedRefusals
+        guard !refusals.isEmpty else { return }
+        if case .object(let data)? = result.data, data.values.contains(where: { $0 != .null }) { return }
+        var limited: Int? = nil
+        var unavailable: Int? = nil
+        for refusal in refusals {
+            switch refusal {
+            case .rateLimited(let seconds): limited = max(limited ?? 0, seconds)
+            case .unavailable(let seconds): unavailable = max(unavailable ?? 0, seconds)
+            }
+        }
+        if let limited {
+            response.status = 429
+            response.headers.replaceOrAdd(name: "Retry-After", value: String(limited))
+        } else if let unavailable {
+            response.status = 503
+            response.headers.replaceOrAdd(name: "Retry-After", value: String(unavailable))
+        }
+    }
+}

@@ -1,0 +1,205 @@
+import Foundation
+
+/// Every setting of the server, from flags and the environment (flags win).
+public struct Settings: Sendable, Hashable {
+    public var databaseURL: String? = nil
+    public var dataDirectory = "./.gatehouse"
+    public var host = "127.0.0.1"
+    public var port = 1337
+    public var appId: String? = nil
+    public var masterKey: String? = nil
+    public var sessionLength = 365 * 24 * 3600
+    public var passwordMinLength = 8
+    public var passwordMaxBytes = 1024
+    public var rateLimitPerAddress = 100
+    public var rateLimitPerAccount = 10
+    public var lockoutThreshold = 0
+    public var lockoutMinutes = 5
+    public var hashCost = "interactive"
+    public var hashWorkers = ProcessInfo.processInfo.activeProcessorCount
+    public var hashQueue = 2 * ProcessInfo.processInfo.activeProcessorCount
+    public var poolSize = 10
+    public var poolTimeout = 5.0
+    public var statementTimeout = 10_000
+    public var httpThreads = 0
+    public var maxConnections = 1000
+    public var connectionTimeout = 30
+    public var maxBodySize = 256 * 1024
+    public var maxDocumentSize = 64 * 1024
+    public var maxTokens = 10_000
+    public var maxDepth = 20
+    public var maxAliases = 50
+    public var maxRootFields = 20
+    public var corsOrigins: [String] = []
+    public var trustProxy = false
+    public var logLevel = LogLevel.info
+    public var shutdownTimeout = 10.0
+
+    public init() {}
+
+    /// The HTTP worker threads: the setting, or enough that requests waiting on the
+    /// database and on password hashing do not starve the others.
+    public var effectiveHTTPThreads: Int {
+        httpThreads > 0 ? httpThreads : max(4, poolSize + hashWorkers)
+    }
+}
+
+/// A setting's names, documentation and parser: the single source of `--help`,
+/// the README's table and the tests that check docker-compose.yml.
+public struct SettingSpec: Sendable {
+    public let flag: String
+    public let environment: String
+    public let placeholder: String
+    public let summary: String
+    let apply: @Sendable (inout Settings, String) throws(SettingsError) -> Void
+    let current: @Sendable (Settings) -> String
+
+    /// The default, as shown in help.
+    public var defaultText: String { current(Settings()) }
+}
+
+/// A setting with a bad value, or an unknown flag.
+public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible {
+    public let message: String
+    public init(_ message: String) { self.message = message }
+    public var description: String { message }
+}
+
+extension Settings {
+    public static let specs: [SettingSpec] = [
+        text("database-url", "DATABASE_URL", "URL", "PostgreSQL connection URI or conninfo; unset: the embedded database",
+             { $0.databaseURL = $1.isEmpty ? nil : $1 }, { $0.databaseURL ?? "(embedded)" }),
+        text("data-dir", "GATEHOUSE_DATA_DIR", "PATH", "Directory of the embedded database",
+             { $0.dataDirectory = $1 }, { $0.dataDirectory }),
+        text("host", "GATEHOUSE_HOST", "ADDRESS", "Address to listen on (0.0.0.0 for all interfaces)",
+             { $0.host = $1 }, { $0.host }),
+        integer("port", "GATEHOUSE_PORT", "Port to listen on; 0 picks a free port", 0...65535, \.port),
+        text("app-id", "GATEHOUSE_APP_ID", "ID", "Required X-Parse-Application-Id; unset: not checked",
+             { $0.appId = $1.isEmpty ? nil : $1 }, { $0.appId ?? "(none)" }),
+        text("master-key", "GATEHOUSE_MASTER_KEY", "KEY", "Master key (X-Parse-Master-Key); unset: no master access",
+             { $0.masterKey = $1.isEmpty ? nil : $1 }, { $0.masterKey == nil ? "(none)" : "(set)" }),
+        integer("session-length", "GATEHOUSE_SESSION_LENGTH", "Session lifetime in seconds", 1...(100 * 365 * 86400), \.sessionLength),
+        integer("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "Shortest password accepted (characters)", 1...1024, \.passwordMinLength),
+        integer("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "Longest password accepted (UTF-8 bytes)", 1...65536, \.passwordMaxBytes),
+        integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "signUp and logIn attempts per client address per minute; 0: off", 0...1_000_000, \.rateLimitPerAddress),
+        integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account per 15 minutes; 0: off", 0...1_000_000, \.rateLimitPerAccount),
+        integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),
+        integer("lockout-duration", "GATEHOUSE_LOCKOUT_DURATION", "Minutes an account stays locked", 1...100_000, \.lockoutMinutes),
+        text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: interactive, moderate or minimum (tests only)", { settings, value throws(SettingsError) in
+            guard ["interactive", "moderate", "minimum"].contains(value) else {
+                throw SettingsError("GATEHOUSE_HASH_COST must be interactive, moderate or minimum, not \"\(value)\".")
+            }
+            settings.hashCost = value
+        }, { $0.hashCost }),
+        integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers),
+        integer("hash-queue", "GATEHOUSE_HASH_QUEUE", "Hashes that may wait; more are refused with error 155", 0...10_000, \.hashQueue),
+        integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
+        decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
+        integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout in milliseconds", 1...3_600_000, \.statementTimeout),
+        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP worker threads; 0: pool size + hash workers", 0...1024, \.httpThreads),
+        integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
+        integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
+        integer("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "Largest request body in bytes (413 above)", 1024...(64 << 20), \.maxBodySize),
+        integer("max-document-size", "GATEHOUSE_MAX_DOCUMENT_SIZE", "Largest GraphQL document in bytes (413 above)", 256...(16 << 20), \.maxDocumentSize),
+        integer("max-tokens", "GATEHOUSE_MAX_TOKENS", "Most tokens in a GraphQL document", 100...1_000_000, \.maxTokens),
+        integer("max-depth", "GATEHOUSE_MAX_DEPTH", "Deepest field nesting (through fragments)", 1...1000, \.maxDepth),
+        integer("max-aliases", "GATEHOUSE_MAX_ALIASES", "Most aliases in a document", 0...100_000, \.maxAliases),
+        integer("max-root-fields", "GATEHOUSE_MAX_ROOT_FIELDS", "Most root fields in an operation", 1...100_000, \.maxRootFields),
+        text("cors-origins", "GATEHOUSE_CORS_ORIGINS", "LIST", "Comma-separated allowed browser origins, or *; unset: CORS off",
+             { $0.corsOrigins = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
+             { $0.corsOrigins.isEmpty ? "(none)" : $0.corsOrigins.joined(separator: ",") }),
+        boolean("trust-proxy", "GATEHOUSE_TRUST_PROXY", "Take the client address from X-Forwarded-For (behind a load balancer)", \.trustProxy),
+        text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
+            guard let level = LogLevel(rawValue: value) else {
+                throw SettingsError("GATEHOUSE_LOG_LEVEL must be error, warn, info or debug, not \"\(value)\".")
+            }
+            settings.logLevel = level
+        }, { $0.logLevel.rawValue }),
+        decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
+    ]
+
+    /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`).
+    public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
+        var settings = Settings()
+        for spec in specs {
+            if let value = environment[spec.environment] { try spec.apply(&settings, value) }
+        }
+        var index = 0
+        while index < arguments.count {
+            let argument = arguments[index]
+            guard argument.hasPrefix("--") else { throw SettingsError("Unexpected argument \"\(argument)\"; see --help.") }
+            var name = String(argument.dropFirst(2))
+            var value: String? = nil
+            if let equals = name.firstIndex(of: "=") {
+                value = String(name[name.index(after: equals)...])
+                name = String(name[..<equals])
+            }
+            guard let spec = specs.first(where: { $0.flag == name }) else {
+                throw SettingsError("Unknown option --\(name); see --help.")
+            }
+            if value == nil {
+                index += 1
+                guard index < arguments.count else { throw SettingsError("--\(name) needs a value (\(spec.placeholder)).") }
+                value = arguments[index]
+            }
+            try spec.apply(&settings, value!)
+            index += 1
+        }
+        if settings.passwordMinLength > settings.passwordMaxBytes {
+            throw SettingsError("GATEHOUSE_PASSWORD_MIN_LENGTH (\(settings.passwordMinLength)) is larger than GATEHOUSE_PASSWORD_MAX_BYTES (\(settings.passwordMaxBytes)).")
+        }
+        return settings
+    }
+
+    // MARK: Spec builders
+
+    private static func text(
+        _ flag: String, _ environment: String, _ placeholder: String, _ summary: String,
+        _ apply: @escaping @Sendable (inout Settings, String) throws(SettingsError) -> Void,
+        _ current: @escaping @Sendable (Settings) -> String
+    ) -> SettingSpec {
+        SettingSpec(flag: flag, environment: environment, placeholder: placeholder, summary: summary, apply: apply, current: current)
+    }
+
+    private static func integer(
+        _ flag: String, _ environment: String, _ summary: String, _ range: ClosedRange<Int>,
+        _ keyPath: WritableKeyPath<Settings, Int> & Sendable
+    ) -> SettingSpec {
+        SettingSpec(
+            flag: flag, environment: environment, placeholder: "N", summary: summary,
+            apply: { settings, value throws(SettingsError) in
+                guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+                    throw SettingsError("\(environment) (--\(flag)) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
+                }
+                settings[keyPath: keyPath] = number
+            }, current: { String($0[keyPath: keyPath]) })
+    }
+
+    private static func decimal(
+        _ flag: String, _ environment: String, _ summary: String, _ range: ClosedRange<Double>,
+        _ keyPath: WritableKeyPath<Settings, Double> & Sendable
+    ) -> SettingSpec {
+        SettingSpec(
+            flag: flag, environment: environment, placeholder: "SECONDS", summary: summary,
+            apply: { settings, value throws(SettingsError) in
+                guard let number = Double(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+                    throw SettingsError("\(environment) (--\(flag)) must be a number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
+                }
+                settings[keyPath: keyPath] = number
+            }, current: { String($0[keyPath: keyPath]) })
+    }
+
+    private static func boolean(
+        _ flag: String, _ environment: String, _ summary: String, _ keyPath: WritableKeyPath<Settings, Bool> & Sendable
+    ) -> SettingSpec {
+        SettingSpec(
+            flag: flag, environment: environment, placeholder: "BOOL", summary: summary,
+            apply: { settings, value throws(SettingsError) in
+                switch value.lowercased() {
+                case "1", "true", "yes", "on": settings[keyPath: keyPath] = true
+                case "0", "false", "no", "off": settings[keyPath: keyPath] = false
+                default: throw SettingsError("\(environment) (--\(flag)) must be true or false, not \"\(value)\".")
+                }
+            }, current: { String($0[keyPath: keyPath]) })
+    }
+}

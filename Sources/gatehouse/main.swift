@@ -1,0 +1,4 @@
+import Foundation
+import GatehouseServer
+
+exit(Command.run(Array(CommandLine.arguments.dropFirst()), environment: ProcessInfo.processInfo.environment))
