@@ -26,6 +26,6 @@ USER gatehouse
 WORKDIR /var/lib/gatehouse
 ENV GATEHOUSE_HOST=0.0.0.0 GATEHOUSE_PORT=1337
 EXPOSE 1337
-HEALTHCHECK --interval=10s --timeout=3s CMD ["/bin/sh", "-c", "exec 3<>/dev/tcp/127.0.0.1/1337 && printf 'GET /ready HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q '200 OK' <&3"]
+HEALTHCHECK --interval=10s --timeout=3s CMD ["/bin/bash", "-c", "exec 3<>/dev/tcp/127.0.0.1/1337 && printf 'GET /ready HTTP/1.0\\r\\n\\r\\n' >&3 && grep -q '200 OK' <&3"]
 ENTRYPOINT ["gatehouse"]
 CMD ["serve"]
