@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps test build release bench bench-parse clean
+.PHONY: deps run test build release bench bench-parse clean schema
 
 deps:
 	@scripts/install-deps.sh
@@ -12,7 +12,16 @@ build: deps
 	$(SWIFT) build $(CHECK)
 
 release: deps
-	$(SWIFT) build -c release $(CHECK)
+	$(SWIFT) build -c release $(CHECK) --product gatehouse
+
+# Builds in release mode and runs the server (embedded PostgreSQL unless DATABASE_URL is set).
+# Extra options: make run ARGS="--port 8080".
+run: release
+	.build/release/gatehouse serve $(ARGS)
+
+# Re-embeds schema.graphql into the binary after editing it (a test fails if they differ).
+schema:
+	scripts/embed-schema.sh
 
 # The whole test suite (CI runs exactly this).
 test: deps
