@@ -3,18 +3,61 @@
 ///
 /// Works on an unsafe buffer that the caller keeps alive for the lexer's lifetime
 /// (`Parser` runs inside `withUnsafeBufferPointer`). Error messages follow graphql-js.
+///
+/// The current token is kept as plain fields (kind, byte span, and the byte range of
+/// its value) rather than a `Token`, so that reading a token makes no `String` and
+/// touches no reference count: the parser makes a `String` only for the values that
+/// end up in the syntax tree. Strings whose value differs from their bytes (escapes,
+/// multi-line block strings) are decoded while lexing, as before, into `decoded`.
 struct Lexer {
     let source: Source
     let bytes: UnsafeBufferPointer<UInt8>
     /// Byte offset of the next unread byte.
     private(set) var position: Int = 0
-    /// The token most recently read.
-    private(set) var token: Token
+    /// The current token's kind and byte span.
+    private(set) var kind: TokenKind = .startOfFile
+    private(set) var start: Int = 0
+    private(set) var end: Int = 0
+    /// The current token's value is `bytes[valueStart..<valueEnd]`, unless `isDecoded`,
+    /// when it is `decoded`.
+    private var valueStart: Int = 0
+    private var valueEnd: Int = 0
+    private var isDecoded = false
+    private var decoded: String = ""
 
     init(source: Source, bytes: UnsafeBufferPointer<UInt8>) {
         self.source = source
         self.bytes = bytes
-        self.token = Token(kind: .startOfFile, start: 0, end: 0, value: "")
+    }
+
+    /// The token most recently read, with its value as a `String`.
+    var token: Token { Token(kind: kind, start: start, end: end, value: value) }
+
+    /// The current token's value: a name, a number as written, a string's decoded value
+    /// or empty for punctuators.
+    var value: String {
+        isDecoded ? decoded : text(valueStart, valueEnd)
+    }
+
+    /// Whether the current token is the name `keyword` (compared byte by byte).
+    @inline(__always)
+    func isName(_ keyword: StaticString) -> Bool {
+        guard kind == .name else { return false }
+        let length = keyword.utf8CodeUnitCount
+        guard end - start == length else { return false }
+        let pointer = keyword.utf8Start
+        var i = 0
+        while i < length {
+            if bytes[start + i] != pointer[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The current name or number token's text as a `String`: always ASCII.
+    @inline(__always)
+    func asciiValue() -> String {
+        asciiText(valueStart, valueEnd)
     }
 
     @inline(__always)
@@ -26,11 +69,10 @@ struct Lexer {
         .syntax(source, at: offset, description)
     }
 
-    /// Reads the next token into `token`. Returns nothing so that the parser's hot
-    /// path does not copy (retain and release) the token's value.
+    /// Reads the next token into `kind`, `start`, `end` and the value fields.
     @inline(__always)
     mutating func advance() throws(GraphQLError) {
-        token = try readToken()
+        try readToken()
     }
 
     /// The token after the current one, without consuming anything.
@@ -40,7 +82,27 @@ struct Lexer {
         return copy.token
     }
 
-    private mutating func readToken() throws(GraphQLError) -> Token {
+    @inline(__always)
+    private mutating func set(_ kind: TokenKind, _ start: Int, _ end: Int, value valueStart: Int, _ valueEnd: Int) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.valueStart = valueStart
+        self.valueEnd = valueEnd
+        self.isDecoded = false
+        position = end
+    }
+
+    private mutating func setDecoded(_ kind: TokenKind, _ start: Int, _ end: Int, _ value: String) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.isDecoded = true
+        self.decoded = value
+        position = end
+    }
+
+    private mutating func readToken() throws(GraphQLError) {
         let count = bytes.count
         var pos = position
         // Ignored tokens (spec §2.1.7).
@@ -68,15 +130,16 @@ struct Lexer {
                 return try readSignificantToken(at: pos)
             }
         }
-        position = count
-        return Token(kind: .endOfFile, start: count, end: count, value: "")
+        set(.endOfFile, count, count, value: count, count)
     }
 
-    private mutating func readSignificantToken(at start: Int) throws(GraphQLError) -> Token {
+    @inline(__always)
+    private mutating func readSignificantToken(at start: Int) throws(GraphQLError) {
         let b = bytes[start]
-        func punctuator(_ kind: TokenKind, _ length: Int = 1) -> Token {
-            position = start + length
-            return Token(kind: kind, start: start, end: start + length, value: "")
+        // Names first: most tokens are names.
+        if isNameStart(b) { return readName(start) }
+        @inline(__always) func punctuator(_ kind: TokenKind, _ length: Int = 1) {
+            set(kind, start, start + length, value: start, start)
         }
         switch b {
         case 0x21: return punctuator(.bang)
@@ -98,7 +161,6 @@ struct Lexer {
             if byte(start + 1) == 0x22 && byte(start + 2) == 0x22 { return try readBlockString(start) }
             return try readString(start)
         default:
-            if isNameStart(b) { return readName(start) }
             if isDigit(b) || b == 0x2D { return try readNumber(start) }
         }
         if b == 0x27 {
@@ -113,18 +175,19 @@ struct Lexer {
     // MARK: Names
 
     /// Name :: NameStart NameContinue* [lookahead != NameContinue]
-    private mutating func readName(_ start: Int) -> Token {
+    @inline(__always)
+    private mutating func readName(_ start: Int) {
         var pos = start + 1
-        while pos < bytes.count, isNameContinue(bytes[pos]) { pos += 1 }
-        position = pos
-        return Token(kind: .name, start: start, end: pos, value: text(start, pos))
+        let count = bytes.count
+        while pos < count, isNameContinue(bytes[pos]) { pos += 1 }
+        set(.name, start, pos, value: start, pos)
     }
 
     // MARK: Numbers
 
     /// IntValue :: IntegerPart [lookahead != {Digit, `.`, NameStart}]
     /// FloatValue :: IntegerPart FractionalPart? ExponentPart? (at least one of them)
-    private mutating func readNumber(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readNumber(_ start: Int) throws(GraphQLError) {
         var pos = start
         var isFloat = false
         if byte(pos) == 0x2D { pos += 1 }  // NegativeSign
@@ -149,8 +212,7 @@ struct Lexer {
         if let next = byte(pos), next == 0x2E || isNameStart(next) {
             throw error(pos, "Invalid number, expected digit but got: \(describeCharacter(at: pos)).")
         }
-        position = pos
-        return Token(kind: isFloat ? .float : .int, start: start, end: pos, value: text(start, pos))
+        set(isFloat ? .float : .int, start, pos, value: start, pos)
     }
 
     /// Digit+, returning the offset after the last digit.
@@ -166,22 +228,20 @@ struct Lexer {
     // MARK: Strings
 
     /// StringValue :: `"` StringCharacter* `"`
-    private mutating func readString(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readString(_ start: Int) throws(GraphQLError) {
         var pos = start + 1
         var chunkStart = pos
         var decoded: [UInt8]? = nil  // only allocated once an escape is seen
         while pos < bytes.count {
             let b = bytes[pos]
             if b == 0x22 {  // closing quote
-                let value: String
                 if var buffer = decoded {
                     buffer.append(contentsOf: bytes[chunkStart..<pos])
-                    value = String(decoding: buffer, as: UTF8.self)
+                    setDecoded(.string, start, pos + 1, String(decoding: buffer, as: UTF8.self))
                 } else {
-                    value = text(chunkStart, pos)
+                    set(.string, start, pos + 1, value: chunkStart, pos)
                 }
-                position = pos + 1
-                return Token(kind: .string, start: start, end: pos + 1, value: value)
+                return
             }
             if b == 0x5C {  // escape sequence
                 if decoded == nil { decoded = [] }
@@ -270,7 +330,7 @@ struct Lexer {
 
     /// BlockString :: `"""` BlockStringCharacter* `"""`, its value dedented by
     /// BlockStringValue() (spec §2.9.4).
-    private mutating func readBlockString(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readBlockString(_ start: Int) throws(GraphQLError) {
         var pos = start + 3
         var chunkStart = pos
         var line: [UInt8] = []
@@ -278,7 +338,6 @@ struct Lexer {
         while pos < bytes.count {
             let b = bytes[pos]
             if b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 {
-                position = pos + 3
                 if lines.isEmpty && chunkStart == start + 3 {
                     // One line, no escapes (most descriptions): the value is the raw text,
                     // or empty when it is only white space; no line buffers needed.
@@ -287,14 +346,17 @@ struct Lexer {
                         allWhitespace = false
                         break
                     }
-                    let value = allWhitespace ? "" : text(chunkStart, pos)
-                    return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+                    if allWhitespace {
+                        set(.blockString, start, pos + 3, value: pos, pos)
+                    } else {
+                        set(.blockString, start, pos + 3, value: chunkStart, pos)
+                    }
+                    return
                 }
                 line.append(contentsOf: bytes[chunkStart..<pos])
                 lines.append(line)
-                position = pos + 3
-                let value = BlockString.dedent(lines)
-                return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+                setDecoded(.blockString, start, pos + 3, BlockString.dedent(lines))
+                return
             }
             if b == 0x5C && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 && byte(pos + 3) == 0x22 {
                 // \""" stands for """: keep the quotes, drop the backslash.
@@ -388,6 +450,12 @@ struct Lexer {
 
     @inline(__always)
     private func text(_ start: Int, _ end: Int) -> String {
+        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+    }
+
+    /// `bytes[start..<end]`, known to be ASCII, as a `String`.
+    @inline(__always)
+    private func asciiText(_ start: Int, _ end: Int) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 }
