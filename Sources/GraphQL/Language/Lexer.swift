@@ -331,6 +331,7 @@ struct Lexer {
     /// BlockString :: `"""` BlockStringCharacter* `"""`, its value dedented by
     /// BlockStringValue() (spec §2.9.4).
     private mutating func readBlockString(_ start: Int) throws(GraphQLError) {
+        if readPlainBlockString(start) { return }
         var pos = start + 3
         var chunkStart = pos
         var line: [UInt8] = []
@@ -382,6 +383,104 @@ struct Lexer {
             }
         }
         throw error(pos, "Unterminated string.")
+    }
+
+    /// The common case of a block string without `\"""` and without invalid UTF-8: one
+    /// pass finds its end and what BlockString.dedent needs (the first and last
+    /// non-blank lines and the common indentation), a second writes the value straight
+    /// into a `String`, with no line buffers. Returns false, having read nothing, for
+    /// anything else; `readBlockString` then reads it (and reports its errors).
+    private mutating func readPlainBlockString(_ start: Int) -> Bool {
+        let count = bytes.count
+        let contentStart = start + 3
+        var pos = contentStart
+        var line = 0
+        var indent = 0
+        var isBlank = true
+        var commonIndent = Int.max
+        var firstNonBlank = -1
+        var lastNonBlank = -1
+        while true {
+            guard pos < count else { return false }  // unterminated
+            let b = bytes[pos]
+            let isEnd = b == 0x22 && pos + 2 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
+            if isEnd || b == 0x0A || b == 0x0D {
+                if !isBlank {
+                    if firstNonBlank < 0 { firstNonBlank = line }
+                    lastNonBlank = line
+                    if line != 0 && indent < commonIndent { commonIndent = indent }
+                }
+                if isEnd { break }
+                pos += (b == 0x0D && pos + 1 < count && bytes[pos + 1] == 0x0A) ? 2 : 1
+                line += 1
+                indent = 0
+                isBlank = true
+                continue
+            }
+            if b == 0x5C && pos + 3 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
+                && bytes[pos + 3] == 0x22
+            {
+                return false  // \""" escape
+            }
+            if isBlank {
+                if b == 0x20 || b == 0x09 { indent += 1 } else { isBlank = false }
+            }
+            if b < 0x80 {
+                pos += 1
+            } else if let (_, length) = decodeScalar(at: pos) {
+                pos += length
+            } else {
+                return false  // invalid UTF-8
+            }
+        }
+        let contentEnd = pos
+        let end = contentEnd + 3
+        if line == 0 {
+            // One line: the raw text, or empty when it is only white space.
+            if isBlank {
+                set(.blockString, start, end, value: contentEnd, contentEnd)
+            } else {
+                set(.blockString, start, end, value: contentStart, contentEnd)
+            }
+            return true
+        }
+        guard firstNonBlank >= 0 else {
+            set(.blockString, start, end, value: contentEnd, contentEnd)
+            return true
+        }
+        let first = firstNonBlank
+        let last = lastNonBlank
+        let strip = commonIndent == Int.max ? 0 : commonIndent
+        let source = bytes
+        let value = String(unsafeUninitializedCapacity: contentEnd - contentStart) { out in
+            var written = 0
+            var line = 0
+            var lineStart = contentStart
+            var i = contentStart
+            while line <= last {
+                // Find the end of this line.
+                var lineEnd = i
+                while lineEnd < contentEnd, source[lineEnd] != 0x0A, source[lineEnd] != 0x0D { lineEnd += 1 }
+                if line >= first {
+                    if line > first {
+                        out[written] = 0x0A
+                        written += 1
+                    }
+                    let from = line == 0 ? lineStart : lineStart + min(strip, lineEnd - lineStart)
+                    for j in from..<lineEnd {
+                        out[written] = source[j]
+                        written += 1
+                    }
+                }
+                if lineEnd >= contentEnd { break }
+                i = lineEnd + ((source[lineEnd] == 0x0D && lineEnd + 1 < contentEnd && source[lineEnd + 1] == 0x0A) ? 2 : 1)
+                lineStart = i
+                line += 1
+            }
+            return written
+        }
+        setDecoded(.blockString, start, end, value)
+        return true
     }
 
     // MARK: Characters
@@ -453,10 +552,18 @@ struct Lexer {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
 
-    /// `bytes[start..<end]`, known to be ASCII, as a `String`.
+    /// `bytes[start..<end]`, known to be ASCII, as a `String`. Up to 15 bytes this
+    /// makes a small (inline, unallocated) string, which the standard library checks
+    /// for ASCII with one mask instead of running the UTF-8 validator.
     @inline(__always)
     private func asciiText(_ start: Int, _ end: Int) -> String {
-        String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
+        let count = end - start
+        guard count <= 15 else { return text(start, end) }
+        let base = bytes.baseAddress! + start
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.initialize(from: base, count: count)
+            return count
+        }
     }
 }
 
@@ -466,7 +573,12 @@ struct Lexer {
     (b | 0x20) &- 0x61 < 26 || b == 0x5F
 }
 
-@inline(__always) func isNameContinue(_ b: UInt8) -> Bool { isNameStart(b) || isDigit(b) }
+/// NameContinue :: Letter | Digit | `_`, as a bit test: bit `b % 64` of one mask for
+/// bytes below 64 (the digits) and of another for 64..<128 (letters and `_`).
+@inline(__always) func isNameContinue(_ b: UInt8) -> Bool {
+    let mask: UInt64 = b < 64 ? 0x03FF_0000_0000_0000 : (b < 128 ? 0x07FF_FFFE_87FF_FFFE : 0)
+    return (mask >> UInt64(b & 63)) & 1 != 0
+}
 
 @inline(__always) private func hexValue(_ b: UInt8) -> UInt32? {
     switch b {
