@@ -146,6 +146,7 @@ struct Parser {
     ) throws(GraphQLError) -> [T] {
         try expect(open)
         var items: [T] = []
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
         repeat { items.append(try item(&self)) } while !(try skip(close))
         return items
     }
@@ -162,8 +163,10 @@ struct Parser {
         _ open: TokenKind, _ close: TokenKind, _ item: (inout Parser) throws(GraphQLError) -> T
     ) throws(GraphQLError) -> [T] {
         try expect(open)
+        if try skip(close) { return [] }
         var items: [T] = []
-        while !(try skip(close)) { items.append(try item(&self)) }
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
+        repeat { items.append(try item(&self)) } while !(try skip(close))
         return items
     }
 
@@ -173,6 +176,7 @@ struct Parser {
     ) throws(GraphQLError) -> [T] {
         _ = try skip(delimiter)
         var items: [T] = []
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
         repeat { items.append(try item(&self)) } while try skip(delimiter)
         return items
     }
