@@ -2,13 +2,17 @@
 """graphql-core's parse throughput on the corpus of bench/ParseBench (same inputs,
 same output: name, bytes, parses/s, MB/s, tab-separated).
 
-usage: parse.py <fixtures dir> <parse-users.graphql> [seconds per input]
+usage: parse.py <fixtures dir> <parse-users.graphql> [seconds per input] [input index]
+
+An input index (0-based) runs that input alone, so bench/parse.sh can interleave
+ours and graphql-core's runs.
 """
 import sys, time
 from graphql import parse, Source
 
 fixtures, users = sys.argv[1], sys.argv[2]
 seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
+only = int(sys.argv[4]) if len(sys.argv) > 4 else None
 log_in = ("mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { id objectId "
           "username email createdAt updatedAt } } clientMutationId } }")
 corpus = [
@@ -17,10 +21,15 @@ corpus = [
     ("parse-users SDL", open(users, encoding="utf-8").read()),
     ("logIn mutation", log_in),
 ]
-for name, text in corpus:
+for index, (name, text) in enumerate(corpus):
+    if only is not None and index != only:
+        continue
     source = Source(text)
     size = len(text.encode("utf-8"))
-    parse(source)
+    # Warm up for a tenth of the budget, as ParseBench does.
+    warm_start = time.perf_counter()
+    while time.perf_counter() - warm_start < seconds / 10:
+        parse(source)
     parses, start = 0, time.perf_counter()
     while True:
         for _ in range(8):

@@ -1,19 +1,26 @@
 // Parse throughput: parses each input of a fixed corpus repeatedly for a fixed
 // time and prints one line per input: name, bytes, parses/s, MB/s.
 //
-//   ParseBench <fixtures dir> <parse-users.graphql> [seconds per input]
+//   ParseBench <fixtures dir> <parse-users.graphql> [seconds per input | nN] [input index]
 //
+// `nN` (say `n2000`) parses each input exactly N times instead of for a time, for
+// instruction counts under `valgrind --tool=callgrind`. An input index (0-based)
+// runs that input alone, so bench/parse.sh can interleave ours and graphql-core's runs.
 // bench/parse.sh runs this beside bench/parse.py (graphql-core) and prints a table.
 import Foundation
 import GraphQL
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
-    FileHandle.standardError.write(Data("usage: ParseBench <fixtures dir> <parse-users.graphql> [seconds]\n".utf8))
+    FileHandle.standardError.write(
+        Data("usage: ParseBench <fixtures dir> <parse-users.graphql> [seconds | nN] [input index]\n".utf8))
     exit(2)
 }
 let fixtures = URL(fileURLWithPath: arguments[1])
-let seconds = arguments.count > 3 ? Double(arguments[3]) ?? 1 : 1
+let budget = arguments.count > 3 ? arguments[3] : "1"
+let fixedParses: Int? = budget.hasPrefix("n") ? Int(budget.dropFirst()) : nil
+let seconds = Double(budget) ?? 1
+let only: Int? = arguments.count > 4 ? Int(arguments[4]) : nil
 
 func read(_ url: URL) -> String {
     guard let text = try? String(contentsOf: url, encoding: .utf8) else {
@@ -38,12 +45,24 @@ func now() -> Double {
 }
 
 var sink = 0
-for (name, text) in corpus {
+for (index, (name, text)) in corpus.enumerated() where only == nil || only == index {
     let source = Source(text)
     // Warm up, and fail loudly if the input does not parse.
     do { sink &+= try parse(source, options: .trusted).definitions.count } catch {
         FileHandle.standardError.write(Data("\(name): \(error)\n".utf8))
         exit(1)
+    }
+    if let fixedParses {
+        for _ in 0..<fixedParses {
+            sink &+= (try? parse(source, options: .trusted))?.definitions.count ?? 0
+        }
+        print("\(name)\t\(source.bytes.count)\t\(fixedParses) parses")
+        continue
+    }
+    // Warm up for a tenth of the budget (caches, branch predictors, CPU clock).
+    let warmStart = now()
+    while now() - warmStart < seconds / 10 {
+        sink &+= (try? parse(source, options: .trusted))?.definitions.count ?? 0
     }
     var parses = 0
     let start = now()

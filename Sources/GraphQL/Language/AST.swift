@@ -284,11 +284,14 @@ public struct StringValue: Sendable, Hashable {
 }
 
 /// Type : NamedType | ListType | NonNullType
-public indirect enum TypeReference: Sendable, Hashable, CustomStringConvertible {
+///
+/// Only the wrapping cases are indirect: a named type (most type references) is held
+/// inline, so `String` costs no allocation and `ID!` one rather than two.
+public enum TypeReference: Sendable, Hashable, CustomStringConvertible {
     case named(Name)
-    case list(TypeReference, span: Span)
+    indirect case list(TypeReference, span: Span)
     /// NonNullType : NamedType ! | ListType ! (never wraps another non-null type)
-    case nonNull(TypeReference, span: Span)
+    indirect case nonNull(TypeReference, span: Span)
 
     /// The innermost named type.
     public var namedType: Name {

@@ -3,18 +3,61 @@
 ///
 /// Works on an unsafe buffer that the caller keeps alive for the lexer's lifetime
 /// (`Parser` runs inside `withUnsafeBufferPointer`). Error messages follow graphql-js.
+///
+/// The current token is kept as plain fields (kind, byte span, and the byte range of
+/// its value) rather than a `Token`, so that reading a token makes no `String` and
+/// touches no reference count: the parser makes a `String` only for the values that
+/// end up in the syntax tree. Strings whose value differs from their bytes (escapes,
+/// multi-line block strings) are decoded while lexing, as before, into `decoded`.
 struct Lexer {
     let source: Source
     let bytes: UnsafeBufferPointer<UInt8>
     /// Byte offset of the next unread byte.
     private(set) var position: Int = 0
-    /// The token most recently read.
-    private(set) var token: Token
+    /// The current token's kind and byte span.
+    private(set) var kind: TokenKind = .startOfFile
+    private(set) var start: Int = 0
+    private(set) var end: Int = 0
+    /// The current token's value is `bytes[valueStart..<valueEnd]`, unless `isDecoded`,
+    /// when it is `decoded`.
+    private var valueStart: Int = 0
+    private var valueEnd: Int = 0
+    private var isDecoded = false
+    private var decoded: String = ""
 
     init(source: Source, bytes: UnsafeBufferPointer<UInt8>) {
         self.source = source
         self.bytes = bytes
-        self.token = Token(kind: .startOfFile, start: 0, end: 0, value: "")
+    }
+
+    /// The token most recently read, with its value as a `String`.
+    var token: Token { Token(kind: kind, start: start, end: end, value: value) }
+
+    /// The current token's value: a name, a number as written, a string's decoded value
+    /// or empty for punctuators.
+    var value: String {
+        isDecoded ? decoded : text(valueStart, valueEnd)
+    }
+
+    /// Whether the current token is the name `keyword` (compared byte by byte).
+    @inline(__always)
+    func isName(_ keyword: StaticString) -> Bool {
+        guard kind == .name else { return false }
+        let length = keyword.utf8CodeUnitCount
+        guard end - start == length else { return false }
+        let pointer = keyword.utf8Start
+        var i = 0
+        while i < length {
+            if bytes[start + i] != pointer[i] { return false }
+            i += 1
+        }
+        return true
+    }
+
+    /// The current name or number token's text as a `String`: always ASCII.
+    @inline(__always)
+    func asciiValue() -> String {
+        asciiText(valueStart, valueEnd)
     }
 
     @inline(__always)
@@ -26,11 +69,10 @@ struct Lexer {
         .syntax(source, at: offset, description)
     }
 
-    /// Reads the next token into `token`. Returns nothing so that the parser's hot
-    /// path does not copy (retain and release) the token's value.
+    /// Reads the next token into `kind`, `start`, `end` and the value fields.
     @inline(__always)
     mutating func advance() throws(GraphQLError) {
-        token = try readToken()
+        try readToken()
     }
 
     /// The token after the current one, without consuming anything.
@@ -40,7 +82,27 @@ struct Lexer {
         return copy.token
     }
 
-    private mutating func readToken() throws(GraphQLError) -> Token {
+    @inline(__always)
+    private mutating func set(_ kind: TokenKind, _ start: Int, _ end: Int, value valueStart: Int, _ valueEnd: Int) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.valueStart = valueStart
+        self.valueEnd = valueEnd
+        self.isDecoded = false
+        position = end
+    }
+
+    private mutating func setDecoded(_ kind: TokenKind, _ start: Int, _ end: Int, _ value: String) {
+        self.kind = kind
+        self.start = start
+        self.end = end
+        self.isDecoded = true
+        self.decoded = value
+        position = end
+    }
+
+    private mutating func readToken() throws(GraphQLError) {
         let count = bytes.count
         var pos = position
         // Ignored tokens (spec §2.1.7).
@@ -68,15 +130,16 @@ struct Lexer {
                 return try readSignificantToken(at: pos)
             }
         }
-        position = count
-        return Token(kind: .endOfFile, start: count, end: count, value: "")
+        set(.endOfFile, count, count, value: count, count)
     }
 
-    private mutating func readSignificantToken(at start: Int) throws(GraphQLError) -> Token {
+    @inline(__always)
+    private mutating func readSignificantToken(at start: Int) throws(GraphQLError) {
         let b = bytes[start]
-        func punctuator(_ kind: TokenKind, _ length: Int = 1) -> Token {
-            position = start + length
-            return Token(kind: kind, start: start, end: start + length, value: "")
+        // Names first: most tokens are names.
+        if isNameStart(b) { return readName(start) }
+        @inline(__always) func punctuator(_ kind: TokenKind, _ length: Int = 1) {
+            set(kind, start, start + length, value: start, start)
         }
         switch b {
         case 0x21: return punctuator(.bang)
@@ -98,7 +161,6 @@ struct Lexer {
             if byte(start + 1) == 0x22 && byte(start + 2) == 0x22 { return try readBlockString(start) }
             return try readString(start)
         default:
-            if isNameStart(b) { return readName(start) }
             if isDigit(b) || b == 0x2D { return try readNumber(start) }
         }
         if b == 0x27 {
@@ -113,18 +175,19 @@ struct Lexer {
     // MARK: Names
 
     /// Name :: NameStart NameContinue* [lookahead != NameContinue]
-    private mutating func readName(_ start: Int) -> Token {
+    @inline(__always)
+    private mutating func readName(_ start: Int) {
         var pos = start + 1
-        while pos < bytes.count, isNameContinue(bytes[pos]) { pos += 1 }
-        position = pos
-        return Token(kind: .name, start: start, end: pos, value: text(start, pos))
+        let count = bytes.count
+        while pos < count, isNameContinue(bytes[pos]) { pos += 1 }
+        set(.name, start, pos, value: start, pos)
     }
 
     // MARK: Numbers
 
     /// IntValue :: IntegerPart [lookahead != {Digit, `.`, NameStart}]
     /// FloatValue :: IntegerPart FractionalPart? ExponentPart? (at least one of them)
-    private mutating func readNumber(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readNumber(_ start: Int) throws(GraphQLError) {
         var pos = start
         var isFloat = false
         if byte(pos) == 0x2D { pos += 1 }  // NegativeSign
@@ -149,8 +212,7 @@ struct Lexer {
         if let next = byte(pos), next == 0x2E || isNameStart(next) {
             throw error(pos, "Invalid number, expected digit but got: \(describeCharacter(at: pos)).")
         }
-        position = pos
-        return Token(kind: isFloat ? .float : .int, start: start, end: pos, value: text(start, pos))
+        set(isFloat ? .float : .int, start, pos, value: start, pos)
     }
 
     /// Digit+, returning the offset after the last digit.
@@ -166,22 +228,20 @@ struct Lexer {
     // MARK: Strings
 
     /// StringValue :: `"` StringCharacter* `"`
-    private mutating func readString(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readString(_ start: Int) throws(GraphQLError) {
         var pos = start + 1
         var chunkStart = pos
         var decoded: [UInt8]? = nil  // only allocated once an escape is seen
         while pos < bytes.count {
             let b = bytes[pos]
             if b == 0x22 {  // closing quote
-                let value: String
                 if var buffer = decoded {
                     buffer.append(contentsOf: bytes[chunkStart..<pos])
-                    value = String(decoding: buffer, as: UTF8.self)
+                    setDecoded(.string, start, pos + 1, String(decoding: buffer, as: UTF8.self))
                 } else {
-                    value = text(chunkStart, pos)
+                    set(.string, start, pos + 1, value: chunkStart, pos)
                 }
-                position = pos + 1
-                return Token(kind: .string, start: start, end: pos + 1, value: value)
+                return
             }
             if b == 0x5C {  // escape sequence
                 if decoded == nil { decoded = [] }
@@ -270,7 +330,8 @@ struct Lexer {
 
     /// BlockString :: `"""` BlockStringCharacter* `"""`, its value dedented by
     /// BlockStringValue() (spec §2.9.4).
-    private mutating func readBlockString(_ start: Int) throws(GraphQLError) -> Token {
+    private mutating func readBlockString(_ start: Int) throws(GraphQLError) {
+        if readPlainBlockString(start) { return }
         var pos = start + 3
         var chunkStart = pos
         var line: [UInt8] = []
@@ -278,7 +339,6 @@ struct Lexer {
         while pos < bytes.count {
             let b = bytes[pos]
             if b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 {
-                position = pos + 3
                 if lines.isEmpty && chunkStart == start + 3 {
                     // One line, no escapes (most descriptions): the value is the raw text,
                     // or empty when it is only white space; no line buffers needed.
@@ -287,14 +347,17 @@ struct Lexer {
                         allWhitespace = false
                         break
                     }
-                    let value = allWhitespace ? "" : text(chunkStart, pos)
-                    return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+                    if allWhitespace {
+                        set(.blockString, start, pos + 3, value: pos, pos)
+                    } else {
+                        set(.blockString, start, pos + 3, value: chunkStart, pos)
+                    }
+                    return
                 }
                 line.append(contentsOf: bytes[chunkStart..<pos])
                 lines.append(line)
-                position = pos + 3
-                let value = BlockString.dedent(lines)
-                return Token(kind: .blockString, start: start, end: pos + 3, value: value)
+                setDecoded(.blockString, start, pos + 3, BlockString.dedent(lines))
+                return
             }
             if b == 0x5C && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 && byte(pos + 3) == 0x22 {
                 // \""" stands for """: keep the quotes, drop the backslash.
@@ -320,6 +383,104 @@ struct Lexer {
             }
         }
         throw error(pos, "Unterminated string.")
+    }
+
+    /// The common case of a block string without `\"""` and without invalid UTF-8: one
+    /// pass finds its end and what BlockString.dedent needs (the first and last
+    /// non-blank lines and the common indentation), a second writes the value straight
+    /// into a `String`, with no line buffers. Returns false, having read nothing, for
+    /// anything else; `readBlockString` then reads it (and reports its errors).
+    private mutating func readPlainBlockString(_ start: Int) -> Bool {
+        let count = bytes.count
+        let contentStart = start + 3
+        var pos = contentStart
+        var line = 0
+        var indent = 0
+        var isBlank = true
+        var commonIndent = Int.max
+        var firstNonBlank = -1
+        var lastNonBlank = -1
+        while true {
+            guard pos < count else { return false }  // unterminated
+            let b = bytes[pos]
+            let isEnd = b == 0x22 && pos + 2 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
+            if isEnd || b == 0x0A || b == 0x0D {
+                if !isBlank {
+                    if firstNonBlank < 0 { firstNonBlank = line }
+                    lastNonBlank = line
+                    if line != 0 && indent < commonIndent { commonIndent = indent }
+                }
+                if isEnd { break }
+                pos += (b == 0x0D && pos + 1 < count && bytes[pos + 1] == 0x0A) ? 2 : 1
+                line += 1
+                indent = 0
+                isBlank = true
+                continue
+            }
+            if b == 0x5C && pos + 3 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
+                && bytes[pos + 3] == 0x22
+            {
+                return false  // \""" escape
+            }
+            if isBlank {
+                if b == 0x20 || b == 0x09 { indent += 1 } else { isBlank = false }
+            }
+            if b < 0x80 {
+                pos += 1
+            } else if let (_, length) = decodeScalar(at: pos) {
+                pos += length
+            } else {
+                return false  // invalid UTF-8
+            }
+        }
+        let contentEnd = pos
+        let end = contentEnd + 3
+        if line == 0 {
+            // One line: the raw text, or empty when it is only white space.
+            if isBlank {
+                set(.blockString, start, end, value: contentEnd, contentEnd)
+            } else {
+                set(.blockString, start, end, value: contentStart, contentEnd)
+            }
+            return true
+        }
+        guard firstNonBlank >= 0 else {
+            set(.blockString, start, end, value: contentEnd, contentEnd)
+            return true
+        }
+        let first = firstNonBlank
+        let last = lastNonBlank
+        let strip = commonIndent == Int.max ? 0 : commonIndent
+        let source = bytes
+        let value = String(unsafeUninitializedCapacity: contentEnd - contentStart) { out in
+            var written = 0
+            var line = 0
+            var lineStart = contentStart
+            var i = contentStart
+            while line <= last {
+                // Find the end of this line.
+                var lineEnd = i
+                while lineEnd < contentEnd, source[lineEnd] != 0x0A, source[lineEnd] != 0x0D { lineEnd += 1 }
+                if line >= first {
+                    if line > first {
+                        out[written] = 0x0A
+                        written += 1
+                    }
+                    let from = line == 0 ? lineStart : lineStart + min(strip, lineEnd - lineStart)
+                    for j in from..<lineEnd {
+                        out[written] = source[j]
+                        written += 1
+                    }
+                }
+                if lineEnd >= contentEnd { break }
+                i = lineEnd + ((source[lineEnd] == 0x0D && lineEnd + 1 < contentEnd && source[lineEnd + 1] == 0x0A) ? 2 : 1)
+                lineStart = i
+                line += 1
+            }
+            return written
+        }
+        setDecoded(.blockString, start, end, value)
+        return true
     }
 
     // MARK: Characters
@@ -390,6 +551,20 @@ struct Lexer {
     private func text(_ start: Int, _ end: Int) -> String {
         String(decoding: UnsafeBufferPointer(rebasing: bytes[start..<end]), as: UTF8.self)
     }
+
+    /// `bytes[start..<end]`, known to be ASCII, as a `String`. Up to 15 bytes this
+    /// makes a small (inline, unallocated) string, which the standard library checks
+    /// for ASCII with one mask instead of running the UTF-8 validator.
+    @inline(__always)
+    private func asciiText(_ start: Int, _ end: Int) -> String {
+        let count = end - start
+        guard count <= 15 else { return text(start, end) }
+        let base = bytes.baseAddress! + start
+        return String(unsafeUninitializedCapacity: count) { buffer in
+            buffer.baseAddress!.initialize(from: base, count: count)
+            return count
+        }
+    }
 }
 
 @inline(__always) func isDigit(_ b: UInt8) -> Bool { b &- 0x30 < 10 }
@@ -398,7 +573,12 @@ struct Lexer {
     (b | 0x20) &- 0x61 < 26 || b == 0x5F
 }
 
-@inline(__always) func isNameContinue(_ b: UInt8) -> Bool { isNameStart(b) || isDigit(b) }
+/// NameContinue :: Letter | Digit | `_`, as a bit test: bit `b % 64` of one mask for
+/// bytes below 64 (the digits) and of another for 64..<128 (letters and `_`).
+@inline(__always) func isNameContinue(_ b: UInt8) -> Bool {
+    let mask: UInt64 = b < 64 ? 0x03FF_0000_0000_0000 : (b < 128 ? 0x07FF_FFFE_87FF_FFFE : 0)
+    return (mask >> UInt64(b & 63)) & 1 != 0
+}
 
 @inline(__always) private func hexValue(_ b: UInt8) -> UInt32? {
     switch b {

@@ -74,15 +74,18 @@ struct Parser {
 
     private var token: Token { lexer.token }
 
+    @inline(__always)
     private mutating func advance() throws(GraphQLError) {
-        lastEnd = lexer.token.end
+        lastEnd = lexer.end
         try lexer.advance()
-        if lexer.token.kind != .endOfFile, let maxTokens = options.maxTokens {
+        if let maxTokens = options.maxTokens, lexer.kind != .endOfFile {
             tokenCount += 1
-            if tokenCount > maxTokens {
-                throw error(lexer.token.start, "Document contains more than \(maxTokens) tokens. Parsing aborted.")
-            }
+            if tokenCount > maxTokens { throw tooManyTokens(maxTokens) }
         }
+    }
+
+    private func tooManyTokens(_ maxTokens: Int) -> GraphQLError {
+        error(lexer.start, "Document contains more than \(maxTokens) tokens. Parsing aborted.")
     }
 
     private func error(_ offset: Int, _ description: String) -> GraphQLError {
@@ -90,34 +93,35 @@ struct Parser {
     }
 
     @inline(__always)
-    private func peek(_ kind: TokenKind) -> Bool { lexer.token.kind == kind }
+    private func peek(_ kind: TokenKind) -> Bool { lexer.kind == kind }
 
-    @discardableResult
-    mutating func expect(_ kind: TokenKind) throws(GraphQLError) -> Token {
-        let current = token
-        guard current.kind == kind else {
-            throw error(current.start, "Expected \(kind.errorDescription), found \(current.errorDescription).")
-        }
+    @inline(__always)
+    mutating func expect(_ kind: TokenKind) throws(GraphQLError) {
+        guard lexer.kind == kind else { throw expected(kind) }
         try advance()
-        return current
+    }
+
+    private func expected(_ kind: TokenKind) -> GraphQLError {
+        error(lexer.start, "Expected \(kind.errorDescription), found \(token.errorDescription).")
     }
 
     /// Consumes a token of `kind` if it is next.
+    @inline(__always)
     private mutating func skip(_ kind: TokenKind) throws(GraphQLError) -> Bool {
-        guard token.kind == kind else { return false }
+        guard lexer.kind == kind else { return false }
         try advance()
         return true
     }
 
-    private mutating func expectKeyword(_ keyword: String) throws(GraphQLError) {
-        guard token.kind == .name && token.value == keyword else {
-            throw error(token.start, "Expected \"\(keyword)\", found \(token.errorDescription).")
+    private mutating func expectKeyword(_ keyword: StaticString) throws(GraphQLError) {
+        guard lexer.isName(keyword) else {
+            throw error(lexer.start, "Expected \"\(keyword)\", found \(token.errorDescription).")
         }
         try advance()
     }
 
-    private mutating func skipKeyword(_ keyword: String) throws(GraphQLError) -> Bool {
-        guard token.kind == .name && token.value == keyword else { return false }
+    private mutating func skipKeyword(_ keyword: StaticString) throws(GraphQLError) -> Bool {
+        guard lexer.isName(keyword) else { return false }
         try advance()
         return true
     }
@@ -132,7 +136,7 @@ struct Parser {
     private mutating func nest() throws(GraphQLError) {
         depth += 1
         if depth > options.maxDepth {
-            throw error(token.start, "Document exceeds the maximum nesting depth of \(options.maxDepth).")
+            throw error(lexer.start, "Document exceeds the maximum nesting depth of \(options.maxDepth).")
         }
     }
 
@@ -142,6 +146,7 @@ struct Parser {
     ) throws(GraphQLError) -> [T] {
         try expect(open)
         var items: [T] = []
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
         repeat { items.append(try item(&self)) } while !(try skip(close))
         return items
     }
@@ -158,8 +163,10 @@ struct Parser {
         _ open: TokenKind, _ close: TokenKind, _ item: (inout Parser) throws(GraphQLError) -> T
     ) throws(GraphQLError) -> [T] {
         try expect(open)
+        if try skip(close) { return [] }
         var items: [T] = []
-        while !(try skip(close)) { items.append(try item(&self)) }
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
+        repeat { items.append(try item(&self)) } while !(try skip(close))
         return items
     }
 
@@ -169,6 +176,7 @@ struct Parser {
     ) throws(GraphQLError) -> [T] {
         _ = try skip(delimiter)
         var items: [T] = []
+        items.reserveCapacity(4)  // one allocation for the usual short lists, not 1, 2, 4
         repeat { items.append(try item(&self)) } while try skip(delimiter)
         return items
     }
@@ -177,7 +185,7 @@ struct Parser {
 
     /// Document : Definition+
     mutating func parseDocument() throws(GraphQLError) -> Document {
-        let start = token.start
+        let start = lexer.start
         let definitions = try many(.startOfFile, .endOfFile) { (p: inout Parser) throws(GraphQLError) in try p.parseDefinition() }
         return Document(definitions: definitions, span: Span(start: start, end: lastEnd))
     }
@@ -188,7 +196,7 @@ struct Parser {
         let hasDescription = peekDescription
         let keyword = hasDescription ? try lexer.lookahead() : token
         if hasDescription && keyword.kind == .braceL {
-            throw error(token.start, "Unexpected description, descriptions are not supported on shorthand queries.")
+            throw error(lexer.start, "Unexpected description, descriptions are not supported on shorthand queries.")
         }
         if keyword.kind == .name {
             switch keyword.value {
@@ -205,7 +213,7 @@ struct Parser {
             default: break
             }
             if hasDescription {
-                throw error(token.start, "Unexpected description, only GraphQL definitions support descriptions.")
+                throw error(lexer.start, "Unexpected description, only GraphQL definitions support descriptions.")
             }
             if keyword.value == "extend" { return try parseTypeSystemExtension() }
         }
@@ -216,7 +224,7 @@ struct Parser {
 
     /// OperationDefinition : Description? OperationType Name? VariablesDefinition? Directives? SelectionSet | SelectionSet
     private mutating func parseOperationDefinition() throws(GraphQLError) -> OperationDefinition {
-        let start = token.start
+        let start = lexer.start
         if peek(.braceL) {
             let selectionSet = try parseSelectionSet()
             return OperationDefinition(operation: .query, selectionSet: selectionSet, span: span(from: start))
@@ -234,14 +242,28 @@ struct Parser {
 
     /// OperationType : one of `query` `mutation` `subscription`
     private mutating func parseOperationType() throws(GraphQLError) -> OperationType {
-        let current = try expect(.name)
-        guard let operation = OperationType(rawValue: current.value) else { throw unexpected(current) }
+        guard lexer.kind == .name else { throw expected(.name) }
+        let operation: OperationType
+        if lexer.isName("query") {
+            operation = .query
+        } else if lexer.isName("mutation") {
+            operation = .mutation
+        } else if lexer.isName("subscription") {
+            operation = .subscription
+        } else {
+            // The token is consumed before the error, as `expect(.name)` did: a lexer
+            // error in the next token takes precedence.
+            let current = token
+            try advance()
+            throw unexpected(current)
+        }
+        try advance()
         return operation
     }
 
     /// VariableDefinition : Description? Variable : Type DefaultValue? Directives[Const]?
     private mutating func parseVariableDefinition() throws(GraphQLError) -> VariableDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         let variable = try parseVariable()
         try expect(.colon)
@@ -261,7 +283,7 @@ struct Parser {
 
     /// SelectionSet : { Selection+ }
     private mutating func parseSelectionSet() throws(GraphQLError) -> SelectionSet {
-        let start = token.start
+        let start = lexer.start
         try nest()
         defer { depth -= 1 }
         let selections = try many(.braceL, .braceR) { (p: inout Parser) throws(GraphQLError) in try p.parseSelection() }
@@ -275,7 +297,7 @@ struct Parser {
 
     /// Field : Alias? Name Arguments? Directives? SelectionSet?
     private mutating func parseField() throws(GraphQLError) -> Field {
-        let start = token.start
+        let start = lexer.start
         let nameOrAlias = try parseName()
         let alias: Name?
         let name: Name
@@ -301,7 +323,7 @@ struct Parser {
 
     /// Argument[Const] : Name : Value[?Const]
     private mutating func parseArgument(isConst: Bool) throws(GraphQLError) -> Argument {
-        let start = token.start
+        let start = lexer.start
         let name = try parseName()
         try expect(.colon)
         let value = try parseValueLiteral(isConst: isConst)
@@ -311,7 +333,7 @@ struct Parser {
     /// FragmentSpread : ... FragmentName Directives?
     /// InlineFragment : ... TypeCondition? Directives? SelectionSet
     private mutating func parseFragment() throws(GraphQLError) -> Selection {
-        let start = token.start
+        let start = lexer.start
         try expect(.spread)
         let hasTypeCondition = try skipKeyword("on")
         if !hasTypeCondition && peek(.name) {
@@ -330,7 +352,7 @@ struct Parser {
 
     /// FragmentDefinition : Description? fragment FragmentName TypeCondition Directives? SelectionSet
     private mutating func parseFragmentDefinition() throws(GraphQLError) -> FragmentDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("fragment")
         let name = try parseFragmentName()
@@ -345,7 +367,7 @@ struct Parser {
 
     /// FragmentName : Name but not `on`
     private mutating func parseFragmentName() throws(GraphQLError) -> Name {
-        if token.kind == .name && token.value == "on" { throw unexpected() }
+        if lexer.isName("on") { throw unexpected() }
         return try parseName()
     }
 
@@ -354,41 +376,49 @@ struct Parser {
     /// Value[Const] : [~Const] Variable | IntValue | FloatValue | StringValue | BooleanValue
     ///   | NullValue | EnumValue | ListValue[?Const] | ObjectValue[?Const]
     mutating func parseValueLiteral(isConst: Bool) throws(GraphQLError) -> Value {
-        let current = token
-        switch current.kind {
+        let start = lexer.start
+        switch lexer.kind {
         case .bracketL:
             // ListValue[Const] : [ ] | [ Value[?Const]+ ]
             try nest()
             defer { depth -= 1 }
             let values = try any(.bracketL, .bracketR) { (p: inout Parser) throws(GraphQLError) in try p.parseValueLiteral(isConst: isConst) }
-            return Value(.list(values), span: span(from: current.start))
+            return Value(.list(values), span: span(from: start))
         case .braceL:
             // ObjectValue[Const] : { } | { ObjectField[?Const]+ }
             try nest()
             defer { depth -= 1 }
             let fields = try any(.braceL, .braceR) { (p: inout Parser) throws(GraphQLError) in try p.parseObjectField(isConst: isConst) }
-            return Value(.object(fields), span: span(from: current.start))
+            return Value(.object(fields), span: span(from: start))
         case .int:
+            let value = lexer.asciiValue()
             try advance()
-            return Value(.int(current.value), span: span(from: current.start))
+            return Value(.int(value), span: span(from: start))
         case .float:
+            let value = lexer.asciiValue()
             try advance()
-            return Value(.float(current.value), span: span(from: current.start))
+            return Value(.float(value), span: span(from: start))
         case .string, .blockString:
+            let block = lexer.kind == .blockString
+            let value = lexer.value
             try advance()
-            return Value(.string(current.value, block: current.kind == .blockString), span: span(from: current.start))
+            return Value(.string(value, block: block), span: span(from: start))
         case .name:
-            try advance()
             let kind: Value.Kind
-            switch current.value {
-            case "true": kind = .boolean(true)
-            case "false": kind = .boolean(false)
-            case "null": kind = .null
-            default: kind = .enumValue(current.value)
+            if lexer.isName("true") {
+                kind = .boolean(true)
+            } else if lexer.isName("false") {
+                kind = .boolean(false)
+            } else if lexer.isName("null") {
+                kind = .null
+            } else {
+                kind = .enumValue(lexer.asciiValue())
             }
-            return Value(kind, span: span(from: current.start))
+            try advance()
+            return Value(kind, span: span(from: start))
         case .dollar:
             if isConst {
+                let current = token
                 let next = try lexer.lookahead()
                 if next.kind == .name {
                     throw error(current.start, "Unexpected variable \"$\(next.value)\" in constant value.")
@@ -396,7 +426,7 @@ struct Parser {
                 throw unexpected(current)
             }
             let name = try parseVariable()
-            return Value(.variable(name.value), span: span(from: current.start))
+            return Value(.variable(name.value), span: span(from: start))
         default:
             throw unexpected()
         }
@@ -404,7 +434,7 @@ struct Parser {
 
     /// ObjectField[Const] : Name : Value[?Const]
     private mutating func parseObjectField(isConst: Bool) throws(GraphQLError) -> ObjectField {
-        let start = token.start
+        let start = lexer.start
         let name = try parseName()
         try expect(.colon)
         let value = try parseValueLiteral(isConst: isConst)
@@ -416,9 +446,11 @@ struct Parser {
 
     private mutating func parseDescription() throws(GraphQLError) -> StringValue? {
         guard peekDescription else { return nil }
-        let current = token
+        let start = lexer.start
+        let block = lexer.kind == .blockString
+        let value = lexer.value
         try advance()
-        return StringValue(current.value, block: current.kind == .blockString, span: span(from: current.start))
+        return StringValue(value, block: block, span: span(from: start))
     }
 
     // MARK: Directives and types
@@ -432,7 +464,7 @@ struct Parser {
 
     /// Directive[Const] : @ Name Arguments[?Const]?
     private mutating func parseDirective(isConst: Bool) throws(GraphQLError) -> Directive {
-        let start = token.start
+        let start = lexer.start
         try expect(.at)
         let name = try parseName()
         let arguments = try parseArguments(isConst: isConst)
@@ -441,7 +473,7 @@ struct Parser {
 
     /// Type : NamedType | ListType | NonNullType
     mutating func parseTypeReference() throws(GraphQLError) -> TypeReference {
-        let start = token.start
+        let start = lexer.start
         var type: TypeReference
         if try skip(.bracketL) {
             // ListType : [ Type ]
@@ -460,15 +492,17 @@ struct Parser {
 
     /// Name :: NameStart NameContinue*
     private mutating func parseName() throws(GraphQLError) -> Name {
-        let current = try expect(.name)
-        return Name(current.value, span: Span(start: current.start, end: current.end))
+        guard lexer.kind == .name else { throw expected(.name) }
+        let name = Name(lexer.asciiValue(), span: Span(start: lexer.start, end: lexer.end))
+        try advance()
+        return name
     }
 
     // MARK: Type system definitions
 
     /// SchemaDefinition : Description? schema Directives[Const]? { RootOperationTypeDefinition+ }
     private mutating func parseSchemaDefinition() throws(GraphQLError) -> SchemaDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("schema")
         let directives = try parseDirectives(isConst: true)
@@ -479,7 +513,7 @@ struct Parser {
 
     /// RootOperationTypeDefinition : OperationType : NamedType
     private mutating func parseRootOperationTypeDefinition() throws(GraphQLError) -> RootOperationTypeDefinition {
-        let start = token.start
+        let start = lexer.start
         let operation = try parseOperationType()
         try expect(.colon)
         let type = try parseName()
@@ -488,7 +522,7 @@ struct Parser {
 
     /// ScalarTypeDefinition : Description? scalar Name Directives[Const]?
     private mutating func parseScalarTypeDefinition() throws(GraphQLError) -> ScalarTypeDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("scalar")
         let name = try parseName()
@@ -498,8 +532,8 @@ struct Parser {
 
     /// ObjectTypeDefinition : Description? type Name ImplementsInterfaces? Directives[Const]? FieldsDefinition?
     /// InterfaceTypeDefinition : Description? interface Name ImplementsInterfaces? Directives[Const]? FieldsDefinition?
-    private mutating func parseObjectTypeDefinition(keyword: String) throws(GraphQLError) -> ObjectTypeDefinition {
-        let start = token.start
+    private mutating func parseObjectTypeDefinition(keyword: StaticString) throws(GraphQLError) -> ObjectTypeDefinition {
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword(keyword)
         let name = try parseName()
@@ -524,7 +558,7 @@ struct Parser {
 
     /// FieldDefinition : Description? Name ArgumentsDefinition? : Type Directives[Const]?
     private mutating func parseFieldDefinition() throws(GraphQLError) -> FieldDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         let name = try parseName()
         let arguments = try parseArgumentDefinitions()
@@ -543,7 +577,7 @@ struct Parser {
 
     /// InputValueDefinition : Description? Name : Type DefaultValue? Directives[Const]?
     private mutating func parseInputValueDefinition() throws(GraphQLError) -> InputValueDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         let name = try parseName()
         try expect(.colon)
@@ -557,7 +591,7 @@ struct Parser {
 
     /// UnionTypeDefinition : Description? union Name Directives[Const]? UnionMemberTypes?
     private mutating func parseUnionTypeDefinition() throws(GraphQLError) -> UnionTypeDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("union")
         let name = try parseName()
@@ -575,7 +609,7 @@ struct Parser {
 
     /// EnumTypeDefinition : Description? enum Name Directives[Const]? EnumValuesDefinition?
     private mutating func parseEnumTypeDefinition() throws(GraphQLError) -> EnumTypeDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("enum")
         let name = try parseName()
@@ -592,11 +626,11 @@ struct Parser {
 
     /// EnumValueDefinition : Description? EnumValue Directives[Const]?
     private mutating func parseEnumValueDefinition() throws(GraphQLError) -> EnumValueDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         // EnumValue : Name but not `true`, `false` or `null`
-        if token.kind == .name, ["true", "false", "null"].contains(token.value) {
-            throw error(token.start, "\(token.errorDescription) is reserved and cannot be used for an enum value.")
+        if lexer.isName("true") || lexer.isName("false") || lexer.isName("null") {
+            throw error(lexer.start, "\(token.errorDescription) is reserved and cannot be used for an enum value.")
         }
         let name = try parseName()
         let directives = try parseDirectives(isConst: true)
@@ -605,7 +639,7 @@ struct Parser {
 
     /// InputObjectTypeDefinition : Description? input Name Directives[Const]? InputFieldsDefinition?
     private mutating func parseInputObjectTypeDefinition() throws(GraphQLError) -> InputObjectTypeDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("input")
         let name = try parseName()
@@ -622,7 +656,7 @@ struct Parser {
 
     /// DirectiveDefinition : Description? directive @ Name ArgumentsDefinition? `repeatable`? on DirectiveLocations
     private mutating func parseDirectiveDefinition() throws(GraphQLError) -> DirectiveDefinition {
-        let start = token.start
+        let start = lexer.start
         let description = try parseDescription()
         try expectKeyword("directive")
         try expect(.at)
@@ -650,7 +684,7 @@ struct Parser {
     private mutating func parseTypeSystemExtension() throws(GraphQLError) -> Definition {
         let keyword = try lexer.lookahead()
         guard keyword.kind == .name else { throw unexpected(keyword) }
-        let start = token.start
+        let start = lexer.start
         switch keyword.value {
         case "schema":
             // SchemaExtension : extend schema Directives[Const]? { RootOperationTypeDefinition+ } | extend schema Directives[Const]
@@ -674,7 +708,7 @@ struct Parser {
         case "type", "interface":
             // ObjectTypeExtension / InterfaceTypeExtension : extend type|interface Name ImplementsInterfaces? Directives[Const]? FieldsDefinition (at least one)
             try expectKeyword("extend")
-            try expectKeyword(keyword.value)
+            try advance()  // `type` or `interface`, just looked ahead at
             let name = try parseName()
             let interfaces = try parseImplementsInterfaces()
             let directives = try parseDirectives(isConst: true)
