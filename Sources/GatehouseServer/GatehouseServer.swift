@@ -100,7 +100,7 @@ public final class GatehouseServer: Sendable {
             })
         http = HTTPServer(
             configuration: .init(
-                host: settings.host, port: settings.port, workerThreads: settings.effectiveHTTPThreads,
+                host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
                 maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
                 maxConnections: settings.maxConnections, log: { logger.debug("http", ["detail": .string($0)]) }),
             handler: router)

@@ -37,11 +37,6 @@ public struct Settings: Sendable, Hashable {
 
     public init() {}
 
-    /// The HTTP worker threads: the setting, or enough that requests waiting on the
-    /// database and on password hashing do not starve the others.
-    public var effectiveHTTPThreads: Int {
-        httpThreads > 0 ? httpThreads : max(4, poolSize + hashWorkers)
-    }
 }
 
 /// A setting's names, documentation and parser: the single source of `--help`,
@@ -96,7 +91,7 @@ extension Settings {
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
         decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
         integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout in milliseconds", 1...3_600_000, \.statementTimeout),
-        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP worker threads; 0: pool size + hash workers", 0...1024, \.httpThreads),
+        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP worker pool threads; 0: one thread per connection, so a request waiting on a hash holds up no other", 0...1024, \.httpThreads),
         integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
         integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
         integer("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "Largest request body in bytes (413 above)", 1024...(64 << 20), \.maxBodySize),

@@ -2,9 +2,10 @@
 ///
 /// `handle(_:)` is called synchronously on one of libmicrohttpd's worker threads,
 /// never on Swift concurrency's cooperative pool, so blocking work (libpq, password
-/// hashing) is fine and intended. While it runs, that worker serves no other
+/// hashing) is fine and intended. While it runs, a pool worker serves no other
 /// connection: size ``HTTPServer/Configuration/workerThreads`` for the expected
-/// number of concurrently blocked handlers. Many threads may call it at once.
+/// number of concurrently blocked handlers, or use one thread per connection (0).
+/// Many threads may call it at once.
 public protocol HTTPHandler: Sendable {
     /// Returns the response for `request`.
     func handle(_ request: HTTPRequest) -> HTTPResponse

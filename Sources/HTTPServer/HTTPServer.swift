@@ -5,8 +5,8 @@ import Synchronization
 /// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.
 ///
 /// Threads: an internal polling thread pool using epoll
-/// (``Configuration/workerThreads`` threads); each runs the handler synchronously
-/// for the connections it owns. Keep-alive, pipelining and chunked uploads are
+/// (``Configuration/workerThreads`` threads), each running the handler synchronously
+/// for the connections it owns; or, with `workerThreads` 0, one thread per connection. Keep-alive, pipelining and chunked uploads are
 /// libmicrohttpd's.
 ///
 /// Bad input is answered by libmicrohttpd before the handler sees it: a malformed
@@ -36,7 +36,9 @@ public final class HTTPServer: Sendable {
         public var host: String
         /// TCP port; 0 picks a free port (read it from ``HTTPServer/boundPort``).
         public var port: Int
-        /// Worker threads in libmicrohttpd's pool (each runs handlers synchronously).
+        /// Worker threads in libmicrohttpd's pool (each runs handlers synchronously and
+        /// serves many connections); 0: one thread per connection, so a handler that
+        /// blocks (on a database or a password hash) holds up only its own connection.
         public var workerThreads: Int
         /// Largest accepted request body in bytes; larger bodies get 413.
         public var maxBodySize: Int
@@ -118,8 +120,8 @@ public final class HTTPServer: Sendable {
         guard (0...65535).contains(config.port) else {
             throw .invalidConfiguration("port \(config.port) is outside 0...65535")
         }
-        guard config.workerThreads >= 1, config.workerThreads <= 1024 else {
-            throw .invalidConfiguration("workerThreads must be between 1 and 1024")
+        guard config.workerThreads >= 0, config.workerThreads <= 1024 else {
+            throw .invalidConfiguration("workerThreads must be between 0 (one per connection) and 1024")
         }
         guard config.maxBodySize >= 0 else { throw .invalidConfiguration("maxBodySize must not be negative") }
         guard config.connectionMemoryLimit >= 4096 else {
@@ -194,8 +196,10 @@ public final class HTTPServer: Sendable {
     private static func startDaemon(
         config: Configuration, address: inout SocketAddress, core: ServerCore
     ) -> (OpaquePointer?, Int32) {
-        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_EPOLL.rawValue
-            | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+        // Thread per connection cannot be combined with epoll; poll() serves its listener.
+        flags |= config.workerThreads == 0
+            ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue
         if address.isIPv6 {
             flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
         }
