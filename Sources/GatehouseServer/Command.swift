@@ -75,7 +75,7 @@ public enum Command {
     private static func migrate(_ settings: Settings) -> Int32 {
         let logger = Logger(level: settings.logLevel)
         do {
-            let (embedded, pool) = try GatehouseServer.openDatabase(settings, logger)
+            let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
             defer {
                 pool.close()
                 if let embedded { try? embedded.stop() }

@@ -17,6 +17,7 @@ public final class GatehouseServer: Sendable {
     private let pool: Pool
     private let hashing: PasswordHashingPool
     private let janitor: SessionJanitorThread
+    private let listener: NotificationListener?
     private let http: HTTPServer
 
     /// Why the server could not start: a message for the operator (no secrets).
@@ -35,7 +36,7 @@ public final class GatehouseServer: Sendable {
         let schema: GraphQLSchema
         do { schema = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
 
-        let (embedded, pool) = try Self.openDatabase(settings, logger)
+        let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
         var started = false
@@ -64,6 +65,9 @@ public final class GatehouseServer: Sendable {
         defer { if !started { hashing.shutdown() } }
 
         let log: @Sendable (String) -> Void = { logger.error("internal error", ["detail": .string($0)]) }
+        let (cache, listener) = Self.sessionCache(settings, connection, logger)
+        self.listener = listener
+        defer { if !started { listener?.stop() } }
         let auth = AuthService(
             pool: pool, hashing: hashing,
             configuration: AuthConfiguration(
@@ -73,7 +77,7 @@ public final class GatehouseServer: Sendable {
                 lockout: settings.lockoutThreshold > 0
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
                 masterKey: settings.masterKey),
-            log: log)
+            sessionCache: cache, log: log)
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -126,6 +130,7 @@ public final class GatehouseServer: Sendable {
         let drained = http.stop(deadline: .now + .milliseconds(Int(settings.shutdownTimeout * 1000)))
         if !drained { logger.warn("shutdown deadline passed with requests in flight") }
         janitor.stop()
+        listener?.stop()
         hashing.shutdown()
         pool.close()
         if let embedded {
@@ -135,7 +140,9 @@ public final class GatehouseServer: Sendable {
     }
 
     /// The external database of `DATABASE_URL`, or the embedded one (created on first run).
-    static func openDatabase(_ settings: Settings, _ logger: Logger) throws(StartError) -> (EmbeddedPostgres?, Pool) {
+    static func openDatabase(
+        _ settings: Settings, _ logger: Logger
+    ) throws(StartError) -> (EmbeddedPostgres?, Pool, ConnectionConfiguration) {
         var embedded: EmbeddedPostgres? = nil
         let connectionString: String
         if let url = settings.databaseURL {
@@ -151,9 +158,38 @@ public final class GatehouseServer: Sendable {
                 throw StartError("embedded database: \(error)")
             }
         }
+        let connection = ConnectionConfiguration(connectionString, statementTimeoutMilliseconds: settings.statementTimeout)
         let pool = Pool(configuration: PoolConfiguration(
-            connection: ConnectionConfiguration(connectionString, statementTimeoutMilliseconds: settings.statementTimeout),
-            size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
-        return (embedded, pool)
+            connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
+        return (embedded, pool, connection)
+    }
+
+    /// The session cache and the listener that keeps it honest: notifications drop
+    /// changed sessions and users; a dropped listening connection empties the cache
+    /// and bypasses it until listening resumes.
+    static func sessionCache(
+        _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger
+    ) -> (SessionCache?, NotificationListener?) {
+        guard settings.sessionCache else { return (nil, nil) }
+        let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: settings.sessionCacheTTL)
+        let listener = NotificationListener(
+            configuration: connection, channels: [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users],
+            onNotification: { notification in
+                if notification.channel == AuthMigrations.Channel.sessions {
+                    cache.invalidate(digestHex: notification.payload)
+                } else {
+                    cache.invalidate(userId: notification.payload)
+                }
+            },
+            onConnect: {
+                cache.reset(live: true)
+                logger.debug("session cache live")
+            },
+            onDisconnect: { error in
+                cache.reset(live: false)
+                logger.warn("session cache off: notification connection lost", ["error": .string(String(describing: error))])
+            })
+        listener.start()
+        return (cache, listener)
     }
 }

@@ -15,6 +15,9 @@ public struct Settings: Sendable, Hashable {
     public var rateLimitPerAccount = 10
     public var lockoutThreshold = 0
     public var lockoutMinutes = 5
+    public var sessionCache = true
+    public var sessionCacheSize = 10_000
+    public var sessionCacheTTL = 30.0
     public var hashCost = "interactive"
     public var hashWorkers = ProcessInfo.processInfo.activeProcessorCount
     public var hashQueue = 2 * ProcessInfo.processInfo.activeProcessorCount
@@ -80,6 +83,9 @@ extension Settings {
         integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account per 15 minutes; 0: off", 0...1_000_000, \.rateLimitPerAccount),
         integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),
         integer("lockout-duration", "GATEHOUSE_LOCKOUT_DURATION", "Minutes an account stays locked", 1...100_000, \.lockoutMinutes),
+        boolean("session-cache", "GATEHOUSE_SESSION_CACHE", "Cache recently seen sessions, invalidated through PostgreSQL LISTEN/NOTIFY", \.sessionCache),
+        integer("session-cache-size", "GATEHOUSE_SESSION_CACHE_SIZE", "Most sessions cached per instance", 1...10_000_000, \.sessionCacheSize),
+        decimal("session-cache-ttl", "GATEHOUSE_SESSION_CACHE_TTL", "Seconds a cached session is trusted without the database", 0.1...3600, \.sessionCacheTTL),
         text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: interactive, moderate or minimum (tests only)", { settings, value throws(SettingsError) in
             guard ["interactive", "moderate", "minimum"].contains(value) else {
                 throw SettingsError("GATEHOUSE_HASH_COST must be interactive, moderate or minimum, not \"\(value)\".")

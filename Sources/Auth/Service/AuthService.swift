@@ -10,19 +10,22 @@ public final class AuthService: Sendable {
     private let store: UserStore
     private let hashing: PasswordHashingPool
     private let limiter: RateLimiter
+    /// Recently seen sessions (nil: every viewer asks the database).
+    public let sessionCache: SessionCache?
     private let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
     private let log: @Sendable (String) -> Void
 
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
-        limiter: RateLimiter = RateLimiter(), now: @escaping @Sendable () -> Date = { Date() },
-        log: @escaping @Sendable (String) -> Void = { _ in }
+        limiter: RateLimiter = RateLimiter(), sessionCache: SessionCache? = nil,
+        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
         self.store = UserStore(pool: pool)
         self.hashing = hashing
         self.limiter = limiter
+        self.sessionCache = sessionCache
         self.now = now
         self.log = log
     }
@@ -130,20 +133,29 @@ public final class AuthService: Sendable {
     /// Deletes the session of `token`; without a token, or with an unknown one, does nothing.
     public func logOut(token: String?) throws(AuthError) {
         guard let token, !token.isEmpty else { return }
-        try database { () throws in try store.deleteSession(digest: SHA256.digest(token)) }
+        let digest = SHA256.digest(token)
+        try database { () throws in try store.deleteSession(digest: digest) }
+        // Other instances hear of it through the database's notification.
+        sessionCache?.invalidate(digest: digest)
     }
 
     /// The session of `token` and its user (209 when there is none or it expired).
     public func viewer(token: String?) throws(AuthError) -> SessionGrant {
         guard let token, !token.isEmpty else { throw .invalidSession }
         let digest = SHA256.digest(token)
+        if let cached = sessionCache?.lookup(digest), cached.expiresAt > now() {
+            return SessionGrant(sessionToken: token, user: cached.user, expiresAt: cached.expiresAt)
+        }
+        let generation = sessionCache?.generation ?? 0
         guard let found = try database({ () throws in try store.session(digest: digest) }) else {
             throw .invalidSession
         }
         if found.expiresAt <= now() {
             _ = try? store.deleteSession(digest: digest)
+            sessionCache?.invalidate(digest: digest)
             throw .sessionExpired
         }
+        sessionCache?.store(digest, user: found.user, expiresAt: found.expiresAt, ifGeneration: generation)
         return SessionGrant(sessionToken: token, user: found.user, expiresAt: found.expiresAt)
     }
 

@@ -6,7 +6,15 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema]
+    public static let all: [Migration] = [initialSchema, changeNotifications]
+
+    /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
+    public enum Channel {
+        /// Payload: the hex SHA-256 digest of a session token that was deleted or changed.
+        public static let sessions = "gatehouse_sessions"
+        /// Payload: the object id of a user that was changed or deleted.
+        public static let users = "gatehouse_users"
+    }
 
     /// Constraint (unique index) names the domain maps unique violations (SQLSTATE 23505) from.
     public enum Constraint {
@@ -66,5 +74,30 @@ public enum AuthMigrations {
             -- and the ON DELETE CASCADE from users.
             CREATE INDEX sessions_user_id_installation_id_idx ON sessions (user_id, installation_id);
             CREATE INDEX sessions_expires_at_idx ON sessions (expires_at);
+            """)
+
+    /// Migration 2: triggers that announce session deletions and changes and user changes
+    /// (delivered at commit), so every instance's session cache drops what changed.
+    static let changeNotifications = Migration(
+        version: 2, name: "change notifications for session caches",
+        sql: """
+            CREATE FUNCTION gatehouse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('gatehouse_sessions', encode(OLD.token_digest, 'hex'));
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER sessions_notify_change AFTER UPDATE OR DELETE ON sessions
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_session_change();
+
+            CREATE FUNCTION gatehouse_notify_user_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('gatehouse_users', OLD.object_id);
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER users_notify_change
+                AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at OR DELETE ON users
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
             """)
 }

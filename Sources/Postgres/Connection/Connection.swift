@@ -106,6 +106,54 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         return true
     }
 
+    // MARK: Notifications
+
+    /// Starts listening on `channel` (LISTEN). The channel is a fixed name chosen by the
+    /// program (lower-case letters, digits and `_`), never client input.
+    public func listen(_ channel: String) throws(PostgresError) {
+        guard let first = channel.utf8.first, (UInt8(ascii: "a")...UInt8(ascii: "z")).contains(first) || first == UInt8(ascii: "_"),
+            channel.utf8.allSatisfy({ (UInt8(ascii: "a")...UInt8(ascii: "z")).contains($0) || (UInt8(ascii: "0")...UInt8(ascii: "9")).contains($0) || $0 == UInt8(ascii: "_") })
+        else {
+            throw PostgresError(.usage, message: "invalid channel name for LISTEN")
+        }
+        try unsafeExecuteScript("LISTEN \(channel)")
+    }
+
+    /// Waits up to `timeout` seconds for notifications on the channels this connection
+    /// listens to, and returns those that arrived (possibly none). Throws a connection
+    /// error when the connection is lost: the caller reconnects and listens again.
+    public func waitForNotifications(timeout: Double) throws(PostgresError) -> [PostgresNotification] {
+        let conn = try liveHandle()
+        var received = Self.drainNotifications(conn)
+        if !received.isEmpty { return received }
+        var descriptor = pollfd(fd: PQsocket(conn), events: Int16(POLLIN), revents: 0)
+        let ready = poll(&descriptor, 1, Int32(max(0, timeout) * 1000))
+        if ready < 0 && errno != EINTR {
+            broken = true
+            throw PostgresError(.connection, message: "waiting for notifications failed", sqlState: "08006")
+        }
+        if ready > 0 {
+            if PQconsumeInput(conn) == 0 || PQstatus(conn) != CONNECTION_OK {
+                broken = true
+                throw PostgresError(.connection, message: Self.trimmed(PQerrorMessage(conn)), sqlState: "08006")
+            }
+            received = Self.drainNotifications(conn)
+        }
+        if broken { throw PostgresError(.connection, message: "the server closed the connection", sqlState: "08006") }
+        return received
+    }
+
+    private static func drainNotifications(_ conn: OpaquePointer) -> [PostgresNotification] {
+        var out: [PostgresNotification] = []
+        while let notify = PQnotifies(conn) {
+            out.append(PostgresNotification(
+                channel: String(cString: notify.pointee.relname), payload: String(cString: notify.pointee.extra),
+                backendPID: notify.pointee.be_pid))
+            PQfreemem(notify)
+        }
+        return out
+    }
+
     /// Called by libpq (through `connectionNoticeReceiver`) for each notice on this connection.
     fileprivate func received(notice: OpaquePointer?) {
         guard let notice, let severity = PQresultErrorField(notice, Int32(UInt8(ascii: "V"))) else { return }
