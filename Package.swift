@@ -50,6 +50,9 @@ let package = Package(
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(
+            name: "SessionCacheTests",
+            dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
     ]
 )
