@@ -2,6 +2,7 @@ import Auth
 import AuthGraphQL
 import Foundation
 import GraphQL
+import Sodium
 import Testing
 
 /// Rate limits (per address, per account, per field execution) and account lockout.
@@ -137,5 +138,35 @@ import Testing
         _ = try h.signedUp("alice")
         for _ in 0..<8 { #expect(onlyError(h.logIn("alice", "wrong"))?.message == "Invalid username/password.") }
         _ = try h.loggedIn("alice")
+    }
+
+    /// A full password hashing queue also answers 155, recorded as rate limited for 1 second.
+    @Test func fullHashingQueueIsTooManyRequests() throws {
+        let h = try Harness(
+            configuration: Self.configuration(perAddress: 0, perAccount: 0),
+            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, queueDepth: 0, poolSize: 8)
+        let results = ConcurrencyTests.Results()
+        let refusals = ConcurrencyTests.Results()
+        let group = DispatchGroup()
+        let start = DispatchSemaphore(value: 0)
+        for index in 0..<12 {
+            group.enter()
+            Thread {
+                start.wait()
+                let (result, context) = h.request(
+                    Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password1"]]])
+                results.append(result)
+                if context.recordedRefusals == [.rateLimited(retryAfter: 1)] { refusals.append(result) }
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<12 { start.signal() }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        let refused = results.all.filter { !$0.errors.isEmpty }
+        #expect(!refused.isEmpty)
+        #expect(refused.count < 12)
+        for result in refused { #expect(Self.isRateLimited(result), "\(result.json)") }
+        #expect(refusals.all.count == refused.count)
+        #expect(try h.count("SELECT count(*) FROM users") == 12 - refused.count)
     }
 }

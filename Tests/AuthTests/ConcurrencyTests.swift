@@ -50,4 +50,30 @@ import Testing
         #expect(h.viewer(token: token).errors.isEmpty)
         #expect(h.capturedLogs.isEmpty, "\(h.capturedLogs)")
     }
+
+    /// Simultaneous log-ins from one installation leave exactly one session for it: each
+    /// new session replaces the others of that user and installation.
+    @Test func simultaneousLogInsFromOneInstallation() throws {
+        let threads = 10
+        let h = try Harness(queueDepth: 64, poolSize: 8)
+        _ = try h.signedUp("alice")
+        let results = Results()
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            group.enter()
+            Thread {
+                start.wait()
+                results.append(h.logIn("alice", Harness.password, installationId: "device-1"))
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<threads { start.signal() }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(results.all.allSatisfy { $0.errors.isEmpty })
+        #expect(try h.count("SELECT count(*) FROM sessions WHERE installation_id = 'device-1'") == 1)
+        let working = results.all.compactMap { $0.data?["logIn"]?["viewer"]?["sessionToken"]?.stringValue }
+            .filter { h.viewer(token: $0).errors.isEmpty }
+        #expect(working.count == 1)
+    }
 }

@@ -24,12 +24,12 @@ final class Harness: Sendable {
 
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
-        cost: PasswordHasher.Cost = .minimum, queueDepth: Int = 64, poolSize: Int = 4
+        cost: PasswordHasher.Cost = .minimum, workers: Int = 2, queueDepth: Int = 64, poolSize: Int = 4
     ) throws {
         database = try TestDatabase.create()
         pool = database.makePool(size: poolSize)
         try Migrator(migrations: AuthMigrations.all).migrate(pool)
-        hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: cost), workers: 2, queueDepth: queueDepth)
+        hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: cost), workers: workers, queueDepth: queueDepth)
         let clock = TestClock()
         self.clock = clock
         let logs = self.logs
