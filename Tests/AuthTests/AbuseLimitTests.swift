@@ -83,6 +83,17 @@ import Testing
         #expect(try h.loggedIn("bob").hasPrefix("r:"))
     }
 
+    /// The account limit counts the account, however it is named: by username or by email.
+    @Test func accountLimitCountsUsernameAndEmailTogether() throws {
+        let h = try Harness(configuration: Self.configuration(perAddress: 0, perAccount: 3))
+        _ = try h.signedUp("alice", email: "alice@example.com")
+        #expect(onlyError(h.logIn("alice", "wrong"))?.code == 101)
+        #expect(onlyError(h.logIn("alice@example.com", "wrong"))?.code == 101)
+        #expect(onlyError(h.logIn("ALICE", "wrong"))?.code == 101)
+        #expect(Self.isRateLimited(h.logIn("Alice@Example.com", Harness.password)))
+        #expect(Self.isRateLimited(h.logIn("alice", Harness.password)))
+    }
+
     /// 0 turns a limit off; the defaults are 100 per address and 10 per account.
     @Test(arguments: [
         (RateLimitPolicy(perAddress: 0, perAccount: 0), nil),
