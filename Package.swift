@@ -48,6 +48,7 @@ let package = Package(
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(

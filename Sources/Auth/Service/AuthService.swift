@@ -84,13 +84,6 @@ public final class AuthService: Sendable {
     /// and get the same error.
     public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try limit(address: request.clientAddress)
-        if configuration.rateLimits.perAccount > 0,
-            let wait = limiter.attempt(
-                "account:" + username.lowercased(), limit: configuration.rateLimits.perAccount,
-                window: configuration.rateLimits.accountWindow)
-        {
-            throw .rateLimited(retryAfter: wait)
-        }
         guard !username.isEmpty else { throw .logInUsernameMissing }
         guard !password.isEmpty else { throw .logInPasswordMissing }
         if hasAuthData { throw .unsupportedAuthentication }
@@ -99,6 +92,14 @@ public final class AuthService: Sendable {
             found = nil  // cannot be stored, so cannot exist
         } else {
             found = try database { () throws in try store.credentials(forLogIn: username) }
+        }
+        // Counted against the account itself, so its username and its email share one budget;
+        // a name that matches no account is counted as that name. Before any password work.
+        if let wait = limiter.attempt(
+            found.map { "account-id:" + $0.user.objectId } ?? "account-name:" + username.lowercased(),
+            limit: configuration.rateLimits.perAccount, window: configuration.rateLimits.accountWindow)
+        {
+            throw .rateLimited(retryAfter: wait)
         }
         guard let credentials = found else {
             try dummyVerify(password)

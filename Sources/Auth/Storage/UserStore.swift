@@ -83,6 +83,11 @@ struct UserStore: Sendable {
     func completeLogIn(userId: String, rehash: String?, session: NewSession, now: Date) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
+                if session.installationId != nil {
+                    // Serialise this user's log-ins: a concurrent one's new session must be
+                    // committed (and so visible to the DELETE below) or not yet inserted.
+                    _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
+                }
                 if let rehash {
                     try tx.execute("""
                         UPDATE users SET password_hash = \(rehash), failed_login_count = 0, lockout_until = NULL, updated_at = \(now)

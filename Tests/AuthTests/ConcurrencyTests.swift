@@ -1,0 +1,79 @@
+import Auth
+import Foundation
+import GraphQL
+import Synchronization
+import Testing
+
+/// Simultaneous sign-ups race on the unique index; the losers get 202 and leave nothing behind.
+@Suite struct ConcurrencyTests {
+    final class Results: Sendable {
+        private let state = Mutex<[ExecutionResult]>([])
+        func append(_ result: ExecutionResult) { state.withLock { $0.append(result) } }
+        var all: [ExecutionResult] { state.withLock { $0 } }
+    }
+
+    @Test(arguments: ["same username", "same email"])
+    func fiftySimultaneousSignUps(_ clash: String) throws {
+        let threads = 50
+        // A queue of 64 hashing jobs holds all 50; a rate limit of 100 per address never bites.
+        let h = try Harness(queueDepth: 64, poolSize: 8)
+        let results = Results()
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for index in 0..<threads {
+            group.enter()
+            let thread = Thread {
+                start.wait()
+                let fields: JSON = clash == "same username"
+                    ? ["username": "Racer", "password": "password1"]
+                    : ["username": .string("racer\(index)"), "password": "password1", "email": "racer@example.com"]
+                results.append(h.signUp(fields))
+                group.leave()
+            }
+            thread.start()
+        }
+        for _ in 0..<threads { start.signal() }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        let all = results.all
+        #expect(all.count == threads)
+        let winners = all.filter { $0.errors.isEmpty }
+        let losers = all.filter { !$0.errors.isEmpty }
+        #expect(winners.count == 1)
+        let expectedCode = clash == "same username" ? 202 : 203
+        for loser in losers {
+            #expect(onlyError(loser)?.code == expectedCode, "\(loser.json)")
+        }
+        #expect(losers.count == threads - 1)
+        #expect(try h.count("SELECT count(*) FROM users") == 1)
+        #expect(try h.count("SELECT count(*) FROM sessions") == 1)
+        let token = try #require(winners.first?.data?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
+        #expect(h.viewer(token: token).errors.isEmpty)
+        #expect(h.capturedLogs.isEmpty, "\(h.capturedLogs)")
+    }
+
+    /// Simultaneous log-ins from one installation leave exactly one session for it: each
+    /// new session replaces the others of that user and installation.
+    @Test func simultaneousLogInsFromOneInstallation() throws {
+        let threads = 10
+        let h = try Harness(queueDepth: 64, poolSize: 8)
+        _ = try h.signedUp("alice")
+        let results = Results()
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for _ in 0..<threads {
+            group.enter()
+            Thread {
+                start.wait()
+                results.append(h.logIn("alice", Harness.password, installationId: "device-1"))
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<threads { start.signal() }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        #expect(results.all.allSatisfy { $0.errors.isEmpty })
+        #expect(try h.count("SELECT count(*) FROM sessions WHERE installation_id = 'device-1'") == 1)
+        let working = results.all.compactMap { $0.data?["logIn"]?["viewer"]?["sessionToken"]?.stringValue }
+            .filter { h.viewer(token: $0).errors.isEmpty }
+        #expect(working.count == 1)
+    }
+}

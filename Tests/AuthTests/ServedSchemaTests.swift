@@ -1,0 +1,70 @@
+import AuthGraphQL
+import Foundation
+import GraphQL
+import Testing
+
+/// The served schema: health, introspection, and the embedded copy of `schema.graphql`.
+@Suite struct ServedSchemaTests {
+    @Test(arguments: [nil, "r:0123456789abcdef0123456789abcdef"] as [String?])
+    func health(_ token: String?) throws {
+        let h = try Harness()
+        let result = h.graphql("query { health }", token: token)
+        #expect(result.errors.isEmpty)
+        #expect(result.json.serializedString() == #"{"data":{"health":true}}"#)
+    }
+
+    /// graphql-js's `getIntrospectionQuery()` (descriptions, repeatable directives, specifiedByURL).
+    static let introspectionQuery = """
+        query IntrospectionQuery {
+          __schema {
+            queryType { name }
+            mutationType { name }
+            subscriptionType { name }
+            types { ...FullType }
+            directives { name description isRepeatable locations args { ...InputValue } }
+          }
+        }
+        fragment FullType on __Type {
+          kind name description specifiedByURL
+          fields(includeDeprecated: true) { name description args { ...InputValue } type { ...TypeRef } isDeprecated deprecationReason }
+          inputFields { ...InputValue }
+          interfaces { ...TypeRef }
+          enumValues(includeDeprecated: true) { name description isDeprecated deprecationReason }
+          possibleTypes { ...TypeRef }
+        }
+        fragment InputValue on __InputValue { name description type { ...TypeRef } defaultValue }
+        fragment TypeRef on __Type {
+          kind name
+          ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name ofType { kind name } } } } } } }
+        }
+        """
+
+    @Test func fullIntrospection() throws {
+        let h = try Harness()
+        let result = h.graphql(Self.introspectionQuery, operationName: "IntrospectionQuery")
+        #expect(result.errors.isEmpty, "\(result.errors)")
+        let schema = try #require(result.data?["__schema"])
+        #expect(schema["queryType"] == ["name": "Query"])
+        #expect(schema["mutationType"] == ["name": "Mutation"])
+        let types = try #require(schema["types"]?.arrayValue)
+        let names = Set(types.compactMap { $0["name"]?.stringValue })
+        for name in ["Query", "Mutation", "User", "Viewer", "ACL", "SignUpInput", "LogInInput", "LogOutPayload", "Date", "Object", "Node", "ParseObject"] {
+            #expect(names.contains(name), "\(name)")
+        }
+        let mutation = try #require(types.first { $0["name"] == "Mutation" })
+        #expect(Set(mutation["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["signUp", "logIn", "logOut"])
+        let user = try #require(types.first { $0["name"] == "User" })
+        #expect(Set(user["interfaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["ParseObject", "Node"])
+        #expect(!(user["fields"]?.arrayValue?.contains { $0["name"] == "password" } ?? true))
+    }
+
+    /// `ServedSchema.sdl` is generated from `schema.graphql` by scripts/embed-schema.sh; the
+    /// string literal cannot carry the file's final line break, so that one is not compared.
+    @Test func embeddedSchemaMatchesTheRepository() throws {
+        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
+        var file = try String(contentsOf: root.appendingPathComponent("schema.graphql"), encoding: .utf8)
+        if file.hasSuffix("\n") { file.removeLast() }
+        #expect(ServedSchema.sdl == file, "run scripts/embed-schema.sh")
+        #expect(ServedSchema.sdl.contains("type Mutation"))
+    }
+}
