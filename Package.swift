@@ -54,6 +54,7 @@ let package = Package(
         .testTarget(
             name: "SessionCacheTests",
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "TestSupport"]),
+        .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
     ]
 )
