@@ -40,6 +40,7 @@ conformance:
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
 	$(SWIFT) build $(CHECK) --product ConformanceRunner
 	python3 conformance/run.py .build/debug/ConformanceRunner
+	python3 conformance/golden.py --check
 
 # Engine throughput (parse + validate + execute) against graphql-core; prints a table.
 bench-engine:
