@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse clean schema
+.PHONY: deps run test build release bench bench-parse bench-engine conformance clean schema
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,19 @@ bench-parse: deps
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core
 	$(SWIFT) build -c release --product ParseBench
 	bench/parse.sh
+
+# The engine against graphql-core on conformance/corpus.jsonl (parse, validation,
+# execution) and the introspection round trip of schema.graphql; fails on any difference.
+conformance:
+	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
+	$(SWIFT) build $(CHECK) --product ConformanceRunner
+	python3 conformance/run.py .build/debug/ConformanceRunner
+	python3 conformance/golden.py --check
+
+# Engine throughput (parse + validate + execute) against graphql-core; prints a table.
+bench-engine:
+	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
+	bench/engine.sh
 
 clean:
 	rm -rf .build

@@ -43,6 +43,9 @@ let package = Package(
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
+        // GraphQL engine against graphql-core: conformance corpus runner and engine throughput.
+        .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL"], path: "Tools/ConformanceRunner"),
+        .executableTarget(name: "EngineBench", dependencies: ["GraphQL"], path: "bench/EngineBench"),
         .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),

@@ -154,11 +154,7 @@ final class Execution<Context> {
     func executeSelectionSet(
         _ selectionSets: [SelectionSet], objectType: ObjectType, source: ResolvedValue, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
-        var grouped = FieldGroups()
-        var visited: Set<String> = []
-        for selectionSet in selectionSets {
-            collectFields(objectType, selectionSet, &grouped, &visited)
-        }
+        let grouped = groupedFields(selectionSets, objectType)
         var result = JSONObject()
         for (key, fields) in zip(grouped.keys, grouped.fields) {
             if let value = try executeField(objectType, source, fields, path: .key(path, key)) {
@@ -169,6 +165,30 @@ final class Execution<Context> {
     }
 
     /// Response keys in first-seen order, each with its field nodes.
+    /// CollectFields results of this execution by object type and selection sets (their
+    /// source offsets): the same selections on the same type (list items, or a fragment
+    /// such as introspection's `FullType` spread on every type) are collected once.
+    /// `@skip`/`@include` depend only on the operation's variables, fixed for an execution.
+    /// Synthetic selection sets (no source offsets) are not cached.
+    private struct GroupKey: Hashable {
+        let typeName: String
+        let starts: [Int]
+    }
+    private var groupCache: [GroupKey: FieldGroups] = [:]
+
+    private func groupedFields(_ selectionSets: [SelectionSet], _ objectType: ObjectType) -> FieldGroups {
+        let cacheable = !selectionSets.contains { $0.span == .synthetic }
+        let key = cacheable ? GroupKey(typeName: objectType.name, starts: selectionSets.map(\.span.start)) : nil
+        if let key, let cached = groupCache[key] { return cached }
+        var grouped = FieldGroups()
+        var visited: Set<String> = []
+        for selectionSet in selectionSets {
+            collectFields(objectType, selectionSet, &grouped, &visited)
+        }
+        if let key { groupCache[key] = grouped }
+        return grouped
+    }
+
     struct FieldGroups {
         var keys: [String] = []
         var fields: [[Field]] = []

@@ -45,11 +45,13 @@ struct InputCoercer {
                 }
             case .enumType(let enumType):
                 guard case .string(let string) = value else {
-                    problems.append(Problem(path: path, value: value, message: "Enum \"\(enumType.name)\" cannot represent non-string value: \(value.inspected)."))
+                    let text = value.inspected
+                    let suggestions = didYouMean(Suggestions.list(text, enumType.values.map(\.name)), sub: "the enum value")
+                    problems.append(Problem(path: path, value: value, message: "Enum \"\(enumType.name)\" cannot represent non-string value: \(text)." + suggestions))
                     return .null
                 }
                 guard enumType.value(string) != nil else {
-                    let suggestions = Suggestions.didYouMean(Suggestions.list(string, enumType.values.map(\.name)))
+                    let suggestions = didYouMean(Suggestions.list(string, enumType.values.map(\.name)), sub: "the enum value")
                     problems.append(Problem(path: path, value: value, message: "Value \"\(string)\" does not exist in \"\(enumType.name)\" enum." + suggestions))
                     return .null
                 }
@@ -73,11 +75,13 @@ struct InputCoercer {
                     let suggestions = Suggestions.didYouMean(Suggestions.list(key, input.fields.map(\.name)))
                     problems.append(Problem(path: path, value: value, message: "Field \"\(key)\" is not defined by type \"\(input.name)\"." + suggestions))
                 }
+                // graphql-js counts the coerced fields (unknown keys are not among them), and
+                // reports a null field at the field's own path.
                 if input.isOneOf {
-                    if object.count != 1 {
+                    if coerced.count != 1 {
                         problems.append(Problem(path: path, value: value, message: "Exactly one key must be specified for OneOf type \"\(input.name)\"."))
-                    } else if case .null? = object.values.first {
-                        problems.append(Problem(path: path, value: value, message: "Field \"\(object.keys[0])\" must be non-null."))
+                    } else if case .null = coerced.values[0] {
+                        problems.append(Problem(path: path + [.key(coerced.keys[0])], value: .null, message: "Field \"\(coerced.keys[0])\" must be non-null."))
                     }
                 }
                 return .object(coerced)

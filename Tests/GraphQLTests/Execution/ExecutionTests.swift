@@ -85,7 +85,7 @@ import Testing
         ("query ($f: Filter) { echo(filter: $f) }", ["f": JSON.object(["bogus": 1])],
          #"Variable "$f" got invalid value { bogus: 1 }; Field "bogus" is not defined by type "Filter"."#),
         ("query ($f: Filter) { echo(filter: $f) }", ["f": JSON.object(["episode": "JEDY"])],
-         #"Variable "$f" got invalid value "JEDY" at "f.episode"; Value "JEDY" does not exist in "Episode" enum. Did you mean "JEDI"?"#),
+         #"Variable "$f" got invalid value "JEDY" at "f.episode"; Value "JEDY" does not exist in "Episode" enum. Did you mean the enum value "JEDI"?"#),
         ("query ($p: Pick) { echo(pick: $p) }", ["p": JSON.object(["id": "1", "name": "x"])],
          #"Variable "$p" got invalid value { id: "1", name: "x" }; Exactly one key must be specified for OneOf type "Pick"."#),
         ("query ($l: [Int]) { echo(list: $l) }", ["l": JSON.array([1, "x"])],
