@@ -76,8 +76,16 @@ struct BrowserFlowTests {
         #expect(try await browser.text("#welcome") == "Welcome alice@example.com")
         #expect(try await browser.isVisible("#login-error") == false)
         try await browser.screenshot("7-home-after-login")
-
         #expect(try await browser.cspViolations() == [])
+
+        // The session ended elsewhere: the next load says so and forgets it.
+        let current = try #require(try await browser.evaluate("JSON.parse(localStorage.getItem('gatehouse.session')).sessionToken") as? String)
+        try await post(server: server, token: current, query: "mutation { logOut(input: {}) { ok } }")
+        try await browser.reload(until: ready)
+        try await browser.waitForVisible("#start")
+        #expect(try await browser.text("#notice") == "Your session has ended. Please log in again.")
+        #expect(try await browser.evaluate("localStorage.getItem('gatehouse.session')") == nil)
+        try await browser.screenshot("8-session-ended")
     }
 
     @Test func explorerRunsHealthAndBrowsesTheSchema() async throws {
@@ -122,14 +130,20 @@ struct BrowserFlowTests {
 
     /// The `extensions.code` of `viewer` with `token`, straight over HTTP.
     private func viewerCode(server: InProcessServer, token: String) async throws -> Int? {
+        let json = try await post(server: server, token: token, query: "{ viewer { sessionToken } }")
+        let error = (json?["errors"] as? [[String: Any]])?.first
+        return (error?["extensions"] as? [String: Any])?["code"] as? Int
+    }
+
+    /// A GraphQL request with `token`, straight over HTTP.
+    @discardableResult
+    private func post(server: InProcessServer, token: String, query: String) async throws -> [String: Any]? {
         var request = URLRequest(url: URL(string: server.origin + "/graphql")!)
         request.httpMethod = "POST"
         request.setValue("application/json", forHTTPHeaderField: "Content-Type")
         request.setValue(token, forHTTPHeaderField: "X-Parse-Session-Token")
-        request.httpBody = Data(#"{"query":"{ viewer { sessionToken } }"}"#.utf8)
+        request.httpBody = try JSONSerialization.data(withJSONObject: ["query": query])
         let (data, _) = try await URLSession.shared.data(for: request)
-        let json = try JSONSerialization.jsonObject(with: data) as? [String: Any]
-        let error = (json?["errors"] as? [[String: Any]])?.first
-        return (error?["extensions"] as? [String: Any])?["code"] as? Int
+        return try JSONSerialization.jsonObject(with: data) as? [String: Any]
     }
 }
