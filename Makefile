@@ -23,8 +23,10 @@ run: release
 schema:
 	scripts/embed-schema.sh
 
-# The whole test suite (CI runs exactly this).
-test: deps
+# The whole test suite (CI runs exactly this). The test packages include chromium, for the
+# browser tests of the pages (screenshots in .build/screenshots/).
+test:
+	@scripts/install-deps.sh --test
 	$(SWIFT) build --build-tests $(CHECK)
 	$(SWIFT) test --skip-build $(CHECK)
 

@@ -8,6 +8,7 @@ let package = Package(
     products: [
         .executable(name: "gatehouse", targets: ["gatehouse"]),
         .library(name: "GraphQL", targets: ["GraphQL"]),
+        .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
@@ -35,6 +36,11 @@ let package = Package(
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
+        // Swift client SDK: Foundation (URLSession) only and no internal dependency, so it builds on Apple platforms.
+        .target(name: "GatehouseClient"),
+        // Command-line demo of the SDK: register, log in, whoami, log out.
+        .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
+
         // Shared test helpers (never a product).
         .target(name: "TestSupport", dependencies: ["Postgres"]),
 
@@ -59,5 +65,7 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "TestSupport"]),
     ]
 )

@@ -3,7 +3,7 @@
 # As root (or with sudo) it runs apt-get; otherwise it prints the exact command.
 set -euo pipefail
 packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev postgresql)
-[ "${1:-}" = "--test" ] && packages+=(python3-pip wrk)
+[ "${1:-}" = "--test" ] && packages+=(python3-pip wrk chromium)
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -92,7 +92,8 @@ public final class GatehouseServer: Sendable {
             makeContext: contexts.context(for:), finish: ContextFactory.finish)
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
-            metrics: Metrics(), pool: pool, hashing: hashing)
+            metrics: Metrics(), pool: pool, hashing: hashing,
+            pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength))
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool), intervalSeconds: 300,

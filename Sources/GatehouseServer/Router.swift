@@ -7,7 +7,7 @@ import HTTPServer
 import Postgres
 import Sodium
 
-/// The HTTP surface: `/graphql`, `/health`, `/ready`, `/metrics`, CORS preflights,
+/// The HTTP surface: `/` and the explorer (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`, CORS preflights,
 /// one structured log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
@@ -16,10 +16,11 @@ final class Router: HTTPHandler {
     let metrics: Metrics
     let pool: Pool
     let hashing: PasswordHashingPool
+    let pages: Pages
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, cors: CORSPolicy, logger: Logger, metrics: Metrics, pool: Pool,
-        hashing: PasswordHashingPool
+        hashing: PasswordHashingPool, pages: Pages = Pages()
     ) {
         self.responder = responder
         self.cors = cors
@@ -27,6 +28,7 @@ final class Router: HTTPHandler {
         self.metrics = metrics
         self.pool = pool
         self.hashing = hashing
+        self.pages = pages
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
@@ -37,6 +39,10 @@ final class Router: HTTPHandler {
             response = cors.preflightResponse(request)
         } else {
             switch request.path {
+            case "/" where request.method == "GET":
+                response = pages.app
+            case "/graphql" where Pages.wantsExplorer(request):
+                response = pages.explorer
             case "/graphql":
                 let outcome = responder.respond(to: request)
                 response = outcome.response

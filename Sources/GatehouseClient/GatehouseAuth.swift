@@ -1,0 +1,174 @@
+import Foundation
+
+#if canImport(FoundationNetworking)
+import FoundationNetworking
+#endif
+
+/// Sign-up, log-in, log-out and the current user of a Gatehouse server, with the session kept
+/// in a ``SessionStore`` between launches.
+///
+/// ```swift
+/// let auth = try GatehouseAuth(configuration: .init(serverURL: URL(string: "https://auth.example.com/graphql")!))
+/// let user = try await auth.logIn(username: "alice", password: "password123")
+/// for await user in auth.authStateChanges { … }
+/// ```
+///
+/// All methods may be called from any task. A server answer of error 209 (invalid session)
+/// to a call that uses the stored session clears it, and ``authStateChanges`` yields `nil`.
+@available(macOS 10.15, iOS 13, tvOS 13, watchOS 6, *)
+public final class GatehouseAuth: Sendable {
+    /// The configuration given at creation.
+    public let configuration: GatehouseConfiguration
+    /// The `X-Parse-Installation-Id` sent with every request: the configured one, or the one
+    /// generated on first use and kept in the store.
+    public let installationId: String
+    private let store: any SessionStore
+    private let transport: GraphQLTransport
+    private let state: AuthState
+
+    /// Creates the client and loads the stored session, if any.
+    ///
+    /// - Parameters:
+    ///   - store: where the session lives; default: a ``FileSessionStore`` in the default
+    ///     directory for the server URL.
+    ///   - urlSession: the session requests go through.
+    /// - Throws: ``GatehouseError/storage(_:)`` when the store cannot be read or written.
+    public init(
+        configuration: GatehouseConfiguration, store: (any SessionStore)? = nil, urlSession: URLSession = .shared
+    ) throws(GatehouseError) {
+        let store = store ?? FileSessionStore(serverURL: configuration.serverURL)
+        self.configuration = configuration
+        self.store = store
+        let installationId: String
+        do {
+            if let configured = configuration.installationId {
+                installationId = configured
+            } else if let data = try store.read(.installationId), let stored = String(data: data, encoding: .utf8),
+                !stored.isEmpty
+            {
+                installationId = stored
+            } else {
+                installationId = UUID().uuidString.lowercased()
+                try store.write(Data(installationId.utf8), for: .installationId)
+            }
+        } catch {
+            throw .storage(String(describing: error))
+        }
+        self.installationId = installationId
+        let session: StoredSession?
+        do {
+            // An unreadable session (e.g. written by a future version) counts as signed out.
+            session = try store.read(.session).flatMap { try? JSONDecoder().decode(StoredSession.self, from: $0) }
+        } catch {
+            throw .storage(String(describing: error))
+        }
+        state = AuthState(session: session)
+        transport = GraphQLTransport(configuration: configuration, installationId: installationId, session: urlSession)
+    }
+
+    /// The signed-in user as last stored (no request is made); `nil` when signed out.
+    /// ``refreshCurrentUser()`` asks the server.
+    public var currentUser: User? { state.current?.user }
+
+    /// The stored session token (`r:…`), for calls of your own to the server; `nil` when signed out.
+    public var sessionToken: String? { state.current?.sessionToken }
+
+    /// The signed-in user over time: a new stream that yields the current user (or `nil`) at
+    /// once, then the user on every sign-up and log-in, and `nil` on log-out and when the
+    /// server reports the session invalid. Each access makes an independent stream.
+    public var authStateChanges: AsyncStream<User?> { state.stream() }
+
+    /// Creates an account, signs in as it and stores the session.
+    ///
+    /// - Throws: ``GatehouseError/usernameTaken``, ``GatehouseError/emailTaken``,
+    ///   ``GatehouseError/invalidEmail``, ``GatehouseError/weakPassword``,
+    ///   ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
+    @discardableResult
+    public func signUp(username: String, password: String, email: String? = nil) async throws(GatehouseError) -> User {
+        var fields: [String: JSONValue] = ["username": .string(username), "password": .string(password)]
+        if let email { fields["email"] = .string(email) }
+        let data = try await transport.execute(
+            "mutation SignUp($input: SignUpInput!) { signUp(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                + User.fragment,
+            variables: ["input": ["fields": .object(fields)]])
+        return try signIn(data["signUp"]?["viewer"])
+    }
+
+    /// Logs in with a username or an email address and stores the new session.
+    ///
+    /// - Throws: ``GatehouseError/invalidCredentials(message:)`` (also when the account is
+    ///   locked: see ``GatehouseError/isAccountLocked``), ``GatehouseError/rateLimited(retryAfter:)``,
+    ///   or a network, storage or server error.
+    @discardableResult
+    public func logIn(username: String, password: String) async throws(GatehouseError) -> User {
+        let data = try await transport.execute(
+            "mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                + User.fragment,
+            variables: ["input": ["username": .string(username), "password": .string(password)]])
+        return try signIn(data["logIn"]?["viewer"])
+    }
+
+    /// Ends the session on the server and clears it here.
+    ///
+    /// The stored session is cleared (and `nil` yielded) even when the server cannot be
+    /// reached; the error is still thrown so the caller knows the token may remain valid there.
+    /// Signed out already: does nothing.
+    public func logOut() async throws(GatehouseError) {
+        guard let token = state.current?.sessionToken else { return }
+        var failure: GatehouseError? = nil
+        do {
+            _ = try await transport.execute(
+                "mutation LogOut { logOut(input: {}) { ok } }", sessionToken: token)
+        } catch {
+            failure = error
+        }
+        if state.clear(ifToken: token) { try removeStoredSession() }
+        if let failure { throw failure }
+    }
+
+    /// Asks the server who the stored session belongs to (`viewer`), stores the answer and
+    /// returns it; `nil` when signed out (no request is made).
+    ///
+    /// - Throws: ``GatehouseError/sessionInvalid`` when the server no longer knows the session
+    ///   (it is then cleared and `nil` yielded), or a network, storage or server error.
+    @discardableResult
+    public func refreshCurrentUser() async throws(GatehouseError) -> User? {
+        guard let token = state.current?.sessionToken else { return nil }
+        let data: JSONValue
+        do {
+            data = try await transport.execute(
+                "query Viewer { viewer { sessionToken user { ...UserFields } } } " + User.fragment, sessionToken: token)
+        } catch .sessionInvalid {
+            if state.clear(ifToken: token) { try removeStoredSession() }
+            throw .sessionInvalid
+        }
+        guard let user = data["viewer"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
+        let session = StoredSession(sessionToken: token, user: try User(json: user))
+        // Stored only if no log-in or log-out happened meanwhile.
+        guard state.current?.sessionToken == token else { return state.current?.user }
+        try save(session)
+        return session.user
+    }
+
+    private func signIn(_ viewer: JSONValue?) throws(GatehouseError) -> User {
+        guard let viewer, let token = viewer["sessionToken"]?.string, let userJSON = viewer["user"] else {
+            throw .server(code: nil, message: "The server sent no session.")
+        }
+        let session = StoredSession(sessionToken: token, user: try User(json: userJSON))
+        try save(session)
+        return session.user
+    }
+
+    private func save(_ session: StoredSession) throws(GatehouseError) {
+        do {
+            try store.write(try JSONEncoder().encode(session), for: .session)
+        } catch {
+            throw .storage(String(describing: error))
+        }
+        state.set(session)
+    }
+
+    private func removeStoredSession() throws(GatehouseError) {
+        do { try store.remove(.session) } catch { throw .storage(String(describing: error)) }
+    }
+}

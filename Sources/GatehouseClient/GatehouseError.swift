@@ -1,0 +1,91 @@
+import Foundation
+
+/// What went wrong in a ``GatehouseAuth`` call: the server's Parse error codes (see the API
+/// contract) as cases, plus failures on this side of the wire.
+public enum GatehouseError: Error, Sendable, Hashable {
+    /// 202: an account already uses this username (compared case-insensitively).
+    case usernameTaken
+    /// 203: an account already uses this email address.
+    case emailTaken
+    /// 125: the email address is not of the form `something@something`.
+    case invalidEmail
+    /// 142: the password does not meet the server's password policy (too short or too long).
+    case weakPassword
+    /// 101: wrong username or password, or the account is locked after failed log-ins;
+    /// `message` is the server's text (see ``isAccountLocked``).
+    case invalidCredentials(message: String)
+    /// 209: the stored session is unknown, logged out or expired; it has been cleared.
+    case sessionInvalid
+    /// 155: too many attempts; `retryAfter` is the server's `Retry-After` in seconds, when sent.
+    case rateLimited(retryAfter: Int?)
+    /// HTTP 403 `{"error":"unauthorized"}`: the application id is missing or wrong.
+    case unauthorized
+    /// The server could not be reached, or the connection failed.
+    case network(String)
+    /// The session store could not be read or written.
+    case storage(String)
+    /// Any other error from the server: its Parse code (when it sent one) and message.
+    case server(code: Int?, message: String)
+
+    /// Maps a GraphQL error's `extensions.code` and message to a case.
+    init(code: Int?, message: String, retryAfter: Int? = nil) {
+        switch code {
+        case 202: self = .usernameTaken
+        case 203: self = .emailTaken
+        case 125: self = .invalidEmail
+        case 142: self = .weakPassword
+        case 101: self = .invalidCredentials(message: message)
+        case 209: self = .sessionInvalid
+        case 155: self = .rateLimited(retryAfter: retryAfter)
+        default: self = .server(code: code, message: message)
+        }
+    }
+
+    /// The Parse error code of a server error, or `nil` for client-side failures.
+    public var code: Int? {
+        switch self {
+        case .usernameTaken: 202
+        case .emailTaken: 203
+        case .invalidEmail: 125
+        case .weakPassword: 142
+        case .invalidCredentials: 101
+        case .sessionInvalid: 209
+        case .rateLimited: 155
+        case .server(let code, _): code
+        case .unauthorized, .network, .storage: nil
+        }
+    }
+
+    /// Whether a 101 error says the account is locked (rather than a wrong password).
+    public var isAccountLocked: Bool {
+        if case .invalidCredentials(let message) = self { return message.lowercased().contains("locked") }
+        return false
+    }
+}
+
+extension GatehouseError: LocalizedError {
+    /// A sentence in plain words, suitable to show to the person using the app.
+    public var errorDescription: String? {
+        switch self {
+        case .usernameTaken: return "That username is already taken. Try another one."
+        case .emailTaken: return "An account already uses that email address. Log in instead?"
+        case .invalidEmail: return "That doesn't look like an email address."
+        case .weakPassword: return "That password is too weak. Use a longer one (at least 8 characters)."
+        case .invalidCredentials(let message):
+            if isAccountLocked {
+                let minutes = message.split(separator: " ").compactMap { Int($0) }.first
+                return "Your account is locked after too many failed log-ins. Try again in "
+                    + (minutes.map { "\($0) minute\($0 == 1 ? "" : "s")" } ?? "a few minutes") + "."
+            }
+            return "The username or password is wrong."
+        case .sessionInvalid: return "Your session has ended. Please log in again."
+        case .rateLimited(let retryAfter):
+            return "Too many attempts. Wait " + (retryAfter.map { "\($0) seconds" } ?? "a minute") + " and try again."
+        case .unauthorized: return "The server did not accept this app's application id."
+        case .network(let detail): return "Cannot reach the server (\(detail)). Check the address and your connection."
+        case .storage(let detail): return "The session could not be saved or read on this device (\(detail))."
+        case .server(let code, let message):
+            return "The server reported an error" + (code.map { " (code \($0))" } ?? "") + ": \(message)"
+        }
+    }
+}

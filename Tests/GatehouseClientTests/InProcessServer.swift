@@ -1,0 +1,30 @@
+import Foundation
+import GatehouseServer
+import TestSupport
+
+/// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
+/// hashing at minimum cost. Call ``stop()`` when done.
+struct InProcessServer: Sendable {
+    let server: GatehouseServer
+
+    init(_ adjust: (inout Settings) -> Void = { _ in }) throws {
+        var settings = Settings()
+        settings.databaseURL = try TestDatabase.create().connectionString
+        settings.port = 0
+        settings.hashCost = "minimum"
+        settings.poolSize = 4
+        settings.logLevel = .error
+        adjust(&settings)
+        server = try GatehouseServer(settings: settings)
+    }
+
+    /// `http://127.0.0.1:PORT` (no path).
+    var origin: String { "http://127.0.0.1:\(server.port)" }
+
+    func stop() { server.stop() }
+}
+
+extension InProcessServer {
+    /// The GraphQL endpoint as a URL.
+    var url: URL { URL(string: server.endpoint)! }
+}
