@@ -218,8 +218,16 @@ struct HTTPServerTests {
 
     @Test func gracefulStopWaitsForInFlightRequestThenRefusesConnections() throws {
         let handler = TestHandler()
-        let server = HTTPServer(configuration: .init(), handler: handler)
-        try server.start()
+        // A port outside Linux's ephemeral range (32768-60999): once this server closes it,
+        // no other test's port-0 server can be handed it, so a refusal is ours to see.
+        func startOnFreePort() throws -> HTTPServer {
+            for _ in 0..<20 {
+                let candidate = HTTPServer(configuration: .init(port: Int.random(in: 20000...30000)), handler: handler)
+                if (try? candidate.start()) != nil { return candidate }
+            }
+            throw HTTPServerError.startFailed("no free port found")
+        }
+        let server = try startOnFreePort()
         let port = try #require(server.boundPort)
         defer { handler.state.release.open(); server.stop(deadline: .now) }
 
