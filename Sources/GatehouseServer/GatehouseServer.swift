@@ -154,7 +154,7 @@ public final class GatehouseServer: Sendable {
                 let firstRun = !cluster.isInitialized
                 connectionString = try cluster.start()
                 embedded = cluster
-                logger.info(firstRun ? "embedded database created" : "embedded database started", ["directory": .string(cluster.dataDirectory)])
+                logger.info(firstRun ? "embedded database created" : "embedded database started", ["cluster": .string(cluster.clusterDirectory)])
             } catch {
                 throw StartError("embedded database: \(error)")
             }

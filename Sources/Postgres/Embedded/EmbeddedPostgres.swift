@@ -15,6 +15,10 @@ import Foundation
 ///
 /// When the effective user is root, `initdb`, `pg_ctl` and `postgres` run as the unprivileged
 /// `postgres` account (`runuser -u postgres --`), which then owns the data and socket directories.
+/// That account must be able to reach the data directory: when a parent directory shuts it out
+/// (a checkout under root's 0700 home, say), the cluster, socket and log live instead in
+/// `/var/lib/gatehouse/<hash of the data directory path>` (stable, so restarts find them), and
+/// ``clusterDirectory`` reports where.
 ///
 /// Thread-safety: all stored properties are immutable; `start`/`stop` act on the file system and
 /// must not run concurrently for the same data directory.
@@ -73,9 +77,11 @@ public final class EmbeddedPostgres: Sendable {
         self.options = options
         let absolute = URL(fileURLWithPath: options.dataDirectory).standardizedFileURL.path
         dataDirectory = absolute
-        clusterDirectory = absolute + "/pg"
-        logFile = absolute + "/postgres.log"
-        let preferred = absolute + "/run"
+        let home = geteuid() == 0 && !Self.serviceAccountCanReach(absolute)
+            ? "/var/lib/gatehouse/" + Self.fnv1a(absolute) : absolute
+        clusterDirectory = home + "/pg"
+        logFile = home + "/postgres.log"
+        let preferred = home + "/run"
         if (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 {
             socketDirectory = preferred
         } else {
@@ -109,6 +115,12 @@ public final class EmbeddedPostgres: Sendable {
     public func start() throws(PostgresError) -> String {
         let owner = try Subprocess.serviceOwner()
         try makeDirectory(dataDirectory, mode: 0o700, owner: owner)
+        let home = (clusterDirectory as NSString).deletingLastPathComponent
+        if home != dataDirectory {
+            // Relocated (see the type's notes): the parent must be reachable by the service account.
+            try makeDirectory((home as NSString).deletingLastPathComponent, mode: 0o755, owner: nil)
+            try makeDirectory(home, mode: 0o700, owner: owner)
+        }
         try makeDirectory(socketDirectory, mode: 0o700, owner: owner)
         if !isInitialized { try initialize(owner: owner) }
         try writeSettings(owner: owner)
@@ -284,6 +296,24 @@ public final class EmbeddedPostgres: Sendable {
     /// A conninfo value in single quotes with backslash escapes.
     static func quote(_ value: String) -> String {
         "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
+    }
+
+    /// Whether the service account can search every existing parent of `path` (world-searchable,
+    /// or its own): the directories root creates below them it hands to that account.
+    static func serviceAccountCanReach(_ path: String) -> Bool {
+        guard let entry = getpwnam(Subprocess.serviceAccount) else { return true }  // start() reports the missing account
+        var directory = (path as NSString).deletingLastPathComponent
+        while true {
+            var info = stat()
+            if stat(directory, &info) == 0 {
+                let searchable = info.st_mode & 0o001 != 0
+                    || (info.st_uid == entry.pointee.pw_uid && info.st_mode & 0o100 != 0)
+                    || (info.st_gid == entry.pointee.pw_gid && info.st_mode & 0o010 != 0)
+                if !searchable { return false }
+            }
+            if directory == "/" || directory.isEmpty { return true }
+            directory = (directory as NSString).deletingLastPathComponent
+        }
     }
 
     private static func fnv1a(_ text: String) -> String {
