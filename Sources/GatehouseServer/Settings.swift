@@ -87,7 +87,7 @@ extension Settings {
         integer("lockout-duration", "GATEHOUSE_LOCKOUT_DURATION", "Minutes an account stays locked", 1...100_000, \.lockoutMinutes),
         text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: interactive, moderate or minimum (tests only)", { settings, value throws(SettingsError) in
             guard ["interactive", "moderate", "minimum"].contains(value) else {
-                throw SettingsError("GATEHOUSE_HASH_COST must be interactive, moderate or minimum, not \"\(value)\".")
+                throw SettingsError("GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not \"\(value)\".")
             }
             settings.hashCost = value
         }, { $0.hashCost }),
@@ -111,7 +111,7 @@ extension Settings {
         boolean("trust-proxy", "GATEHOUSE_TRUST_PROXY", "Take the client address from X-Forwarded-For (behind a load balancer)", \.trustProxy),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
-                throw SettingsError("GATEHOUSE_LOG_LEVEL must be error, warn, info or debug, not \"\(value)\".")
+                throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")
             }
             settings.logLevel = level
         }, { $0.logLevel.rawValue }),
