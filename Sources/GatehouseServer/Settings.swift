@@ -118,7 +118,8 @@ extension Settings {
         decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
     ]
 
-    /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`).
+    /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`; a value
+    /// that starts with `--` needs the `=` form).
     public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
         var settings = Settings()
         for spec in specs {
@@ -139,7 +140,10 @@ extension Settings {
             }
             if value == nil {
                 index += 1
-                guard index < arguments.count else { throw SettingsError("--\(name) needs a value (\(spec.placeholder)).") }
+                // A following flag is not a value: `--app-id --port 1` must not set the app id to "--port".
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw SettingsError("--\(name) needs a value (\(spec.placeholder)).")
+                }
                 value = arguments[index]
             }
             try spec.apply(&settings, value!)
