@@ -16,6 +16,7 @@ release: deps
 
 # The whole test suite (CI runs exactly this).
 test: deps
+	@scripts/install-deps.sh --test
 	$(SWIFT) build --build-tests $(CHECK)
 	$(SWIFT) test --skip-build $(CHECK)
 

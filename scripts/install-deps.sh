@@ -3,7 +3,11 @@
 # As root (or with sudo) it runs apt-get; otherwise it prints the exact command.
 set -euo pipefail
 packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev postgresql)
-[ "${1:-}" = "--test" ] && packages+=(python3-pip wrk)
+if [ "${1:-}" = "--test" ]; then
+  packages+=(python3-pip wrk)
+  # GatehouseServerTests parse docker-compose.yml with PyYAML.
+  python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
+fi
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")
