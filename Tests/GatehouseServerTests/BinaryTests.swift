@@ -6,8 +6,10 @@ import TestSupport
 
 /// The built `gatehouse` binary, run as a child process.
 @Suite struct BinaryTests {
-    /// `gatehouse --port 0` on its own embedded PostgreSQL, a session over HTTP, then SIGTERM.
-    @Test func serveAndStopOnSIGTERM() throws {
+    /// `gatehouse --port 0` on its own embedded PostgreSQL, a session over HTTP, then SIGTERM
+    /// (or SIGINT, as from Ctrl-C).
+    @Test(arguments: [SIGTERM, SIGINT])
+    func serveAndStopOnSignal(_ signal: Int32) throws {
         let dataDirectory = TemporaryDirectory.make(prefix: "ghbin") + "/data"
         defer { try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent) }
         let child = try Child(["--port", "0"], environment: childEnvironment([
@@ -34,12 +36,13 @@ import TestSupport
         #expect(FileManager.default.fileExists(atPath: postmasterPid), "the embedded cluster runs under the data directory")
         #expect(!processes(matching: dataDirectory).isEmpty, "postgres runs with the data directory on its command line")
 
-        kill(child.process.processIdentifier, SIGTERM)
+        kill(child.pid, signal)
         let status = child.waitForExit(timeout: 30)
         #expect(status == 0, "stderr: \(child.stderr.text)")
         #expect(!FileManager.default.fileExists(atPath: postmasterPid))
         #expect(processes(matching: dataDirectory).isEmpty)
         #expect(child.stderr.text.contains(#""msg":"stopped""#))
+        #expect(child.stderr.text.contains(signal == SIGTERM ? #""signal":"SIGTERM""# : #""signal":"SIGINT""#))
     }
 
     @Test func version() throws {

@@ -7,21 +7,12 @@ import Testing
 @Suite struct DeploymentFilesTests {
     /// docker-compose.yml as JSON, through PyYAML.
     static func compose() throws -> JSON {
-        let process = Process()
-        process.executableURL = URL(fileURLWithPath: "/usr/bin/env")
-        process.arguments = [
+        let result = try Child.run(executable: "/usr/bin/env", [
             "python3", "-c", "import yaml, json, sys; print(json.dumps(yaml.safe_load(open(sys.argv[1]))))",
             PackagePaths.root + "/docker-compose.yml",
-        ]
-        let out = Pipe(), err = Pipe()
-        process.standardOutput = out
-        process.standardError = err
-        try process.run()
-        let data = out.fileHandleForReading.readDataToEndOfFile()
-        let errors = err.fileHandleForReading.readDataToEndOfFile()
-        process.waitUntilExit()
-        #expect(process.terminationStatus == 0, "\(String(decoding: errors, as: UTF8.self))")
-        return try JSONParser().parse(Array(data))
+        ])
+        #expect(result.status == 0, "\(result.stderr)")
+        return try JSONParser().parse(Array(result.stdout.utf8))
     }
 
     @Test func composeServices() throws {
