@@ -67,5 +67,6 @@ let package = Package(
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "TestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "Postgres", "TestSupport"]),
     ]
 )

@@ -3,7 +3,18 @@
 # As root (or with sudo) it runs apt-get; otherwise it prints the exact command.
 set -euo pipefail
 packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev postgresql)
-[ "${1:-}" = "--test" ] && packages+=(python3-pip wrk chromium)
+if [ "${1:-}" = "--test" ]; then
+  # wrk for the benchmarks, chromium for the browser tests of the pages,
+  # PyYAML for the docker-compose.yml check.
+  packages+=(python3-pip wrk chromium)
+  python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
+fi
+ensure_pyyaml() {
+  # The Debian package serves Debian's python3; a python3 of its own (pyenv) gets it from PyPI.
+  [ "${1:-}" = "--test" ] || return 0
+  python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet pyyaml >&2 || true
+}
+trap 'ensure_pyyaml "${1:-}"' EXIT
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

@@ -119,10 +119,14 @@ struct ContextFactory: Sendable {
             }
         }
         var address = request.clientAddress
-        if trustProxy, let forwarded = request.headers["X-Forwarded-For"],
-            let first = forwarded.split(separator: ",").first?.trimmingCharacters(in: .whitespaces), !first.isEmpty
+        // The trusted proxy appends the address it saw to whatever the client sent, so
+        // only the last entry (of all X-Forwarded-For fields, RFC 9110 §5.3) is not the
+        // client's own claim; the first would let a client pick its rate-limit bucket.
+        if trustProxy,
+            let last = request.headers.values(for: "X-Forwarded-For").joined(separator: ",").split(separator: ",").last?
+                .trimmingCharacters(in: .whitespaces), !last.isEmpty
         {
-            address = first
+            address = last
         }
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return RequestContext(

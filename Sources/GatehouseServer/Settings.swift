@@ -88,7 +88,7 @@ extension Settings {
         decimal("session-cache-ttl", "GATEHOUSE_SESSION_CACHE_TTL", "Seconds a cached session is trusted without the database", 0.1...3600, \.sessionCacheTTL),
         text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: interactive, moderate or minimum (tests only)", { settings, value throws(SettingsError) in
             guard ["interactive", "moderate", "minimum"].contains(value) else {
-                throw SettingsError("GATEHOUSE_HASH_COST must be interactive, moderate or minimum, not \"\(value)\".")
+                throw SettingsError("GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not \"\(value)\".")
             }
             settings.hashCost = value
         }, { $0.hashCost }),
@@ -112,14 +112,15 @@ extension Settings {
         boolean("trust-proxy", "GATEHOUSE_TRUST_PROXY", "Take the client address from X-Forwarded-For (behind a load balancer)", \.trustProxy),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
-                throw SettingsError("GATEHOUSE_LOG_LEVEL must be error, warn, info or debug, not \"\(value)\".")
+                throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")
             }
             settings.logLevel = level
         }, { $0.logLevel.rawValue }),
         decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
     ]
 
-    /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`).
+    /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`; a value
+    /// that starts with `--` needs the `=` form).
     public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
         var settings = Settings()
         for spec in specs {
@@ -140,7 +141,10 @@ extension Settings {
             }
             if value == nil {
                 index += 1
-                guard index < arguments.count else { throw SettingsError("--\(name) needs a value (\(spec.placeholder)).") }
+                // A following flag is not a value: `--app-id --port 1` must not set the app id to "--port".
+                guard index < arguments.count, !arguments[index].hasPrefix("--") else {
+                    throw SettingsError("--\(name) needs a value (\(spec.placeholder)).")
+                }
                 value = arguments[index]
             }
             try spec.apply(&settings, value!)

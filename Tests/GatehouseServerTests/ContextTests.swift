@@ -1,0 +1,108 @@
+import Auth
+import Foundation
+import GraphQL
+import HTTPServer
+import Postgres
+import Testing
+
+@testable import AuthGraphQL
+@testable import GatehouseServer
+
+/// Contexts built from headers. The auth service never touches its database here
+/// (the pool connects lazily), so no database is needed.
+@Suite struct ContextTests {
+    static func factory(masterKey: String? = "the-master-key", trustProxy: Bool = false) -> ContextFactory {
+        // PasswordHashingPool spelled through inference: this target does not import Sodium.
+        let auth = AuthService(
+            pool: Pool("host=/nonexistent dbname=none", size: 1),
+            hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, queueDepth: 0),
+            configuration: AuthConfiguration(masterKey: masterKey))
+        return ContextFactory(auth: auth, trustProxy: trustProxy)
+    }
+
+    static func request(_ headers: [(String, String)], peer: String = "198.51.100.9") -> HTTPRequest {
+        HTTPRequest(method: "POST", path: "/graphql", headers: HTTPHeaders(headers), clientAddress: peer)
+    }
+
+    @Test(arguments: [
+        ([("X-Parse-Session-Token", "r:abc")], "r:abc"),
+        ([("x-parse-session-token", "r:abc")], "r:abc"),
+        ([("Authorization", "Bearer r:def")], "r:def"),
+        ([("Authorization", "bearer  r:def ")], "r:def"),
+        ([("X-Parse-Session-Token", "r:abc"), ("Authorization", "Bearer r:def")], "r:abc"),
+        ([("Authorization", "Bearer r:def"), ("X-Parse-Session-Token", "r:abc")], "r:abc"),
+        ([("X-Parse-Session-Token", ""), ("Authorization", "Bearer r:def")], "r:def"),
+        ([("X-Parse-Session-Token", "")], nil),
+        ([("Authorization", "Bearer ")], nil),
+        ([("Authorization", "Bearer")], nil),
+        ([("Authorization", "Basic dXNlcjpwYXNz")], nil),
+        ([], nil),
+    ] as [([(String, String)], String?)])
+    func sessionToken(_ headers: [(String, String)], _ expected: String?) {
+        let context = Self.factory().context(for: Self.request(headers))
+        #expect(context.sessionToken == expected)
+    }
+
+    @Test(arguments: [
+        ([("X-Parse-Installation-Id", "inst-1")], "inst-1"),
+        ([("X-Parse-Installation-Id", "")], nil),
+        ([], nil),
+    ] as [([(String, String)], String?)])
+    func installationId(_ headers: [(String, String)], _ expected: String?) {
+        #expect(Self.factory().context(for: Self.request(headers)).request.installationId == expected)
+    }
+
+    @Test(arguments: [
+        ("the-master-key", "the-master-key", true),
+        ("the-master-key", "the-master-kez", false),
+        ("the-master-key", "the-master-key ", false),
+        ("the-master-key", "", false),
+        ("the-master-key", nil, false),
+        (nil, "anything", false),
+        (nil, nil, false),
+    ] as [(String?, String?, Bool)])
+    func masterKey(_ configured: String?, _ sent: String?, _ isMaster: Bool) {
+        let headers = sent.map { [("X-Parse-Master-Key", $0)] } ?? []
+        #expect(Self.factory(masterKey: configured).context(for: Self.request(headers)).request.isMaster == isMaster)
+    }
+
+    @Test(arguments: [
+        (false, [("X-Forwarded-For", "203.0.113.7")], "198.51.100.9"),
+        (true, [], "198.51.100.9"),
+        (true, [("X-Forwarded-For", "")], "198.51.100.9"),
+        (true, [("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
+        (true, [("X-Forwarded-For", " 203.0.113.7 ")], "203.0.113.7"),
+        // The load balancer appends the address it saw: entries before it are the
+        // client's own claims, and would let a client pick its rate-limit bucket.
+        (true, [("X-Forwarded-For", "6.6.6.6, 203.0.113.7")], "203.0.113.7"),
+        (true, [("X-Forwarded-For", "6.6.6.6"), ("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
+    ] as [(Bool, [(String, String)], String)])
+    func clientAddress(_ trustProxy: Bool, _ headers: [(String, String)], _ expected: String) {
+        #expect(Self.factory(trustProxy: trustProxy).context(for: Self.request(headers)).request.clientAddress == expected)
+    }
+
+    // MARK: finish: the HTTP status of refused requests
+
+    static func finished(_ refusals: [RequestContext.Refusal], data: JSON?) -> HTTPResponse {
+        let context = RequestContext(sessionToken: nil, request: AuthRequest(clientAddress: "127.0.0.1"))
+        for refusal in refusals { context.record(refusal) }
+        var response = HTTPResponse(status: 200)
+        ContextFactory.finish(context, ExecutionResult(data: data, errors: []), &response)
+        return response
+    }
+
+    @Test(arguments: [
+        ([], JSON.object(["signUp": .null]), 200, nil),
+        ([.rateLimited(retryAfter: 30)], .object(["signUp": .null]), 429, "30"),
+        ([.rateLimited(retryAfter: 30), .rateLimited(retryAfter: 60)], .object(["a": .null, "b": .null]), 429, "60"),
+        ([.rateLimited(retryAfter: 30)], nil, 429, "30"),
+        ([.rateLimited(retryAfter: 30)], .object(["a": .object(["ok": true]), "b": .null]), 200, nil),
+        ([.unavailable(retryAfter: 5)], .object(["viewer": .null]), 503, "5"),
+        ([.unavailable(retryAfter: 5), .rateLimited(retryAfter: 9)], .object(["a": .null, "b": .null]), 429, "9"),
+    ] as [([RequestContext.Refusal], JSON?, Int, String?)])
+    func finish(_ refusals: [RequestContext.Refusal], _ data: JSON?, _ status: Int, _ retryAfter: String?) {
+        let response = Self.finished(refusals, data: data)
+        #expect(response.status == status)
+        #expect(response.headers["Retry-After"] == retryAfter)
+    }
+}

@@ -1,0 +1,63 @@
+import Foundation
+import GatehouseServer
+import GraphQL
+import Postgres
+import Testing
+import TestSupport
+
+/// The server when its database goes away, and the binary when it cannot start.
+@Suite struct FailureTests {
+    /// The database stops under a running server: /ready and a request whose every
+    /// root field needed the database answer 503 with Retry-After; health stays 200.
+    @Test func databaseDown() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let connectionString = try privateCluster.cluster.start()
+        var settings = Settings()
+        settings.databaseURL = connectionString
+        settings.port = 0
+        settings.hashCost = "minimum"
+        settings.poolSize = 2
+        settings.poolTimeout = 1
+        settings.httpThreads = 4
+        let logs = LogCapture()
+        let server = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
+        defer { server.stop() }
+        let connection = try HTTPConnection(port: server.port)
+        #expect(try connection.request("GET", "/ready").status == 200)
+
+        try privateCluster.cluster.stop()
+
+        let ready = try connection.request("GET", "/ready")
+        #expect(ready.status == 503)
+        #expect(try ready.json()["status"] == "unavailable")
+
+        let viewer = try connection.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", "r:" + String(repeating: "a", count: 32))])
+        #expect(viewer.status == 503, "\(viewer.text)")
+        #expect(viewer.header("Retry-After") != nil)
+        let error = try #require(try viewer.json()["errors"]?[0])
+        #expect(error["message"] != nil)
+
+        let health = try connection.graphQL("{ health }")
+        #expect(health.status == 200)
+        // The failure detail goes to the log, not to the client.
+        #expect(!viewer.text.contains(privateCluster.cluster.dataDirectory))
+    }
+
+    /// `gatehouse` on a port already taken: exit 1 with the reason, and the embedded
+    /// PostgreSQL it started for the attempt is stopped again.
+    @Test func cannotListenStopsTheEmbeddedDatabase() throws {
+        let live = try LiveServer()
+        let dataDirectory = TemporaryDirectory.make(prefix: "ghbusy") + "/data"
+        defer { try? FileManager.default.removeItem(atPath: (dataDirectory as NSString).deletingLastPathComponent) }
+        let result = try Child.run(["--port", String(live.server.port)], environment: childEnvironment([
+            "GATEHOUSE_DATA_DIR": dataDirectory, "GATEHOUSE_HASH_COST": "minimum",
+        ]), timeout: 90)
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("cannot listen"), "\(result.stderr)")
+        #expect(!result.stdout.contains("listening"))
+        #expect(FileManager.default.fileExists(atPath: dataDirectory + "/pg/PG_VERSION"), "the cluster was created")
+        #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/pg/postmaster.pid"))
+        #expect(processes(matching: dataDirectory).isEmpty)
+    }
+}

@@ -1,0 +1,83 @@
+import Foundation
+import GatehouseServer
+import GraphQL
+import Synchronization
+import TestSupport
+
+/// Log lines written by a server, captured in memory.
+final class LogCapture: Sendable {
+    private let lines = Mutex<[String]>([])
+
+    var write: @Sendable ([UInt8]) -> Void {
+        { bytes in
+            let text = String(decoding: bytes, as: UTF8.self)
+            self.lines.withLock { lines in
+                lines += text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
+            }
+        }
+    }
+
+    var all: [String] { lines.withLock { $0 } }
+
+    /// The request lines (`"msg":"request"`), parsed.
+    func requestLines() throws -> [JSON] {
+        try all.map { try JSONParser().parse(Array($0.utf8)) }.filter { $0["msg"] == "request" }
+    }
+}
+
+/// A GatehouseServer on 127.0.0.1, port 0, on a fresh TestSupport database, at
+/// libsodium's minimum hashing cost, logging into a `LogCapture`.
+final class LiveServer {
+    let server: GatehouseServer
+    let logs = LogCapture()
+
+    init(level: LogLevel = .info, _ configure: (inout Settings) -> Void = { _ in }) throws {
+        let database = try TestDatabase.create()
+        var settings = Settings()
+        settings.databaseURL = database.connectionString
+        settings.port = 0
+        settings.hashCost = "minimum"
+        settings.hashWorkers = 2
+        settings.hashQueue = 16
+        settings.poolSize = 2
+        settings.httpThreads = 4
+        settings.shutdownTimeout = 5
+        configure(&settings)
+        server = try GatehouseServer(settings: settings, logger: Logger(level: level, write: logs.write))
+    }
+
+    deinit { server.stop() }
+
+    func connect() throws -> HTTPConnection { try HTTPConnection(port: server.port) }
+
+    /// One request on a fresh connection.
+    func get(_ target: String, headers: [(String, String)] = []) throws -> RawResponse {
+        try connect().request("GET", target, headers: headers)
+    }
+
+    func graphQL(
+        _ query: String, variables: JSONObject = [:], operationName: String? = nil, headers: [(String, String)] = []
+    ) throws -> RawResponse {
+        try connect().graphQL(query, variables: variables, operationName: operationName, headers: headers)
+    }
+}
+
+/// The documents of the scripted session.
+enum Documents {
+    static let signUp = """
+        mutation SignUp($username: String!, $password: String!) {
+          signUp(input: {fields: {username: $username, password: $password}}) { viewer { sessionToken user { username } } }
+        }
+        """
+    static let logIn = """
+        mutation LogIn($username: String!, $password: String!) {
+          logIn(input: {username: $username, password: $password}) { viewer { sessionToken user { username } } }
+        }
+        """
+    static let viewer = "query Viewer { viewer { sessionToken user { username } } }"
+    static let logOut = "mutation LogOut { logOut(input: {}) { ok } }"
+
+    static func credentials(_ username: String, _ password: String) -> JSONObject {
+        ["username": .string(username), "password": .string(password)]
+    }
+}

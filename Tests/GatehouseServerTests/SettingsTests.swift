@@ -1,0 +1,199 @@
+import Foundation
+import Testing
+
+@testable import GatehouseServer
+
+/// One setting applied through its environment variable and through its flag.
+struct SettingCase: Sendable, CustomTestStringConvertible {
+    let flag: String
+    let environment: String
+    let value: String
+    let applied: @Sendable (Settings) -> Bool
+
+    init(_ flag: String, _ environment: String, _ value: String, _ applied: @escaping @Sendable (Settings) -> Bool) {
+        self.flag = flag
+        self.environment = environment
+        self.value = value
+        self.applied = applied
+    }
+
+    var testDescription: String { "--\(flag) / \(environment) = \(value)" }
+}
+
+/// Every spec, with a value different from its default. `everySpecHasACase` keeps it complete.
+let settingCases: [SettingCase] = [
+    SettingCase("database-url", "DATABASE_URL", "postgresql://u@h/db", { $0.databaseURL == "postgresql://u@h/db" }),
+    SettingCase("data-dir", "GATEHOUSE_DATA_DIR", "/var/lib/gh", { $0.dataDirectory == "/var/lib/gh" }),
+    SettingCase("host", "GATEHOUSE_HOST", "0.0.0.0", { $0.host == "0.0.0.0" }),
+    SettingCase("port", "GATEHOUSE_PORT", "8080", { $0.port == 8080 }),
+    SettingCase("app-id", "GATEHOUSE_APP_ID", "myapp", { $0.appId == "myapp" }),
+    SettingCase("master-key", "GATEHOUSE_MASTER_KEY", "s3cret", { $0.masterKey == "s3cret" }),
+    SettingCase("session-length", "GATEHOUSE_SESSION_LENGTH", "3600", { $0.sessionLength == 3600 }),
+    SettingCase("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "12", { $0.passwordMinLength == 12 }),
+    SettingCase("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "64", { $0.passwordMaxBytes == 64 }),
+    SettingCase("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "0", { $0.rateLimitPerAddress == 0 }),
+    SettingCase("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "3", { $0.rateLimitPerAccount == 3 }),
+    SettingCase("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "5", { $0.lockoutThreshold == 5 }),
+    SettingCase("lockout-duration", "GATEHOUSE_LOCKOUT_DURATION", "30", { $0.lockoutMinutes == 30 }),
+    SettingCase("hash-cost", "GATEHOUSE_HASH_COST", "minimum", { $0.hashCost == "minimum" }),
+    SettingCase("hash-workers", "GATEHOUSE_HASH_WORKERS", "7", { $0.hashWorkers == 7 }),
+    SettingCase("hash-queue", "GATEHOUSE_HASH_QUEUE", "0", { $0.hashQueue == 0 }),
+    SettingCase("pool-size", "GATEHOUSE_POOL_SIZE", "3", { $0.poolSize == 3 }),
+    SettingCase("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "2.5", { $0.poolTimeout == 2.5 }),
+    SettingCase("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "500", { $0.statementTimeout == 500 }),
+    SettingCase("http-threads", "GATEHOUSE_HTTP_THREADS", "6", { $0.httpThreads == 6 && $0.effectiveHTTPThreads == 6 }),
+    SettingCase("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "50", { $0.maxConnections == 50 }),
+    SettingCase("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "9", { $0.connectionTimeout == 9 }),
+    SettingCase("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "2048", { $0.maxBodySize == 2048 }),
+    SettingCase("max-document-size", "GATEHOUSE_MAX_DOCUMENT_SIZE", "1000", { $0.maxDocumentSize == 1000 }),
+    SettingCase("max-tokens", "GATEHOUSE_MAX_TOKENS", "500", { $0.maxTokens == 500 }),
+    SettingCase("max-depth", "GATEHOUSE_MAX_DEPTH", "4", { $0.maxDepth == 4 }),
+    SettingCase("max-aliases", "GATEHOUSE_MAX_ALIASES", "0", { $0.maxAliases == 0 }),
+    SettingCase("max-root-fields", "GATEHOUSE_MAX_ROOT_FIELDS", "2", { $0.maxRootFields == 2 }),
+    SettingCase("cors-origins", "GATEHOUSE_CORS_ORIGINS", " https://a.example , https://b.example,",
+                { $0.corsOrigins == ["https://a.example", "https://b.example"] }),
+    SettingCase("trust-proxy", "GATEHOUSE_TRUST_PROXY", "yes", { $0.trustProxy }),
+    SettingCase("log-level", "GATEHOUSE_LOG_LEVEL", "debug", { $0.logLevel == .debug }),
+    SettingCase("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "0.5", { $0.shutdownTimeout == 0.5 }),
+]
+
+@Suite struct SettingsTests {
+    @Test func defaults() throws {
+        let settings = try Settings.parse(arguments: [], environment: [:])
+        #expect(settings == Settings())
+        #expect(settings.databaseURL == nil)
+        #expect(settings.dataDirectory == "./.gatehouse")
+        #expect(settings.host == "127.0.0.1")
+        #expect(settings.port == 1337)
+        #expect(settings.appId == nil && settings.masterKey == nil)
+        #expect(settings.sessionLength == 365 * 24 * 3600)
+        #expect(settings.passwordMinLength == 8 && settings.passwordMaxBytes == 1024)
+        #expect(settings.rateLimitPerAddress == 100 && settings.rateLimitPerAccount == 10)
+        #expect(settings.lockoutThreshold == 0)
+        #expect(settings.hashCost == "interactive")
+        #expect(settings.maxDocumentSize == 64 * 1024 && settings.maxTokens == 10_000)
+        #expect(settings.maxDepth == 20 && settings.maxAliases == 50)
+        #expect(settings.corsOrigins.isEmpty && !settings.trustProxy)
+        #expect(settings.logLevel == .info)
+    }
+
+    @Test func everySpecHasACase() {
+        #expect(Set(settingCases.map(\.environment)) == Set(Settings.specs.map(\.environment)))
+        #expect(Set(settingCases.map(\.flag)) == Set(Settings.specs.map(\.flag)))
+        #expect(Set(Settings.specs.map(\.flag)).count == Settings.specs.count, "flags are unique")
+        #expect(Set(Settings.specs.map(\.environment)).count == Settings.specs.count, "variables are unique")
+    }
+
+    @Test(arguments: settingCases)
+    func environmentVariable(_ setting: SettingCase) throws {
+        #expect(!setting.applied(Settings()), "the case's value must differ from the default")
+        let settings = try Settings.parse(arguments: [], environment: [setting.environment: setting.value])
+        #expect(setting.applied(settings))
+    }
+
+    @Test(arguments: settingCases)
+    func flagWithEquals(_ setting: SettingCase) throws {
+        let settings = try Settings.parse(arguments: ["--\(setting.flag)=\(setting.value)"], environment: [:])
+        #expect(setting.applied(settings))
+    }
+
+    @Test(arguments: settingCases)
+    func flagWithSeparateValue(_ setting: SettingCase) throws {
+        let settings = try Settings.parse(arguments: ["--\(setting.flag)", setting.value], environment: [:])
+        #expect(setting.applied(settings))
+    }
+
+    @Test(arguments: settingCases)
+    func flagWinsOverEnvironment(_ setting: SettingCase) throws {
+        // The environment holds the default's text; the flag the case's value.
+        let defaultText = Settings.specs.first { $0.flag == setting.flag }!.defaultText
+        let environmentValue = ["(embedded)", "(none)", "(set)"].contains(defaultText) ? "" : defaultText
+        let settings = try Settings.parse(
+            arguments: ["--\(setting.flag)", setting.value], environment: [setting.environment: environmentValue])
+        #expect(setting.applied(settings))
+        let reversed = try Settings.parse(
+            arguments: ["--\(setting.flag)", environmentValue], environment: [setting.environment: setting.value])
+        #expect(!setting.applied(reversed))
+    }
+
+    @Test func flagsAndEnvironmentCombine() throws {
+        let settings = try Settings.parse(
+            arguments: ["--port=0", "--app-id", "flag-app"],
+            environment: ["GATEHOUSE_PORT": "9000", "GATEHOUSE_APP_ID": "env-app", "GATEHOUSE_HOST": "::1"])
+        #expect(settings.port == 0)
+        #expect(settings.appId == "flag-app")
+        #expect(settings.host == "::1")
+    }
+
+    /// Bad values: the message names the setting by variable and flag, and quotes the value.
+    @Test(arguments: [
+        ("GATEHOUSE_PORT", "port", "x", #"GATEHOUSE_PORT (--port) must be a whole number from 0 to 65535, not "x"."#),
+        ("GATEHOUSE_PORT", "port", "65536", #"GATEHOUSE_PORT (--port) must be a whole number from 0 to 65535, not "65536"."#),
+        ("GATEHOUSE_PORT", "port", "", #"GATEHOUSE_PORT (--port) must be a whole number from 0 to 65535, not ""."#),
+        ("GATEHOUSE_POOL_SIZE", "pool-size", "0", #"GATEHOUSE_POOL_SIZE (--pool-size) must be a whole number from 1 to 1000, not "0"."#),
+        ("GATEHOUSE_POOL_TIMEOUT", "pool-timeout", "soon", #"GATEHOUSE_POOL_TIMEOUT (--pool-timeout) must be a number from 0.1 to 300.0, not "soon"."#),
+        ("GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "nan", #"GATEHOUSE_SHUTDOWN_TIMEOUT (--shutdown-timeout) must be a number from 0.0 to 3600.0, not "nan"."#),
+        ("GATEHOUSE_TRUST_PROXY", "trust-proxy", "maybe", #"GATEHOUSE_TRUST_PROXY (--trust-proxy) must be true or false, not "maybe"."#),
+        ("GATEHOUSE_HASH_COST", "hash-cost", "cheap", #"GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not "cheap"."#),
+        ("GATEHOUSE_LOG_LEVEL", "log-level", "verbose", #"GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not "verbose"."#),
+    ])
+    func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
+        #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }
+        #expect(throws: SettingsError(message)) { try Settings.parse(arguments: ["--\(flag)=\(value)"], environment: [:]) }
+    }
+
+    @Test func unknownFlag() {
+        #expect(throws: SettingsError("Unknown option --prot; see --help.")) {
+            try Settings.parse(arguments: ["--prot", "1"], environment: [:])
+        }
+        #expect(throws: SettingsError("Unknown option --prot; see --help.")) {
+            try Settings.parse(arguments: ["--prot=1"], environment: [:])
+        }
+        #expect(throws: SettingsError(#"Unexpected argument "1337"; see --help."#)) {
+            try Settings.parse(arguments: ["1337"], environment: [:])
+        }
+    }
+
+    @Test func unknownEnvironmentVariablesAreIgnored() throws {
+        #expect(try Settings.parse(arguments: [], environment: ["GATEHOUSE_PROT": "x", "PATH": "/bin"]) == Settings())
+    }
+
+    @Test(arguments: [
+        (["--port"], "--port needs a value (N)."),
+        (["--app-id"], "--app-id needs a value (ID)."),
+        // The next flag is not taken as the value.
+        (["--app-id", "--port", "1"], "--app-id needs a value (ID)."),
+        (["--master-key", "--host=0.0.0.0"], "--master-key needs a value (KEY)."),
+    ])
+    func missingValue(_ arguments: [String], _ message: String) {
+        #expect(throws: SettingsError(message)) { try Settings.parse(arguments: arguments, environment: [:]) }
+    }
+
+    @Test func emptyOptionalTextMeansUnset() throws {
+        let settings = try Settings.parse(
+            arguments: [], environment: ["GATEHOUSE_APP_ID": "", "GATEHOUSE_MASTER_KEY": "", "DATABASE_URL": ""])
+        #expect(settings.appId == nil && settings.masterKey == nil && settings.databaseURL == nil)
+    }
+
+    @Test func passwordMinimumAboveMaximum() throws {
+        let message = "GATEHOUSE_PASSWORD_MIN_LENGTH (20) is larger than GATEHOUSE_PASSWORD_MAX_BYTES (10)."
+        #expect(throws: SettingsError(message)) {
+            try Settings.parse(arguments: ["--password-min-length", "20", "--password-max-bytes", "10"], environment: [:])
+        }
+        #expect(throws: SettingsError(message)) {
+            try Settings.parse(
+                arguments: [], environment: ["GATEHOUSE_PASSWORD_MIN_LENGTH": "20", "GATEHOUSE_PASSWORD_MAX_BYTES": "10"])
+        }
+        // Equal is fine.
+        let equal = try Settings.parse(arguments: ["--password-min-length=10", "--password-max-bytes=10"], environment: [:])
+        #expect(equal.passwordMinLength == 10)
+    }
+
+    @Test func helpListsEverySetting() {
+        for spec in Settings.specs {
+            #expect(Command.serveHelp.contains("--\(spec.flag) "), "\(spec.flag)")
+            #expect(Command.serveHelp.contains(spec.environment + ";"), "\(spec.environment)")
+        }
+        #expect(!Command.serveHelp.contains("s3cret"))
+    }
+}
