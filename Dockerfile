@@ -10,6 +10,8 @@ WORKDIR /src
 COPY Package.swift ./
 COPY Sources ./Sources
 COPY Tests ./Tests
+COPY Plugins ./Plugins
+COPY Tools ./Tools
 COPY bench ./bench
 COPY schema.graphql ./
 RUN swift build -c release --product gatehouse --static-swift-stdlib \

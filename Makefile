@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse bench-engine conformance clean schema
+.PHONY: deps run test build release bench bench-parse bench-engine conformance clean
 
 deps:
 	@scripts/install-deps.sh
@@ -18,10 +18,6 @@ release: deps
 # Extra options: make run ARGS="--port 8080".
 run: release
 	.build/release/gatehouse serve $(ARGS)
-
-# Re-embeds schema.graphql into the binary after editing it (a test fails if they differ).
-schema:
-	scripts/embed-schema.sh
 
 # The whole test suite (CI runs exactly this). The test packages include chromium, for the
 # browser tests of the pages (screenshots in .build/screenshots/).

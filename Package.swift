@@ -27,7 +27,10 @@ let package = Package(
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"]),
+        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"], plugins: ["EmbedSchema"]),
+        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`.
+        .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
+        .executableTarget(name: "SchemaEmbedder", path: "Tools/SchemaEmbedder"),
 
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
