@@ -60,19 +60,18 @@ enum Suggestions {
         return distance <= threshold ? distance : nil
     }
 
-    /// graphql-js's naturalCompare: digit runs compare by value.
+    /// graphql-js's naturalCompare: runs of ASCII digits compare by value, other
+    /// characters by code point.
     private static func naturalLess(_ a: String, _ b: String) -> Bool {
         let x = Array(a.unicodeScalars), y = Array(b.unicodeScalars)
+        func isDigit(_ scalar: Unicode.Scalar) -> Bool { ("0"..."9").contains(scalar) }
         var i = 0, j = 0
         while i < x.count && j < y.count {
-            if x[i].properties.numericType != nil, y[j].properties.numericType != nil,
-                let dx = Int(String(x[i])), let _ = Int(String(y[j]))
-            {
-                _ = dx
-                var numA = 0, numB = 0
-                while i < x.count, let d = Int(String(x[i])) { numA = numA * 10 + d; i += 1 }
-                while j < y.count, let d = Int(String(y[j])) { numB = numB * 10 + d; j += 1 }
-                if numA != numB { return numA < numB }
+            if isDigit(x[i]) && isDigit(y[j]) {
+                var numberA = 0, numberB = 0
+                while i < x.count, isDigit(x[i]) { numberA = numberA &* 10 &+ Int(x[i].value - 48); i += 1 }
+                while j < y.count, isDigit(y[j]) { numberB = numberB &* 10 &+ Int(y[j].value - 48); j += 1 }
+                if numberA != numberB { return numberA < numberB }
             } else {
                 if x[i] != y[j] { return x[i].value < y[j].value }
                 i += 1
