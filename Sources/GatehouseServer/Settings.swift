@@ -170,25 +170,26 @@ extension Settings {
         _ flag: String, _ environment: String, _ summary: String, _ range: ClosedRange<Int>,
         _ keyPath: WritableKeyPath<Settings, Int> & Sendable
     ) -> SettingSpec {
-        SettingSpec(
-            flag: flag, environment: environment, placeholder: "N", summary: summary,
-            apply: { settings, value throws(SettingsError) in
-                guard let number = Int(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-                    throw SettingsError("\(environment) (--\(flag)) must be a whole number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
-                }
-                settings[keyPath: keyPath] = number
-            }, current: { String($0[keyPath: keyPath]) })
+        number(flag, environment, "N", "a whole number", summary, range, keyPath)
     }
 
     private static func decimal(
         _ flag: String, _ environment: String, _ summary: String, _ range: ClosedRange<Double>,
         _ keyPath: WritableKeyPath<Settings, Double> & Sendable
     ) -> SettingSpec {
+        number(flag, environment, "SECONDS", "a number", summary, range, keyPath)
+    }
+
+    /// A number setting within `range` (NaN is never within a range).
+    private static func number<Number: LosslessStringConvertible & Comparable & Sendable>(
+        _ flag: String, _ environment: String, _ placeholder: String, _ kind: String, _ summary: String,
+        _ range: ClosedRange<Number>, _ keyPath: WritableKeyPath<Settings, Number> & Sendable
+    ) -> SettingSpec {
         SettingSpec(
-            flag: flag, environment: environment, placeholder: "SECONDS", summary: summary,
+            flag: flag, environment: environment, placeholder: placeholder, summary: summary,
             apply: { settings, value throws(SettingsError) in
-                guard let number = Double(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
-                    throw SettingsError("\(environment) (--\(flag)) must be a number from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
+                guard let number = Number(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
+                    throw SettingsError("\(environment) (--\(flag)) must be \(kind) from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
                 }
                 settings[keyPath: keyPath] = number
             }, current: { String($0[keyPath: keyPath]) })

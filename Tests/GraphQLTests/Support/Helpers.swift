@@ -49,3 +49,18 @@ func label(_ text: String) -> String {
     let shown = text.count > 60 ? String(text.prefix(57)) + "…" : text
     return shown.debugDescription
 }
+
+/// A document that must fail to lex or parse, with graphql-js's message and location.
+struct SyntaxErrorCase: Sendable, CustomTestStringConvertible {
+    let text: String
+    let message: String
+    let line: Int
+    let column: Int
+    init(_ text: String, _ message: String, _ line: Int, _ column: Int) {
+        self.text = text
+        self.message = message
+        self.line = line
+        self.column = column
+    }
+    var testDescription: String { label(text) }
+}
