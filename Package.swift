@@ -45,7 +45,7 @@ let package = Package(
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
         // Shared test helpers (never a product).
-        .target(name: "TestSupport", dependencies: ["Postgres"]),
+        .target(name: "TestSupport", dependencies: ["Postgres", "GraphQL", "GatehouseServer"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),

@@ -1,3 +1,4 @@
+import TestSupport
 import Auth
 import Foundation
 import GraphQL

@@ -1,13 +1,12 @@
 import Foundation
 import GatehouseServer
-import TestSupport
 
 /// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
 /// hashing at minimum cost. Call ``stop()`` when done.
-struct InProcessServer: Sendable {
-    let server: GatehouseServer
+public struct InProcessServer: Sendable {
+    public let server: GatehouseServer
 
-    init(_ adjust: (inout Settings) -> Void = { _ in }) throws {
+    public init(_ adjust: (inout Settings) -> Void = { _ in }) throws {
         var settings = Settings()
         settings.databaseURL = try TestDatabase.create().connectionString
         settings.port = 0
@@ -19,7 +18,12 @@ struct InProcessServer: Sendable {
     }
 
     /// `http://127.0.0.1:PORT` (no path).
-    var origin: String { "http://127.0.0.1:\(server.port)" }
+    public var origin: String { "http://127.0.0.1:\(server.port)" }
 
-    func stop() { server.stop() }
+    public func stop() { server.stop() }
+}
+
+extension InProcessServer {
+    /// The GraphQL endpoint as a URL.
+    public var url: URL { URL(string: server.endpoint)! }
 }

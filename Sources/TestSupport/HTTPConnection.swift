@@ -2,33 +2,35 @@ import Foundation
 import GraphQL
 
 /// A response as read off the socket.
-struct RawResponse: Sendable {
-    var status: Int
-    var headers: [(name: String, value: String)]
-    var body: [UInt8]
+public struct RawResponse: Sendable {
+    public var status: Int
+    public var headers: [(name: String, value: String)]
+    public var body: [UInt8]
 
-    func header(_ name: String) -> String? {
+    /// The first value of header `name` (case-insensitive).
+    public func header(_ name: String) -> String? {
         headers.first { $0.name.lowercased() == name.lowercased() }?.value
     }
 
-    var text: String { String(decoding: body, as: UTF8.self) }
+    public var text: String { String(decoding: body, as: UTF8.self) }
 
     /// The body as JSON (our own parser keeps key order).
-    func json() throws -> JSON { try JSONParser().parse(body) }
+    public func json() throws -> JSON { try JSONParser().parse(body) }
 }
 
-struct HTTPClientError: Error, CustomStringConvertible {
-    let description: String
+public struct HTTPClientError: Error, CustomStringConvertible {
+    public let description: String
+    public init(description: String) { self.description = description }
 }
 
 /// A tiny blocking HTTP/1.1 client over one TCP connection to 127.0.0.1. Every
 /// receive times out after 30 s so that a broken server fails a test instead of
 /// hanging it. Keeps the connection open between requests (keep-alive).
-final class HTTPConnection {
+public final class HTTPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    init(port: Int) throws {
+    public init(port: Int) throws {
         fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw HTTPClientError(description: "socket: \(errno)") }
         var timeout = timeval(tv_sec: 30, tv_usec: 0)
@@ -50,19 +52,20 @@ final class HTTPConnection {
 
     deinit { close(fd) }
 
-    /// Sends one request and reads its response.
-    func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) throws -> RawResponse {
+    /// Sends one request and reads its response. A send that fails because the server
+    /// answered early (413) and closed still reads that answer.
+    public func request(_ method: String, _ target: String, headers: [(String, String)] = [], body: [UInt8]? = nil) throws -> RawResponse {
         var text = "\(method) \(target) HTTP/1.1\r\nHost: 127.0.0.1\r\n"
         for (name, value) in headers { text += "\(name): \(value)\r\n" }
         if let body { text += "Content-Length: \(body.count)\r\n" }
         var bytes = Array((text + "\r\n").utf8)
         if let body { bytes += body }
-        try send(bytes)
+        do { try send(bytes) } catch {}
         return try readResponse()
     }
 
     /// POSTs a GraphQL request to /graphql.
-    func graphQL(
+    public func graphQL(
         _ query: String, variables: JSONObject = [:], operationName: String? = nil, headers: [(String, String)] = []
     ) throws -> RawResponse {
         var object: JSONObject = ["query": .string(query)]
@@ -72,7 +75,8 @@ final class HTTPConnection {
             "POST", "/graphql", headers: [("Content-Type", "application/json")] + headers, body: JSON.object(object).serialized())
     }
 
-    private func send(_ bytes: [UInt8]) throws {
+    /// Sends raw bytes (for partial or malformed requests).
+    public func send(_ bytes: [UInt8]) throws {
         var offset = 0
         while offset < bytes.count {
             let sent = bytes[offset...].withUnsafeBytes { Glibc.send(fd, $0.baseAddress, $0.count, Int32(MSG_NOSIGNAL)) }
@@ -98,7 +102,8 @@ final class HTTPConnection {
         }
     }
 
-    private func readResponse() throws -> RawResponse {
+    /// Reads one response.
+    public func readResponse() throws -> RawResponse {
         let terminator: [UInt8] = [13, 10, 13, 10]
         var headerEnd: Int?
         while true {
@@ -140,7 +145,7 @@ final class HTTPConnection {
 
 extension JSON {
     /// Follows a path of object keys.
-    func at(_ keys: String...) -> JSON? {
+    public func at(_ keys: String...) -> JSON? {
         var value: JSON? = self
         for key in keys { value = value?[key] }
         return value
