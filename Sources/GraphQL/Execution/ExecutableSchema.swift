@@ -6,6 +6,9 @@ public final class ExecutableSchema<Context>: Sendable {
     let table: [String: [String: FieldResolver<Context>]]
     /// Resolvers by object type, then field position in the type's `fields`.
     private let resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]]
+    /// Whether no resolver is bound to an introspection type's field, so that
+    /// introspection results depend on the schema alone.
+    let introspectionIsBuiltIn: Bool
     let jsonTypes: Set<String>
     let typeTests: [String: @Sendable (any Sendable) -> Bool]
     /// Turns an error a resolver threw (that is not a `GraphQLError`) into the error
@@ -57,13 +60,14 @@ public final class ExecutableSchema<Context>: Sendable {
             resolverTable[ObjectIdentifier(object)] = object.fields.map { byName[$0.name] }
         }
         self.resolverTable = resolverTable
+        self.introspectionIsBuiltIn = !table.keys.contains { Prelude.introspectionTypeNames.contains($0) }
         self.jsonTypes = resolvers.jsonTypes
         self.typeTests = resolvers.typeTests
         self.mapError = mapError
     }
 
-    /// The resolvers of `object`'s fields by position (empty when it has none).
-    func resolvers(of object: ObjectType) -> [FieldResolver<Context>?] {
-        resolverTable[ObjectIdentifier(object)] ?? []
+    /// The resolvers of `object`'s fields by position (nil when it has none).
+    func resolvers(of object: ObjectType) -> [FieldResolver<Context>?]? {
+        resolverTable[ObjectIdentifier(object)]
     }
 }

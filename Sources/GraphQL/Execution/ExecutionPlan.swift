@@ -85,6 +85,21 @@ final class ExecutionPlans: Sendable {
         let rootType: ObjectIdentifier
     }
     private let roots = Mutex<[Key: SelectionPlan]>([:])
+    /// Results of operations that only introspect, by operation and root type.
+    private let introspectionResults = Mutex<[Key: ExecutionResult]>([:])
+
+    /// The result of the introspection-only operation starting at `operationStart` on
+    /// `rootType`, from `execute` the first time. Such an operation declares no variables
+    /// and reaches only built-in resolvers, so its result depends on the schema alone.
+    func introspectionResult(
+        operationStart: Int, rootType: ObjectType, execute: () -> ExecutionResult
+    ) -> ExecutionResult {
+        let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
+        if let result = introspectionResults.withLock({ $0[key] }) { return result }
+        let result = execute()
+        introspectionResults.withLock { $0[key] = result }
+        return result
+    }
 
     /// The root plan of the operation starting at `operationStart` on `rootType`,
     /// built by `build` the first time.
@@ -105,7 +120,7 @@ final class ExecutionPlans: Sendable {
         for definition in document.definitions {
             switch definition {
             case .operation(let operation):
-                if operation.span == .synthetic || hasVariableCondition(operation.selectionSet) { return nil }
+                if operation.span.isSynthetic || hasVariableCondition(operation.selectionSet) { return nil }
             case .fragment(let fragment):
                 if hasVariableCondition(fragment.selectionSet) { return nil }
             default:

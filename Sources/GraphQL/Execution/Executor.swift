@@ -39,14 +39,17 @@ extension ExecutableSchema {
         let execution = Execution(
             executable: self, source: source, operation: operation, fragments: fragments,
             variables: coercedVariables, context: context)
-        let data: JSON
-        do {
-            data = try execution.executeSelectionSet(
-                execution.rootPlan(rootType, plans: plans), source: .null, path: .root)
-        } catch {
-            data = .null  // a non-null root field was null: spec §6.4.4
+        let rootPlan = execution.rootPlan(rootType, plans: plans)
+        // An operation that only introspects (no variables, no resolvers of ours) has the
+        // same result every time: a prepared document keeps it.
+        if let plans, introspectionIsBuiltIn, operation.variableDefinitions.isEmpty,
+            rootPlan.fields.allSatisfy({ if case .field = $0.kind { false } else { true } })
+        {
+            return plans.introspectionResult(operationStart: operation.span.start, rootType: rootType) {
+                execution.run(rootPlan)
+            }
         }
-        return ExecutionResult(data: data, errors: execution.errors)
+        return execution.run(rootPlan)
     }
 
     /// GetOperation (spec §6.1).
@@ -154,6 +157,17 @@ final class Execution<Context> {
         self.coercer = InputCoercer(schema: executable.schema)
     }
 
+    /// Executes the operation's root selection (spec §6.2) and collects its errors.
+    func run(_ rootPlan: SelectionPlan) -> ExecutionResult {
+        let data: JSON
+        do {
+            data = try executeSelectionSet(rootPlan, source: .null, path: .root)
+        } catch {
+            data = .null  // a non-null root field was null: spec §6.4.4
+        }
+        return ExecutionResult(data: data, errors: errors)
+    }
+
     private func locations(_ nodes: [Field]) -> [SourceLocation] {
         nodes.map { source.location(of: $0.span.start) }
     }
@@ -165,12 +179,13 @@ final class Execution<Context> {
         _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
         let resolvers = executable.resolvers(of: plan.objectType)
+        let parent = plan.introspective ? Introspection.parent(source) : nil
         var keys: [String] = []
         var values: [JSON] = []
         keys.reserveCapacity(plan.fields.count)
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
-            values.append(try executeField(plan, field, resolvers, source, path: .key(path, field.responseKey)))
+            values.append(try executeField(plan, field, resolvers, source, parent, path: .key(path, field.responseKey)))
             keys.append(field.responseKey)
         }
         return .object(JSONObject(uniqueKeys: keys, values: values))
@@ -286,13 +301,13 @@ final class Execution<Context> {
 
     /// ExecuteField (spec §6.4).
     private func executeField(
-        _ plan: SelectionPlan, _ field: FieldPlan, _ resolvers: [FieldResolver<Context>?], _ source: ResolvedValue,
-        path: ResponsePath
+        _ plan: SelectionPlan, _ field: FieldPlan, _ resolvers: [FieldResolver<Context>?]?, _ source: ResolvedValue,
+        _ parent: Introspection.Parent?, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
         let resolver: FieldResolver<Context>?
         switch field.kind {
         case .typename: return .string(plan.objectType.name)
-        case .field(let index): resolver = index < resolvers.count ? resolvers[index] : nil
+        case .field(let index): resolver = resolvers?[index]
         case .meta: resolver = nil
         }
         let definition = field.definition
@@ -306,7 +321,7 @@ final class Execution<Context> {
                     variables: variables)
                 resolved = try resolver(source, arguments, context, info)
             } else if plan.introspective {
-                resolved = try Introspection.resolve(plan.objectType.name, field.fieldName, source, arguments, schema)
+                resolved = try Introspection.resolve(plan.objectType.name, field.fieldName, parent, arguments, schema)
             } else if case .json(.object(let object)) = source {
                 resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null
             } else {

@@ -23,15 +23,24 @@ enum Introspection {
         }
     }
 
-    /// The parent value of `__Schema` fields.
-    struct SchemaMarker: Sendable {}
-
-    /// The parent value of `__Type` fields: a type reference, wrappers included.
-    struct TypeBox: Sendable {
-        let ref: TypeRef
+    /// The parent value of an introspection type's fields, one case per type, so a
+    /// field resolves with a single cast of its `.value` parent.
+    enum Parent: Sendable {
+        /// `__Schema`.
+        case schema
+        /// `__Type`: a type reference, wrappers included.
+        case type(TypeRef)
+        /// `__Field`.
+        case field(FieldDef)
+        /// `__InputValue`.
+        case inputValue(InputValueDef)
+        /// `__EnumValue`.
+        case enumValue(EnumValueDef)
+        /// `__Directive`.
+        case directive(DirectiveDef)
     }
 
-    private static func type(_ ref: TypeRef) -> ResolvedValue { .value(TypeBox(ref: ref)) }
+    private static func type(_ ref: TypeRef) -> ResolvedValue { .value(Parent.type(ref)) }
 
     private static func includeDeprecated(_ arguments: JSONObject) -> Bool {
         if case .bool(true)? = arguments["includeDeprecated"] { return true }
@@ -43,37 +52,44 @@ enum Introspection {
         var description: String { "Introspection field \(coordinate) was given an unexpected parent value." }
     }
 
+    /// The introspection parent a source value holds, if any (cast once per object).
+    static func parent(_ source: ResolvedValue) -> Parent? {
+        guard case .value(let value) = source else { return nil }
+        return value as? Parent
+    }
+
+    /// Resolves `fieldName` of the query root's meta-fields or of an introspection type
+    /// (`parent`: the source value as cast by `parent(_:)`).
     static func resolve(
-        _ typeName: String, _ fieldName: String, _ source: ResolvedValue, _ arguments: JSONObject, _ schema: GraphQLSchema
+        _ typeName: String, _ fieldName: String, _ parent: Parent?, _ arguments: JSONObject, _ schema: GraphQLSchema
     ) throws -> ResolvedValue {
         if !typeName.hasPrefix("__") {
             switch fieldName {
-            case "__schema": return .value(SchemaMarker())
+            case "__schema": return .value(Parent.schema)
             case "__type":
                 guard case .string(let name)? = arguments["name"], schema.type(name) != nil else { return .null }
                 return type(.named(name))
             default: return .null
             }
         }
-        guard case .value(let parent) = source else { throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)") }
         switch parent {
-        case is SchemaMarker:
+        case .schema?:
             return resolveSchema(fieldName, schema)
-        case let box as TypeBox:
-            return resolveType(fieldName, box.ref, arguments, schema)
-        case let field as FieldDef:
+        case .type(let ref)?:
+            return resolveType(fieldName, ref, arguments, schema)
+        case .field(let field)?:
             switch fieldName {
             case "name": return .string(field.name)
             case "description": return field.description.map(ResolvedValue.string) ?? .null
             case "args":
                 let all = includeDeprecated(arguments)
-                return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
             case "type": return type(field.type)
             case "isDeprecated": return .bool(field.deprecationReason != nil)
             case "deprecationReason": return field.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let input as InputValueDef:
+        case .inputValue(let input)?:
             switch fieldName {
             case "name": return .string(input.name)
             case "description": return input.description.map(ResolvedValue.string) ?? .null
@@ -90,7 +106,7 @@ enum Introspection {
             case "deprecationReason": return input.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let value as EnumValueDef:
+        case .enumValue(let value)?:
             switch fieldName {
             case "name": return .string(value.name)
             case "description": return value.description.map(ResolvedValue.string) ?? .null
@@ -98,7 +114,7 @@ enum Introspection {
             case "deprecationReason": return value.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let directive as DirectiveDef:
+        case .directive(let directive)?:
             switch fieldName {
             case "name": return .string(directive.name)
             case "description": return directive.description.map(ResolvedValue.string) ?? .null
@@ -106,10 +122,10 @@ enum Introspection {
             case "locations": return .list(directive.locations.map { .string($0.rawValue) })
             case "args":
                 let all = includeDeprecated(arguments)
-                return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
             default: return .null
             }
-        default:
+        case nil:
             throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)")
         }
     }
@@ -121,7 +137,7 @@ enum Introspection {
         case "queryType": return type(.named(schema.queryType.name))
         case "mutationType": return schema.mutationType.map { type(.named($0.name)) } ?? .null
         case "subscriptionType": return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
-        case "directives": return .list(schema.directives.map { .value($0) })
+        case "directives": return .list(schema.directives.map { .value(Parent.directive($0)) })
         default: return .null
         }
     }
@@ -145,15 +161,15 @@ enum Introspection {
             case ("description", _): return named.description.map(ResolvedValue.string) ?? .null
             case ("specifiedByURL", .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
             case ("fields", .object(let object)), ("fields", .interface(let object)):
-                return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.field($0)) })
             case ("interfaces", .object(let object)), ("interfaces", .interface(let object)):
                 return .list(object.interfaces.map { type(.named($0)) })
             case ("possibleTypes", .interface), ("possibleTypes", .union):
                 return .list(schema.possibleTypes(named.name).map { type(.named($0.name)) })
             case ("enumValues", .enumType(let enumType)):
-                return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value(Parent.enumValue($0)) })
             case ("inputFields", .inputObject(let input)):
-                return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
             case ("isOneOf", .inputObject(let input)): return .bool(input.isOneOf)
             default: return .null
             }
