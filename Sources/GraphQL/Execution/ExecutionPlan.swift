@@ -16,11 +16,15 @@ final class SelectionPlan: Sendable {
     /// Whether the object type's fields without a resolver resolve by introspection
     /// (introspection types and the query root's meta-fields).
     let introspective: Bool
+    /// Whether the object type's name starts with `__` (an introspection type rather
+    /// than the query root, for `Introspection.resolve`).
+    let isIntrospectionType: Bool
 
     init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool) {
         self.objectType = objectType
         self.fields = fields
         self.introspective = introspective
+        self.isIntrospectionType = objectType.name.hasPrefix("__")
     }
 }
 

@@ -321,7 +321,9 @@ final class Execution<Context> {
                     variables: variables)
                 resolved = try resolver(source, arguments, context, info)
             } else if plan.introspective {
-                resolved = try Introspection.resolve(plan.objectType.name, field.fieldName, parent, arguments, schema)
+                resolved = try Introspection.resolve(
+                    plan.objectType.name, field.fieldName, parent, arguments, schema,
+                    isIntrospectionType: plan.isIntrospectionType)
             } else if case .json(.object(let object)) = source {
                 resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null
             } else {

@@ -61,9 +61,10 @@ enum Introspection {
     /// Resolves `fieldName` of the query root's meta-fields or of an introspection type
     /// (`parent`: the source value as cast by `parent(_:)`).
     static func resolve(
-        _ typeName: String, _ fieldName: String, _ parent: Parent?, _ arguments: JSONObject, _ schema: GraphQLSchema
+        _ typeName: String, _ fieldName: String, _ parent: Parent?, _ arguments: JSONObject, _ schema: GraphQLSchema,
+        isIntrospectionType: Bool
     ) throws -> ResolvedValue {
-        if !typeName.hasPrefix("__") {
+        if !isIntrospectionType {
             switch fieldName {
             case "__schema": return .value(Parent.schema)
             case "__type":
