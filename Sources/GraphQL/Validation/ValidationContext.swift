@@ -105,6 +105,10 @@ final class ValidationContext {
     /// The variables used in a fragment definition, with their expected types.
     func variableUsages(_ fragment: FragmentDefinition) -> [VariableUsage] {
         if let cached = fragmentUsages[fragment.name.value] { return cached }
+        guard VariableScan.uses(fragment.directives) || VariableScan.uses(fragment.selectionSet) else {
+            fragmentUsages[fragment.name.value] = []
+            return []
+        }
         let collector = VariableUsageCollector()
         TypedWalker(schema: schema, visitor: collector).walk(fragment)
         fragmentUsages[fragment.name.value] = collector.usages
@@ -117,12 +121,47 @@ final class ValidationContext {
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
         if isParsed, let usages = operationCache[key]?.usages { return usages }
-        let collector = VariableUsageCollector()
-        TypedWalker(schema: schema, visitor: collector).walk(operation)
-        var usages = collector.usages
+        var usages: [VariableUsage] = []
+        if VariableScan.uses(operation.directives) || VariableScan.uses(operation.selectionSet) {
+            let collector = VariableUsageCollector()
+            TypedWalker(schema: schema, visitor: collector).walk(operation)
+            usages = collector.usages
+        }
         for fragment in fragments { usages += variableUsages(fragment) }
         if isParsed { operationCache[key] = (fragments, usages) }
         return usages
+    }
+}
+
+/// Whether part of a document uses a variable, without type information: when
+/// nothing does, the typed usage walk is skipped.
+private enum VariableScan {
+    static func uses(_ selectionSet: SelectionSet) -> Bool {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field(let field):
+                if field.arguments.contains(where: { uses($0.value) }) || uses(field.directives) { return true }
+                if let set = field.selectionSet, uses(set) { return true }
+            case .fragmentSpread(let spread):
+                if uses(spread.directives) { return true }
+            case .inlineFragment(let fragment):
+                if uses(fragment.directives) || uses(fragment.selectionSet) { return true }
+            }
+        }
+        return false
+    }
+
+    static func uses(_ directives: [Directive]) -> Bool {
+        directives.contains { $0.arguments.contains { uses($0.value) } }
+    }
+
+    static func uses(_ value: Value) -> Bool {
+        switch value.kind {
+        case .variable: true
+        case .list(let items): items.contains { uses($0) }
+        case .object(let fields): fields.contains { uses($0.value) }
+        default: false
+        }
     }
 }
 

@@ -1,5 +1,7 @@
 /// Argument Names (spec §5.4.1): every argument is defined by its field or directive.
 final class KnownArgumentNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.argument, .directive]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var directiveArguments: [String: [String]] = [:]
     init(context: ValidationContext) {

@@ -2,6 +2,8 @@
 /// §5.7.2): every directive is defined (by the schema or the document) and allowed
 /// where it is used.
 final class KnownDirectivesRule: ValidationRule {
+    static let enters: VisitKinds = .directive
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var locations: [String: [String]] = [:]
     init(context: ValidationContext) {

@@ -2,6 +2,8 @@
 /// not a spec rule): `__schema` or `__type` may nest the list fields `fields`,
 /// `interfaces`, `possibleTypes` and `inputFields` at most two deep.
 final class MaxIntrospectionDepthRule: ValidationRule {
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
     private static let maxListDepth = 3
     private static let listFields: Set<String> = ["fields", "interfaces", "possibleTypes", "inputFields"]
     private let context: ValidationContext

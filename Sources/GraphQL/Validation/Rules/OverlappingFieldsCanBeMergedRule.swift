@@ -7,6 +7,8 @@
 /// compared fragment pairs are memoised, so a document of many fragments spreading
 /// each other is not explored exponentially.
 final class OverlappingFieldsCanBeMergedRule: ValidationRule {
+    static let enters: VisitKinds = .selectionSet
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()

@@ -2,6 +2,8 @@
 /// default) of a field or directive is given. Reported when leaving the node, as
 /// graphql-js does.
 final class ProvidedRequiredArgumentsRule: ValidationRule {
+    static let enters: VisitKinds = []
+    static let leaves: VisitKinds = [.field, .directive]
     private let context: ValidationContext
     init(context: ValidationContext) {
         self.context = context

@@ -1,5 +1,7 @@
 /// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
 final class UniqueArgumentNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.field, .directive]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -1,6 +1,8 @@
 /// Directives Are Unique per Location (spec §5.7.3): a non-repeatable directive is
 /// used at most once on each node.
 final class UniqueDirectivesPerLocationRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var unique: Set<String> = []
     init(context: ValidationContext) {
