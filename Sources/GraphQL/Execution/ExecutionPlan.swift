@@ -51,12 +51,17 @@ final class FieldPlan: Sendable {
     let namedType: NamedType?
     /// The sub-selection sets of `nodes`, for object and abstract return types.
     let subSelections: [SelectionSet]
+    /// The field as introspection names it (for fields that introspection resolves).
+    let introspectionName: Introspection.FieldName
+    /// The coerced arguments, when they are all literals (or absent) and so the same on
+    /// every execution; nil when an argument is a variable.
+    let constantArguments: Result<JSONObject, GraphQLError>?
     /// The child plans built so far, by the object type the value completed as.
     private let children = Mutex<[(ObjectType, SelectionPlan)]>([])
 
     init(
         responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
-        namedType: NamedType?
+        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?
     ) {
         self.responseKey = responseKey
         self.nodes = nodes
@@ -66,6 +71,8 @@ final class FieldPlan: Sendable {
         self.definition = definition
         self.namedType = namedType
         self.subSelections = nodes.compactMap(\.selectionSet)
+        self.introspectionName = Introspection.FieldName(nodes[0].name.value)
+        self.constantArguments = constantArguments
     }
 
     /// The plan of the sub-selections on `objectType`, built by `build` the first time.

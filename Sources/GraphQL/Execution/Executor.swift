@@ -178,7 +178,9 @@ final class Execution<Context> {
     func executeSelectionSet(
         _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
-        let resolvers = executable.resolvers(of: plan.objectType)
+        // Introspection types have no resolvers unless the executable binds some.
+        let resolvers = plan.isIntrospectionType && executable.introspectionIsBuiltIn
+            ? nil : executable.resolvers(of: plan.objectType)
         let parent = plan.introspective ? Introspection.parent(source) : nil
         var keys: [String] = []
         var values: [JSON] = []
@@ -226,9 +228,19 @@ final class Execution<Context> {
             } else {
                 continue
             }
+            // Arguments without variables coerce the same way every time (an error too).
+            var constantArguments: Result<JSONObject, GraphQLError>? = nil
+            if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
+                do throws(GraphQLError) {
+                    constantArguments = .success(
+                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, nodes[0]))
+                } catch {
+                    constantArguments = .failure(error)
+                }
+            }
             fields.append(FieldPlan(
                 responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
-                namedType: schema.type(definition.type.namedType)))
+                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments))
         }
         return SelectionPlan(
             objectType: objectType, fields: fields,
@@ -313,7 +325,12 @@ final class Execution<Context> {
         let definition = field.definition
         let resolved: ResolvedValue
         do {
-            let arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+            let arguments: JSONObject
+            if let constant = field.constantArguments {
+                arguments = try constant.get()
+            } else {
+                arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+            }
             if let resolver {
                 let info = ResolveInfo(
                     fieldName: field.fieldName, parentType: plan.objectType, returnType: definition.type,
@@ -322,7 +339,7 @@ final class Execution<Context> {
                 resolved = try resolver(source, arguments, context, info)
             } else if plan.introspective {
                 resolved = try Introspection.resolve(
-                    plan.objectType.name, field.fieldName, parent, arguments, schema,
+                    plan.objectType.name, field.fieldName, field.introspectionName, parent, arguments, schema,
                     isIntrospectionType: plan.isIntrospectionType)
             } else if case .json(.object(let object)) = source {
                 resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null

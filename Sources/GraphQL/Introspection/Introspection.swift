@@ -23,6 +23,48 @@ enum Introspection {
         }
     }
 
+    /// The fields introspection resolves, named once per field plan rather than
+    /// compared as strings per value.
+    enum FieldName: Sendable {
+        case schemaMeta, typeMeta
+        case args, defaultValue, deprecationReason, description, directives, enumValues, fields, inputFields
+        case interfaces, isDeprecated, isOneOf, isRepeatable, kind, locations, mutationType, name, ofType
+        case possibleTypes, queryType, specifiedByURL, subscriptionType, type, types
+        /// Any other name: resolves to null.
+        case other
+
+        init(_ name: String) {
+            switch name {
+            case "__schema": self = .schemaMeta
+            case "__type": self = .typeMeta
+            case "args": self = .args
+            case "defaultValue": self = .defaultValue
+            case "deprecationReason": self = .deprecationReason
+            case "description": self = .description
+            case "directives": self = .directives
+            case "enumValues": self = .enumValues
+            case "fields": self = .fields
+            case "inputFields": self = .inputFields
+            case "interfaces": self = .interfaces
+            case "isDeprecated": self = .isDeprecated
+            case "isOneOf": self = .isOneOf
+            case "isRepeatable": self = .isRepeatable
+            case "kind": self = .kind
+            case "locations": self = .locations
+            case "mutationType": self = .mutationType
+            case "name": self = .name
+            case "ofType": self = .ofType
+            case "possibleTypes": self = .possibleTypes
+            case "queryType": self = .queryType
+            case "specifiedByURL": self = .specifiedByURL
+            case "subscriptionType": self = .subscriptionType
+            case "type": self = .`type`
+            case "types": self = .types
+            default: self = .other
+            }
+        }
+    }
+
     /// The parent value of an introspection type's fields, one case per type, so a
     /// field resolves with a single cast of its `.value` parent.
     enum Parent: Sendable {
@@ -61,13 +103,13 @@ enum Introspection {
     /// Resolves `fieldName` of the query root's meta-fields or of an introspection type
     /// (`parent`: the source value as cast by `parent(_:)`).
     static func resolve(
-        _ typeName: String, _ fieldName: String, _ parent: Parent?, _ arguments: JSONObject, _ schema: GraphQLSchema,
-        isIntrospectionType: Bool
+        _ typeName: String, _ fieldName: String, _ id: FieldName, _ parent: Parent?, _ arguments: JSONObject,
+        _ schema: GraphQLSchema, isIntrospectionType: Bool
     ) throws -> ResolvedValue {
         if !isIntrospectionType {
-            switch fieldName {
-            case "__schema": return .value(Parent.schema)
-            case "__type":
+            switch id {
+            case .schemaMeta: return .value(Parent.schema)
+            case .typeMeta:
                 guard case .string(let name)? = arguments["name"], schema.type(name) != nil else { return .null }
                 return type(.named(name))
             default: return .null
@@ -75,27 +117,27 @@ enum Introspection {
         }
         switch parent {
         case .schema?:
-            return resolveSchema(fieldName, schema)
+            return resolveSchema(id, schema)
         case .type(let ref)?:
-            return resolveType(fieldName, ref, arguments, schema)
+            return resolveType(id, ref, arguments, schema)
         case .field(let field)?:
-            switch fieldName {
-            case "name": return .string(field.name)
-            case "description": return field.description.map(ResolvedValue.string) ?? .null
-            case "args":
+            switch id {
+            case .name: return .string(field.name)
+            case .description: return field.description.map(ResolvedValue.string) ?? .null
+            case .args:
                 let all = includeDeprecated(arguments)
                 return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
-            case "type": return type(field.type)
-            case "isDeprecated": return .bool(field.deprecationReason != nil)
-            case "deprecationReason": return field.deprecationReason.map(ResolvedValue.string) ?? .null
+            case .type: return type(field.type)
+            case .isDeprecated: return .bool(field.deprecationReason != nil)
+            case .deprecationReason: return field.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
         case .inputValue(let input)?:
-            switch fieldName {
-            case "name": return .string(input.name)
-            case "description": return input.description.map(ResolvedValue.string) ?? .null
-            case "type": return type(input.type)
-            case "defaultValue":
+            switch id {
+            case .name: return .string(input.name)
+            case .description: return input.description.map(ResolvedValue.string) ?? .null
+            case .type: return type(input.type)
+            case .defaultValue:
                 // The canonical literal of the coerced default (graphql-js astFromValue).
                 guard let literal = input.defaultValue else { return .null }
                 let coercer = InputCoercer(schema: schema)
@@ -103,25 +145,25 @@ enum Introspection {
                     let canonical = coercer.astFromValue(value, type: input.type)
                 else { return .string(print(literal)) }
                 return .string(print(canonical))
-            case "isDeprecated": return .bool(input.deprecationReason != nil)
-            case "deprecationReason": return input.deprecationReason.map(ResolvedValue.string) ?? .null
+            case .isDeprecated: return .bool(input.deprecationReason != nil)
+            case .deprecationReason: return input.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
         case .enumValue(let value)?:
-            switch fieldName {
-            case "name": return .string(value.name)
-            case "description": return value.description.map(ResolvedValue.string) ?? .null
-            case "isDeprecated": return .bool(value.deprecationReason != nil)
-            case "deprecationReason": return value.deprecationReason.map(ResolvedValue.string) ?? .null
+            switch id {
+            case .name: return .string(value.name)
+            case .description: return value.description.map(ResolvedValue.string) ?? .null
+            case .isDeprecated: return .bool(value.deprecationReason != nil)
+            case .deprecationReason: return value.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
         case .directive(let directive)?:
-            switch fieldName {
-            case "name": return .string(directive.name)
-            case "description": return directive.description.map(ResolvedValue.string) ?? .null
-            case "isRepeatable": return .bool(directive.isRepeatable)
-            case "locations": return .list(directive.locations.map { .string($0.rawValue) })
-            case "args":
+            switch id {
+            case .name: return .string(directive.name)
+            case .description: return directive.description.map(ResolvedValue.string) ?? .null
+            case .isRepeatable: return .bool(directive.isRepeatable)
+            case .locations: return .list(directive.locations.map { .string($0.rawValue) })
+            case .args:
                 let all = includeDeprecated(arguments)
                 return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
             default: return .null
@@ -131,47 +173,47 @@ enum Introspection {
         }
     }
 
-    private static func resolveSchema(_ fieldName: String, _ schema: GraphQLSchema) -> ResolvedValue {
-        switch fieldName {
-        case "description": return schema.description.map(ResolvedValue.string) ?? .null
-        case "types": return .list(schema.types.map { type(.named($0.name)) })
-        case "queryType": return type(.named(schema.queryType.name))
-        case "mutationType": return schema.mutationType.map { type(.named($0.name)) } ?? .null
-        case "subscriptionType": return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
-        case "directives": return .list(schema.directives.map { .value(Parent.directive($0)) })
+    private static func resolveSchema(_ id: FieldName, _ schema: GraphQLSchema) -> ResolvedValue {
+        switch id {
+        case .description: return schema.description.map(ResolvedValue.string) ?? .null
+        case .types: return .list(schema.types.map { type(.named($0.name)) })
+        case .queryType: return type(.named(schema.queryType.name))
+        case .mutationType: return schema.mutationType.map { type(.named($0.name)) } ?? .null
+        case .subscriptionType: return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
+        case .directives: return .list(schema.directives.map { .value(Parent.directive($0)) })
         default: return .null
         }
     }
 
     private static func resolveType(
-        _ fieldName: String, _ ref: TypeRef, _ arguments: JSONObject, _ schema: GraphQLSchema
+        _ id: FieldName, _ ref: TypeRef, _ arguments: JSONObject, _ schema: GraphQLSchema
     ) -> ResolvedValue {
         switch ref {
         case .list(let inner), .nonNull(let inner):
-            switch fieldName {
-            case "kind": return .string(ref.isNonNull ? "NON_NULL" : "LIST")
-            case "ofType": return type(inner)
+            switch id {
+            case .kind: return .string(ref.isNonNull ? "NON_NULL" : "LIST")
+            case .ofType: return type(inner)
             default: return .null
             }
         case .named(let name):
             guard let named = schema.type(name) else { return .null }
             let all = includeDeprecated(arguments)
-            switch (fieldName, named) {
-            case ("kind", _): return .string(named.kind)
-            case ("name", _): return .string(named.name)
-            case ("description", _): return named.description.map(ResolvedValue.string) ?? .null
-            case ("specifiedByURL", .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
-            case ("fields", .object(let object)), ("fields", .interface(let object)):
+            switch (id, named) {
+            case (.kind, _): return .string(named.kind)
+            case (.name, _): return .string(named.name)
+            case (.description, _): return named.description.map(ResolvedValue.string) ?? .null
+            case (.specifiedByURL, .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
+            case (.fields, .object(let object)), (.fields, .interface(let object)):
                 return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.field($0)) })
-            case ("interfaces", .object(let object)), ("interfaces", .interface(let object)):
+            case (.interfaces, .object(let object)), (.interfaces, .interface(let object)):
                 return .list(object.interfaces.map { type(.named($0)) })
-            case ("possibleTypes", .interface), ("possibleTypes", .union):
+            case (.possibleTypes, .interface), (.possibleTypes, .union):
                 return .list(schema.possibleTypes(named.name).map { type(.named($0.name)) })
-            case ("enumValues", .enumType(let enumType)):
+            case (.enumValues, .enumType(let enumType)):
                 return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value(Parent.enumValue($0)) })
-            case ("inputFields", .inputObject(let input)):
+            case (.inputFields, .inputObject(let input)):
                 return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
-            case ("isOneOf", .inputObject(let input)): return .bool(input.isOneOf)
+            case (.isOneOf, .inputObject(let input)): return .bool(input.isOneOf)
             default: return .null
             }
         }

@@ -135,7 +135,7 @@ final class ValidationContext {
 
 /// Whether part of a document uses a variable, without type information: when
 /// nothing does, the typed usage walk is skipped.
-private enum VariableScan {
+enum VariableScan {
     static func uses(_ selectionSet: SelectionSet) -> Bool {
         for selection in selectionSet.selections {
             switch selection {
