@@ -1,6 +1,7 @@
 /// The rules of spec §5, in graphql-js's `specifiedRules` order (which fixes the
 /// order of errors at one node), followed by the recommended `MaxIntrospectionDepthRule`.
-let specifiedRules: [any ValidationRule.Type] = [
+var specifiedRules: [any ValidationRule.Type] {
+    [
     ExecutableDefinitionsRule.self,
     UniqueOperationNamesRule.self,
     LoneAnonymousOperationRule.self,
@@ -28,7 +29,8 @@ let specifiedRules: [any ValidationRule.Type] = [
     OverlappingFieldsCanBeMergedRule.self,
     UniqueInputFieldNamesRule.self,
     MaxIntrospectionDepthRule.self,
-]
+    ]
+}
 
 /// Validates an executable document against a schema (spec §5 Validation).
 ///
