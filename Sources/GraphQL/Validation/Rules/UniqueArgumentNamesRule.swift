@@ -12,6 +12,7 @@ final class UniqueArgumentNamesRule: ValidationRule {
         case .directive(let directive, _): arguments = directive.arguments
         default: return true
         }
+        if arguments.count < 2 { return true }  // nothing to repeat
         var order: [String] = []
         var groups: [String: [Argument]] = [:]
         for argument in arguments {
