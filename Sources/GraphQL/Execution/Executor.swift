@@ -252,14 +252,28 @@ final class Execution<Context> {
         var fields: [[Field]] = []
         var index: [String: Int] = [:]
 
+        /// Up to this many keys are searched linearly; beyond, through `index`.
+        private static var linearLimit: Int { 8 }
+
         mutating func add(_ field: Field) {
             let key = field.responseKey
-            if let i = index[key] {
+            if keys.count <= Self.linearLimit {
+                if let i = keys.firstIndex(of: key) {
+                    fields[i].append(field)
+                    return
+                }
+            } else if let i = index[key] {
                 fields[i].append(field)
-            } else {
-                index[key] = keys.count
-                keys.append(key)
-                fields.append([field])
+                return
+            }
+            keys.append(key)
+            fields.append([field])
+            if keys.count > Self.linearLimit {
+                if index.isEmpty {
+                    for (i, key) in keys.enumerated() { index[key] = i }
+                } else {
+                    index[key] = keys.count - 1
+                }
             }
         }
     }

@@ -115,6 +115,15 @@ final class ValidationContext {
         return collector.usages
     }
 
+    /// The variable usages the main walk found in the operation it just left (keyed by
+    /// its start), so that `recursiveVariableUsages` need not walk it again.
+    private var walked: (start: Int, usages: [VariableUsage])? = nil
+
+    /// Called by the main walk on leaving an operation, before the rules leave it.
+    func walkedOperation(_ operation: OperationDefinition, usages: [VariableUsage]) {
+        walked = operation.span.end > operation.span.start ? (operation.span.start, usages) : nil
+    }
+
     /// The variables used by an operation and every fragment it references.
     func recursiveVariableUsages(_ operation: OperationDefinition) -> [VariableUsage] {
         let fragments = recursivelyReferencedFragments(operation)
@@ -122,7 +131,9 @@ final class ValidationContext {
         let isParsed = operation.span.end > operation.span.start
         if isParsed, let usages = operationCache[key]?.usages { return usages }
         var usages: [VariableUsage] = []
-        if VariableScan.uses(operation.directives) || VariableScan.uses(operation.selectionSet) {
+        if isParsed, let walked, walked.start == key {
+            usages = walked.usages
+        } else if VariableScan.uses(operation.directives) || VariableScan.uses(operation.selectionSet) {
             let collector = VariableUsageCollector()
             TypedWalker(schema: schema, visitor: collector).walk(operation)
             usages = collector.usages

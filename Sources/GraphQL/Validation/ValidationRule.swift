@@ -79,8 +79,32 @@ final class RuleDispatcher: TypedVisitor {
 
     var isStopped: Bool { context.isAborted }
 
+    /// The variable usages of the operation being walked, as `VariableUsageCollector`
+    /// would find them (outside variable definitions), handed to the context on leaving
+    /// the operation so its rules need no second walk.
+    private var usages: [VariableUsage] = []
+    private var inOperation = false
+    private var inVariableDefinition = false
+
+    private func record(_ node: VisitNode, _ typeInfo: TypeInfo) {
+        switch node {
+        case .operation:
+            usages = []
+            inOperation = true
+        case .variableDefinition:
+            inVariableDefinition = true
+        case .value(let value):
+            if inOperation, !inVariableDefinition, case .variable(let name) = value.kind {
+                usages.append(VariableUsage(name: name, node: value, type: typeInfo.inputType, defaultValue: typeInfo.defaultValue))
+            }
+        default:
+            break
+        }
+    }
+
     func enter(_ node: VisitNode, _ typeInfo: TypeInfo) -> Bool {
         depth += 1
+        record(node, typeInfo)
         for index in tables.entering[node.kindIndex] where skippingAt[index] == nil {
             if context.isAborted { return false }
             if !rules[index].enter(node) { skippingAt[index] = depth }
@@ -89,6 +113,16 @@ final class RuleDispatcher: TypedVisitor {
     }
 
     func leave(_ node: VisitNode, _ typeInfo: TypeInfo) {
+        switch node {
+        case .operation(let operation):
+            inOperation = false
+            context.walkedOperation(operation, usages: usages)
+            usages = []
+        case .variableDefinition:
+            inVariableDefinition = false
+        default:
+            break
+        }
         for (index, leaves) in tables.leaving[node.kindIndex] {
             if context.isAborted { break }
             if let skipDepth = skippingAt[index] {
