@@ -51,6 +51,9 @@ final class FieldPlan: Sendable {
     let namedType: NamedType?
     /// The sub-selection sets of `nodes`, for object and abstract return types.
     let subSelections: [SelectionSet]
+    /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
+    /// so completing it never descends.
+    let isLeaf: Bool
     /// The field as introspection names it (for fields that introspection resolves).
     let introspectionName: Introspection.FieldName
     /// The coerced arguments, when they are all literals (or absent) and so the same on
@@ -61,7 +64,7 @@ final class FieldPlan: Sendable {
 
     init(
         responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
-        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?
+        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
     ) {
         self.responseKey = responseKey
         self.nodes = nodes
@@ -71,7 +74,21 @@ final class FieldPlan: Sendable {
         self.definition = definition
         self.namedType = namedType
         self.subSelections = nodes.compactMap(\.selectionSet)
-        self.introspectionName = Introspection.FieldName(nodes[0].name.value)
+        var type = definition.type
+        var hasList = false
+        while true {
+            switch type {
+            case .nonNull(let inner): type = inner; continue
+            case .list(let inner): hasList = true; type = inner; continue
+            case .named: break
+            }
+            break
+        }
+        switch namedType {
+        case .scalar?, .enumType?, nil: self.isLeaf = !hasList
+        default: self.isLeaf = false
+        }
+        self.introspectionName = introspective ? Introspection.FieldName(nodes[0].name.value) : .other
         self.constantArguments = constantArguments
     }
 

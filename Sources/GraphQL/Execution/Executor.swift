@@ -187,7 +187,7 @@ final class Execution<Context> {
         keys.reserveCapacity(plan.fields.count)
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
-            values.append(try executeField(plan, field, resolvers, source, parent, path: .key(path, field.responseKey)))
+            values.append(try executeField(plan, field, resolvers, source, parent, parentPath: path))
             keys.append(field.responseKey)
         }
         return .object(JSONObject(uniqueKeys: keys, values: values))
@@ -210,6 +210,7 @@ final class Execution<Context> {
             collectFields(objectType, selectionSet, &grouped, &visited)
         }
         let isQueryRoot = objectType === schema.queryType
+        let introspective = Prelude.introspectionTypeNames.contains(objectType.name) || isQueryRoot
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
@@ -240,11 +241,11 @@ final class Execution<Context> {
             }
             fields.append(FieldPlan(
                 responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
-                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments))
+                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments,
+                introspective: introspective))
         }
         return SelectionPlan(
-            objectType: objectType, fields: fields,
-            introspective: Prelude.introspectionTypeNames.contains(objectType.name) || isQueryRoot)
+            objectType: objectType, fields: fields, introspective: introspective)
     }
 
     struct FieldGroups {
@@ -328,7 +329,7 @@ final class Execution<Context> {
     /// ExecuteField (spec §6.4).
     private func executeField(
         _ plan: SelectionPlan, _ field: FieldPlan, _ resolvers: [FieldResolver<Context>?]?, _ source: ResolvedValue,
-        _ parent: Introspection.Parent?, path: ResponsePath
+        _ parent: Introspection.Parent?, parentPath: ResponsePath
     ) throws(NullPropagation) -> JSON {
         let resolver: FieldResolver<Context>?
         switch field.kind {
@@ -337,6 +338,10 @@ final class Execution<Context> {
         case .meta: resolver = nil
         }
         let definition = field.definition
+        // The field's response path: allocated up front only when a resolver or a
+        // sub-selection or list needs it; a leaf builds it only for an error.
+        let eagerPath: ResponsePath? = resolver != nil || !field.isLeaf ? .key(parentPath, field.responseKey) : nil
+        var path: ResponsePath { eagerPath ?? .key(parentPath, field.responseKey) }
         let resolved: ResolvedValue
         do {
             let arguments: JSONObject
@@ -364,7 +369,8 @@ final class Execution<Context> {
             return try fieldError(error, field.nodes, path, type: definition.type)
         }
         do {
-            return try completeValue(definition.type, field, path, resolved)
+            // A leaf's completion does not read the path (its errors are thrown here).
+            return try completeValue(definition.type, field, eagerPath ?? .root, resolved)
         } catch is NullPropagation {
             if definition.type.isNonNull { throw NullPropagation() }
             return .null
