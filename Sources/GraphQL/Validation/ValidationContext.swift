@@ -83,6 +83,7 @@ final class ValidationContext {
 
     /// The known fragments an operation uses, directly or through other fragments.
     func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
+        if fragments.isEmpty { return [] }  // no known fragment can be referenced
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
         if isParsed, let cached = operationCache[key] { return cached.fragments }
