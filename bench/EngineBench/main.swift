@@ -92,6 +92,20 @@ func rate(_ body: () -> Int) -> Double {
     return Double(runs) / elapsed
 }
 
+// Profiling mode (for callgrind): ENGINEBENCH_PROFILE=<case 0-2>:<uncached|cached>:<runs> runs one
+// case that many times after one warm-up run and exits, printing nothing.
+if let profile = ProcessInfo.processInfo.environment["ENGINEBENCH_PROFILE"] {
+    let parts = profile.split(separator: ":").map(String.init)
+    guard parts.count == 3, let index = Int(parts[0]), cases.indices.contains(index), let runs = Int(parts[2]) else {
+        fail("ENGINEBENCH_PROFILE=<case>:<uncached|cached>:<runs>")
+    }
+    let (_, query, variables) = cases[index]
+    let body = parts[1] == "cached" ? { cached(query, variables) } : { uncached(query, variables) }
+    var sink = body()
+    for _ in 0..<runs { sink &+= body() }
+    exit(sink == 0 ? 0 : 1)
+}
+
 for (name, query, variables) in cases {
     let result = executable.execute(
         document: try! parse(Source(query)), source: Source(query), variables: variables, context: ())

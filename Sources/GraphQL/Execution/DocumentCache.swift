@@ -18,10 +18,11 @@ final class DocumentCache<Value: Sendable>: Sendable {
     func lookup(_ key: String) -> Value? {
         guard capacity > 0 else { return nil }
         return state.withLock { state in
-            guard let entry = state.entries[key] else { return nil }
+            // One hash of the key (long for introspection queries), not two.
+            guard let index = state.entries.index(forKey: key) else { return nil }
             state.tick += 1
-            state.entries[key] = (entry.value, state.tick)
-            return entry.value
+            state.entries.values[index].tick = state.tick
+            return state.entries.values[index].value
         }
     }
 

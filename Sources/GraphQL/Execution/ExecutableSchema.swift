@@ -4,6 +4,11 @@ public final class ExecutableSchema<Context>: Sendable {
     public let schema: GraphQLSchema
     /// Resolvers by object type name, then field name.
     let table: [String: [String: FieldResolver<Context>]]
+    /// Resolvers by object type, then field position in the type's `fields`.
+    private let resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]]
+    /// Whether no resolver is bound to an introspection type's field, so that
+    /// introspection results depend on the schema alone.
+    let introspectionIsBuiltIn: Bool
     let jsonTypes: Set<String>
     let typeTests: [String: @Sendable (any Sendable) -> Bool]
     /// Turns an error a resolver threw (that is not a `GraphQLError`) into the error
@@ -49,8 +54,20 @@ public final class ExecutableSchema<Context>: Sendable {
         if !problems.isEmpty { throw SchemaError(sourceName: "resolvers", errors: problems) }
         self.schema = schema
         self.table = table
+        var resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]] = [:]
+        for type in schema.types {
+            guard case .object(let object) = type, let byName = table[object.name] else { continue }
+            resolverTable[ObjectIdentifier(object)] = object.fields.map { byName[$0.name] }
+        }
+        self.resolverTable = resolverTable
+        self.introspectionIsBuiltIn = !table.keys.contains { Prelude.introspectionTypeNames.contains($0) }
         self.jsonTypes = resolvers.jsonTypes
         self.typeTests = resolvers.typeTests
         self.mapError = mapError
+    }
+
+    /// The resolvers of `object`'s fields by position (nil when it has none).
+    func resolvers(of object: ObjectType) -> [FieldResolver<Context>?]? {
+        resolverTable[ObjectIdentifier(object)]
     }
 }

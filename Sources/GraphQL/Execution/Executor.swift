@@ -6,6 +6,16 @@ extension ExecutableSchema {
         document: Document, source: Source, operationName: String? = nil, variables: JSONObject = [:],
         context: Context
     ) -> ExecutionResult {
+        execute(
+            document: document, source: source, operationName: operationName, variables: variables,
+            context: context, plans: nil)
+    }
+
+    /// `execute(document:…)` with the selection plans of a prepared document, if it has any.
+    func execute(
+        document: Document, source: Source, operationName: String?, variables: JSONObject, context: Context,
+        plans: ExecutionPlans?
+    ) -> ExecutionResult {
         let operation: OperationDefinition
         switch selectOperation(document, operationName) {
         case .success(let selected): operation = selected
@@ -29,14 +39,17 @@ extension ExecutableSchema {
         let execution = Execution(
             executable: self, source: source, operation: operation, fragments: fragments,
             variables: coercedVariables, context: context)
-        let data: JSON
-        do {
-            data = try execution.executeSelectionSet(
-                [operation.selectionSet], objectType: rootType, source: .null, path: .root)
-        } catch {
-            data = .null  // a non-null root field was null: spec §6.4.4
+        let rootPlan = execution.rootPlan(rootType, plans: plans)
+        // An operation that only introspects (no variables, no resolvers of ours) has the
+        // same result every time: a prepared document keeps it.
+        if let plans, introspectionIsBuiltIn, operation.variableDefinitions.isEmpty,
+            rootPlan.fields.allSatisfy({ if case .field = $0.kind { false } else { true } })
+        {
+            return plans.introspectionResult(operationStart: operation.span.start, rootType: rootType) {
+                execution.run(rootPlan)
+            }
         }
-        return ExecutionResult(data: data, errors: execution.errors)
+        return execution.run(rootPlan)
     }
 
     /// GetOperation (spec §6.1).
@@ -144,49 +157,95 @@ final class Execution<Context> {
         self.coercer = InputCoercer(schema: executable.schema)
     }
 
+    /// Executes the operation's root selection (spec §6.2) and collects its errors.
+    func run(_ rootPlan: SelectionPlan) -> ExecutionResult {
+        let data: JSON
+        do {
+            data = try executeSelectionSet(rootPlan, source: .null, path: .root)
+        } catch {
+            data = .null  // a non-null root field was null: spec §6.4.4
+        }
+        return ExecutionResult(data: data, errors: errors)
+    }
+
     private func locations(_ nodes: [Field]) -> [SourceLocation] {
         nodes.map { source.location(of: $0.span.start) }
     }
 
     // MARK: Selection sets
 
-    /// ExecuteSelectionSet: the object's fields in request order.
+    /// ExecuteSelectionSet: the plan's fields in request order.
     func executeSelectionSet(
-        _ selectionSets: [SelectionSet], objectType: ObjectType, source: ResolvedValue, path: ResponsePath
+        _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
-        let grouped = groupedFields(selectionSets, objectType)
-        var result = JSONObject()
-        for (key, fields) in zip(grouped.keys, grouped.fields) {
-            if let value = try executeField(objectType, source, fields, path: .key(path, key)) {
-                result.appendUnchecked(key, value)
-            }
+        // Introspection types have no resolvers unless the executable binds some.
+        let resolvers = plan.isIntrospectionType && executable.introspectionIsBuiltIn
+            ? nil : executable.resolvers(of: plan.objectType)
+        let parent = plan.introspective ? Introspection.parent(source) : nil
+        var keys: [String] = []
+        var values: [JSON] = []
+        keys.reserveCapacity(plan.fields.count)
+        values.reserveCapacity(plan.fields.count)
+        for field in plan.fields {
+            values.append(try executeField(plan, field, resolvers, source, parent, parentPath: path))
+            keys.append(field.responseKey)
         }
-        return .object(result)
+        return .object(JSONObject(uniqueKeys: keys, values: values))
     }
 
-    /// Response keys in first-seen order, each with its field nodes.
-    /// CollectFields results of this execution by object type and selection sets (their
-    /// source offsets): the same selections on the same type (list items, or a fragment
-    /// such as introspection's `FullType` spread on every type) are collected once.
-    /// `@skip`/`@include` depend only on the operation's variables, fixed for an execution.
-    /// Synthetic selection sets (no source offsets) are not cached.
-    private struct GroupKey: Hashable {
-        let typeName: String
-        let starts: [Int]
+    /// The plan of the root selection set on `rootType`: shared by the executions of a
+    /// prepared document when field collection cannot depend on variables.
+    func rootPlan(_ rootType: ObjectType, plans: ExecutionPlans?) -> SelectionPlan {
+        let build = { self.makePlan(rootType, [self.operation.selectionSet]) }
+        guard let plans else { return build() }
+        return plans.root(operationStart: operation.span.start, rootType: rootType, build: build)
     }
-    private var groupCache: [GroupKey: FieldGroups] = [:]
 
-    private func groupedFields(_ selectionSets: [SelectionSet], _ objectType: ObjectType) -> FieldGroups {
-        let cacheable = !selectionSets.contains { $0.span == .synthetic }
-        let key = cacheable ? GroupKey(typeName: objectType.name, starts: selectionSets.map(\.span.start)) : nil
-        if let key, let cached = groupCache[key] { return cached }
+    /// CollectFields over `selectionSets` on `objectType`, with each response key's
+    /// definition looked up once.
+    func makePlan(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> SelectionPlan {
         var grouped = FieldGroups()
         var visited: Set<String> = []
         for selectionSet in selectionSets {
             collectFields(objectType, selectionSet, &grouped, &visited)
         }
-        if let key { groupCache[key] = grouped }
-        return grouped
+        let isQueryRoot = objectType === schema.queryType
+        let introspective = Prelude.introspectionTypeNames.contains(objectType.name) || isQueryRoot
+        var fields: [FieldPlan] = []
+        fields.reserveCapacity(grouped.keys.count)
+        for (key, nodes) in zip(grouped.keys, grouped.fields) {
+            let fieldName = nodes[0].name.value
+            let kind: FieldPlan.Kind
+            let definition: FieldDef
+            if fieldName == "__typename" {
+                kind = .typename
+                definition = Introspection.typenameField
+            } else if let index = objectType.fieldPosition(fieldName) {
+                kind = .field(index: index)
+                definition = objectType.fields[index]
+            } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
+                kind = .meta
+                definition = meta
+            } else {
+                continue
+            }
+            // Arguments without variables coerce the same way every time (an error too).
+            var constantArguments: Result<JSONObject, GraphQLError>? = nil
+            if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
+                do throws(GraphQLError) {
+                    constantArguments = .success(
+                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, nodes[0]))
+                } catch {
+                    constantArguments = .failure(error)
+                }
+            }
+            fields.append(FieldPlan(
+                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
+                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments,
+                introspective: introspective))
+        }
+        return SelectionPlan(
+            objectType: objectType, fields: fields, introspective: introspective)
     }
 
     struct FieldGroups {
@@ -194,14 +253,28 @@ final class Execution<Context> {
         var fields: [[Field]] = []
         var index: [String: Int] = [:]
 
+        /// Up to this many keys are searched linearly; beyond, through `index`.
+        private static var linearLimit: Int { 8 }
+
         mutating func add(_ field: Field) {
             let key = field.responseKey
-            if let i = index[key] {
+            if keys.count <= Self.linearLimit {
+                if let i = keys.firstIndex(of: key) {
+                    fields[i].append(field)
+                    return
+                }
+            } else if let i = index[key] {
                 fields[i].append(field)
-            } else {
-                index[key] = keys.count
-                keys.append(key)
-                fields.append([field])
+                return
+            }
+            keys.append(key)
+            fields.append([field])
+            if keys.count > Self.linearLimit {
+                if index.isEmpty {
+                    for (i, key) in keys.enumerated() { index[key] = i }
+                } else {
+                    index[key] = keys.count - 1
+                }
             }
         }
     }
@@ -253,49 +326,56 @@ final class Execution<Context> {
 
     // MARK: Fields
 
-    /// ExecuteField (spec §6.4): nil when the field is not defined on the type.
+    /// ExecuteField (spec §6.4).
     private func executeField(
-        _ objectType: ObjectType, _ source: ResolvedValue, _ fields: [Field], path: ResponsePath
-    ) throws(NullPropagation) -> JSON? {
-        let node = fields[0]
-        let fieldName = node.name.value
-        if fieldName == "__typename" { return .string(objectType.name) }
-        let definition: FieldDef
+        _ plan: SelectionPlan, _ field: FieldPlan, _ resolvers: [FieldResolver<Context>?]?, _ source: ResolvedValue,
+        _ parent: Introspection.Parent?, parentPath: ResponsePath
+    ) throws(NullPropagation) -> JSON {
         let resolver: FieldResolver<Context>?
-        if let field = objectType.field(fieldName) {
-            definition = field
-            resolver = executable.table[objectType.name]?[fieldName]
-        } else if objectType === schema.queryType, let meta = Introspection.metaField(fieldName) {
-            definition = meta
-            resolver = nil
-        } else {
-            return nil
+        switch field.kind {
+        case .typename: return .string(plan.objectType.name)
+        case .field(let index): resolver = resolvers?[index]
+        case .meta: resolver = nil
         }
-        let info = ResolveInfo(
-            fieldName: fieldName, parentType: objectType, returnType: definition.type, responsePath: path,
-            fieldNodes: fields, operation: operation, schema: schema, variables: variables)
+        let definition = field.definition
+        // The field's response path: allocated up front only when a resolver or a
+        // sub-selection or list needs it; a leaf builds it only for an error.
+        let eagerPath: ResponsePath? = resolver != nil || !field.isLeaf ? .key(parentPath, field.responseKey) : nil
+        var path: ResponsePath { eagerPath ?? .key(parentPath, field.responseKey) }
         let resolved: ResolvedValue
         do {
-            let arguments = try coerceArguments(definition, node)
+            let arguments: JSONObject
+            if let constant = field.constantArguments {
+                arguments = try constant.get()
+            } else {
+                arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+            }
             if let resolver {
+                let info = ResolveInfo(
+                    fieldName: field.fieldName, parentType: plan.objectType, returnType: definition.type,
+                    responsePath: path, fieldNodes: field.nodes, operation: operation, schema: schema,
+                    variables: variables)
                 resolved = try resolver(source, arguments, context, info)
-            } else if Prelude.introspectionTypeNames.contains(objectType.name) || objectType === schema.queryType {
-                resolved = try Introspection.resolve(objectType.name, fieldName, source, arguments, schema)
+            } else if plan.introspective {
+                resolved = try Introspection.resolve(
+                    plan.objectType.name, field.fieldName, field.introspectionName, parent, arguments, schema,
+                    isIntrospectionType: plan.isIntrospectionType)
             } else if case .json(.object(let object)) = source {
-                resolved = object[fieldName].map(ResolvedValue.init) ?? .null
+                resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null
             } else {
                 resolved = .null
             }
         } catch {
-            return try fieldError(error, fields, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: definition.type)
         }
         do {
-            return try completeValue(definition.type, fields, info, path, resolved)
+            // A leaf's completion does not read the path (its errors are thrown here).
+            return try completeValue(definition.type, field, eagerPath ?? .root, resolved)
         } catch is NullPropagation {
             if definition.type.isNonNull { throw NullPropagation() }
             return .null
         } catch {
-            return try fieldError(error, fields, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: definition.type)
         }
     }
 
@@ -365,12 +445,12 @@ final class Execution<Context> {
     /// CompleteValue (spec §6.4.3). Throws `GraphQLError` for this field's own
     /// problems and `NullPropagation` when a non-null descendant was null.
     private func completeValue(
-        _ type: TypeRef, _ fields: [Field], _ info: ResolveInfo, _ path: ResponsePath, _ value: ResolvedValue
+        _ type: TypeRef, _ field: FieldPlan, _ path: ResponsePath, _ value: ResolvedValue
     ) throws -> JSON {
         if case .nonNull(let inner) = type {
-            let completed = try completeValue(inner, fields, info, path, value)
+            let completed = try completeValue(inner, field, path, value)
             if case .null = completed {
-                throw GraphQLError("Cannot return null for non-nullable field \(info.parentType.name).\(info.fieldName).")
+                throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
             }
             return completed
         }
@@ -385,21 +465,21 @@ final class Execution<Context> {
             case .list(let list): items = list
             case .json(.array(let array)): items = array.map(ResolvedValue.init)
             default:
-                throw GraphQLError("Expected Iterable, but did not find one for field \"\(info.parentType.name).\(info.fieldName)\".")
+                throw GraphQLError("Expected Iterable, but did not find one for field \"\(field.parentType.name).\(field.fieldName)\".")
             }
             var out: [JSON] = []
             out.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
                 let itemPath = ResponsePath.index(path, index)
                 do {
-                    out.append(try completeValue(itemType, fields, info, itemPath, item))
+                    out.append(try completeValue(itemType, field, itemPath, item))
                 } catch {
-                    out.append(try fieldError(error, fields, itemPath, type: itemType))
+                    out.append(try fieldError(error, field.nodes, itemPath, type: itemType))
                 }
             }
             return .array(out)
         case .named(let name):
-            guard let named = schema.type(name) else {
+            guard let named = field.namedType else {
                 throw GraphQLError("Unknown type \"\(name)\".")
             }
             switch named {
@@ -415,23 +495,19 @@ final class Execution<Context> {
                 }
                 return .string(string)
             case .object(let object):
-                return try executeSelectionSet(subSelections(fields), objectType: object, source: value, path: path)
+                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
             case .interface, .union:
-                let object = try resolveAbstractType(named, value, info)
-                return try executeSelectionSet(subSelections(fields), objectType: object, source: value, path: path)
+                let object = try resolveAbstractType(named, value, field)
+                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
             case .inputObject:
                 throw GraphQLError("Type \"\(name)\" is an input type and cannot be a field's type.")
             }
         }
     }
 
-    private func subSelections(_ fields: [Field]) -> [SelectionSet] {
-        fields.compactMap(\.selectionSet)
-    }
-
     /// ResolveAbstractType: by the Swift type bound to an object type, or a JSON
     /// parent's `__typename`.
-    private func resolveAbstractType(_ abstract: NamedType, _ value: ResolvedValue, _ info: ResolveInfo) throws -> ObjectType {
+    private func resolveAbstractType(_ abstract: NamedType, _ value: ResolvedValue, _ field: FieldPlan) throws -> ObjectType {
         let candidates = schema.possibleTypes(abstract.name)
         var resolvedName: String? = nil
         switch value {
@@ -444,7 +520,7 @@ final class Execution<Context> {
         }
         guard let resolvedName else {
             throw GraphQLError(
-                "Abstract type \"\(abstract.name)\" must resolve to an Object type at runtime for field \"\(info.parentType.name).\(info.fieldName)\". Either the \"\(abstract.name)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
+                "Abstract type \"\(abstract.name)\" must resolve to an Object type at runtime for field \"\(field.parentType.name).\(field.fieldName)\". Either the \"\(abstract.name)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
         }
         guard case .object(let object)? = schema.type(resolvedName) else {
             throw GraphQLError("Abstract type \"\(abstract.name)\" was resolved to a type \"\(resolvedName)\" that does not exist inside the schema.")

@@ -30,7 +30,7 @@ public final class GraphQLService<Context>: Sendable {
             let document = try parse(source, options: parseOptions)
             var errors = validate(schema: schema, document: document, source: source)
             if errors.isEmpty { errors = checkLimits(document, operationName: nil, limits: limits, source: source) }
-            result = errors.isEmpty ? .success(Prepared(source: source, document: document)) : .failure(RequestErrors(errors))
+            result = errors.isEmpty ? .success(Prepared(source: source, document: document, plans: ExecutionPlans.make(for: document))) : .failure(RequestErrors(errors))
         } catch {
             result = .failure(RequestErrors([error]))
         }
@@ -57,7 +57,7 @@ public final class GraphQLService<Context>: Sendable {
     ) -> ExecutionResult {
         executable.execute(
             document: prepared.document, source: prepared.source, operationName: operationName,
-            variables: variables, context: context)
+            variables: variables, context: context, plans: prepared.plans)
     }
 }
 
@@ -65,6 +65,15 @@ public final class GraphQLService<Context>: Sendable {
 public struct PreparedDocument: Sendable {
     public let source: Source
     public let document: Document
+    /// Field collection results shared by the executions of this document, when they
+    /// cannot depend on variables.
+    let plans: ExecutionPlans?
+
+    init(source: Source, document: Document, plans: ExecutionPlans?) {
+        self.source = source
+        self.document = document
+        self.plans = plans
+    }
 }
 
 /// Errors that end a request before execution: syntax, validation and limit errors.

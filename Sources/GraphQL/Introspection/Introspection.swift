@@ -23,15 +23,66 @@ enum Introspection {
         }
     }
 
-    /// The parent value of `__Schema` fields.
-    struct SchemaMarker: Sendable {}
+    /// The fields introspection resolves, named once per field plan rather than
+    /// compared as strings per value.
+    enum FieldName: Sendable {
+        case schemaMeta, typeMeta
+        case args, defaultValue, deprecationReason, description, directives, enumValues, fields, inputFields
+        case interfaces, isDeprecated, isOneOf, isRepeatable, kind, locations, mutationType, name, ofType
+        case possibleTypes, queryType, specifiedByURL, subscriptionType, type, types
+        /// Any other name: resolves to null.
+        case other
 
-    /// The parent value of `__Type` fields: a type reference, wrappers included.
-    struct TypeBox: Sendable {
-        let ref: TypeRef
+        init(_ name: String) {
+            switch name {
+            case "__schema": self = .schemaMeta
+            case "__type": self = .typeMeta
+            case "args": self = .args
+            case "defaultValue": self = .defaultValue
+            case "deprecationReason": self = .deprecationReason
+            case "description": self = .description
+            case "directives": self = .directives
+            case "enumValues": self = .enumValues
+            case "fields": self = .fields
+            case "inputFields": self = .inputFields
+            case "interfaces": self = .interfaces
+            case "isDeprecated": self = .isDeprecated
+            case "isOneOf": self = .isOneOf
+            case "isRepeatable": self = .isRepeatable
+            case "kind": self = .kind
+            case "locations": self = .locations
+            case "mutationType": self = .mutationType
+            case "name": self = .name
+            case "ofType": self = .ofType
+            case "possibleTypes": self = .possibleTypes
+            case "queryType": self = .queryType
+            case "specifiedByURL": self = .specifiedByURL
+            case "subscriptionType": self = .subscriptionType
+            case "type": self = .`type`
+            case "types": self = .types
+            default: self = .other
+            }
+        }
     }
 
-    private static func type(_ ref: TypeRef) -> ResolvedValue { .value(TypeBox(ref: ref)) }
+    /// The parent value of an introspection type's fields, one case per type, so a
+    /// field resolves with a single cast of its `.value` parent.
+    enum Parent: Sendable {
+        /// `__Schema`.
+        case schema
+        /// `__Type`: a type reference, wrappers included.
+        case type(TypeRef)
+        /// `__Field`.
+        case field(FieldDef)
+        /// `__InputValue`.
+        case inputValue(InputValueDef)
+        /// `__EnumValue`.
+        case enumValue(EnumValueDef)
+        /// `__Directive`.
+        case directive(DirectiveDef)
+    }
+
+    private static func type(_ ref: TypeRef) -> ResolvedValue { .value(Parent.type(ref)) }
 
     private static func includeDeprecated(_ arguments: JSONObject) -> Bool {
         if case .bool(true)? = arguments["includeDeprecated"] { return true }
@@ -43,42 +94,50 @@ enum Introspection {
         var description: String { "Introspection field \(coordinate) was given an unexpected parent value." }
     }
 
+    /// The introspection parent a source value holds, if any (cast once per object).
+    static func parent(_ source: ResolvedValue) -> Parent? {
+        guard case .value(let value) = source else { return nil }
+        return value as? Parent
+    }
+
+    /// Resolves `fieldName` of the query root's meta-fields or of an introspection type
+    /// (`parent`: the source value as cast by `parent(_:)`).
     static func resolve(
-        _ typeName: String, _ fieldName: String, _ source: ResolvedValue, _ arguments: JSONObject, _ schema: GraphQLSchema
+        _ typeName: String, _ fieldName: String, _ id: FieldName, _ parent: Parent?, _ arguments: JSONObject,
+        _ schema: GraphQLSchema, isIntrospectionType: Bool
     ) throws -> ResolvedValue {
-        if !typeName.hasPrefix("__") {
-            switch fieldName {
-            case "__schema": return .value(SchemaMarker())
-            case "__type":
+        if !isIntrospectionType {
+            switch id {
+            case .schemaMeta: return .value(Parent.schema)
+            case .typeMeta:
                 guard case .string(let name)? = arguments["name"], schema.type(name) != nil else { return .null }
                 return type(.named(name))
             default: return .null
             }
         }
-        guard case .value(let parent) = source else { throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)") }
         switch parent {
-        case is SchemaMarker:
-            return resolveSchema(fieldName, schema)
-        case let box as TypeBox:
-            return resolveType(fieldName, box.ref, arguments, schema)
-        case let field as FieldDef:
-            switch fieldName {
-            case "name": return .string(field.name)
-            case "description": return field.description.map(ResolvedValue.string) ?? .null
-            case "args":
+        case .schema?:
+            return resolveSchema(id, schema)
+        case .type(let ref)?:
+            return resolveType(id, ref, arguments, schema)
+        case .field(let field)?:
+            switch id {
+            case .name: return .string(field.name)
+            case .description: return field.description.map(ResolvedValue.string) ?? .null
+            case .args:
                 let all = includeDeprecated(arguments)
-                return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
-            case "type": return type(field.type)
-            case "isDeprecated": return .bool(field.deprecationReason != nil)
-            case "deprecationReason": return field.deprecationReason.map(ResolvedValue.string) ?? .null
+                return .list(field.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
+            case .type: return type(field.type)
+            case .isDeprecated: return .bool(field.deprecationReason != nil)
+            case .deprecationReason: return field.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let input as InputValueDef:
-            switch fieldName {
-            case "name": return .string(input.name)
-            case "description": return input.description.map(ResolvedValue.string) ?? .null
-            case "type": return type(input.type)
-            case "defaultValue":
+        case .inputValue(let input)?:
+            switch id {
+            case .name: return .string(input.name)
+            case .description: return input.description.map(ResolvedValue.string) ?? .null
+            case .type: return type(input.type)
+            case .defaultValue:
                 // The canonical literal of the coerced default (graphql-js astFromValue).
                 guard let literal = input.defaultValue else { return .null }
                 let coercer = InputCoercer(schema: schema)
@@ -86,75 +145,75 @@ enum Introspection {
                     let canonical = coercer.astFromValue(value, type: input.type)
                 else { return .string(print(literal)) }
                 return .string(print(canonical))
-            case "isDeprecated": return .bool(input.deprecationReason != nil)
-            case "deprecationReason": return input.deprecationReason.map(ResolvedValue.string) ?? .null
+            case .isDeprecated: return .bool(input.deprecationReason != nil)
+            case .deprecationReason: return input.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let value as EnumValueDef:
-            switch fieldName {
-            case "name": return .string(value.name)
-            case "description": return value.description.map(ResolvedValue.string) ?? .null
-            case "isDeprecated": return .bool(value.deprecationReason != nil)
-            case "deprecationReason": return value.deprecationReason.map(ResolvedValue.string) ?? .null
+        case .enumValue(let value)?:
+            switch id {
+            case .name: return .string(value.name)
+            case .description: return value.description.map(ResolvedValue.string) ?? .null
+            case .isDeprecated: return .bool(value.deprecationReason != nil)
+            case .deprecationReason: return value.deprecationReason.map(ResolvedValue.string) ?? .null
             default: return .null
             }
-        case let directive as DirectiveDef:
-            switch fieldName {
-            case "name": return .string(directive.name)
-            case "description": return directive.description.map(ResolvedValue.string) ?? .null
-            case "isRepeatable": return .bool(directive.isRepeatable)
-            case "locations": return .list(directive.locations.map { .string($0.rawValue) })
-            case "args":
+        case .directive(let directive)?:
+            switch id {
+            case .name: return .string(directive.name)
+            case .description: return directive.description.map(ResolvedValue.string) ?? .null
+            case .isRepeatable: return .bool(directive.isRepeatable)
+            case .locations: return .list(directive.locations.map { .string($0.rawValue) })
+            case .args:
                 let all = includeDeprecated(arguments)
-                return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value($0) })
+                return .list(directive.arguments.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
             default: return .null
             }
-        default:
+        case nil:
             throw UnexpectedParent(coordinate: "\(typeName).\(fieldName)")
         }
     }
 
-    private static func resolveSchema(_ fieldName: String, _ schema: GraphQLSchema) -> ResolvedValue {
-        switch fieldName {
-        case "description": return schema.description.map(ResolvedValue.string) ?? .null
-        case "types": return .list(schema.types.map { type(.named($0.name)) })
-        case "queryType": return type(.named(schema.queryType.name))
-        case "mutationType": return schema.mutationType.map { type(.named($0.name)) } ?? .null
-        case "subscriptionType": return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
-        case "directives": return .list(schema.directives.map { .value($0) })
+    private static func resolveSchema(_ id: FieldName, _ schema: GraphQLSchema) -> ResolvedValue {
+        switch id {
+        case .description: return schema.description.map(ResolvedValue.string) ?? .null
+        case .types: return .list(schema.types.map { type(.named($0.name)) })
+        case .queryType: return type(.named(schema.queryType.name))
+        case .mutationType: return schema.mutationType.map { type(.named($0.name)) } ?? .null
+        case .subscriptionType: return schema.subscriptionType.map { type(.named($0.name)) } ?? .null
+        case .directives: return .list(schema.directives.map { .value(Parent.directive($0)) })
         default: return .null
         }
     }
 
     private static func resolveType(
-        _ fieldName: String, _ ref: TypeRef, _ arguments: JSONObject, _ schema: GraphQLSchema
+        _ id: FieldName, _ ref: TypeRef, _ arguments: JSONObject, _ schema: GraphQLSchema
     ) -> ResolvedValue {
         switch ref {
         case .list(let inner), .nonNull(let inner):
-            switch fieldName {
-            case "kind": return .string(ref.isNonNull ? "NON_NULL" : "LIST")
-            case "ofType": return type(inner)
+            switch id {
+            case .kind: return .string(ref.isNonNull ? "NON_NULL" : "LIST")
+            case .ofType: return type(inner)
             default: return .null
             }
         case .named(let name):
             guard let named = schema.type(name) else { return .null }
             let all = includeDeprecated(arguments)
-            switch (fieldName, named) {
-            case ("kind", _): return .string(named.kind)
-            case ("name", _): return .string(named.name)
-            case ("description", _): return named.description.map(ResolvedValue.string) ?? .null
-            case ("specifiedByURL", .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
-            case ("fields", .object(let object)), ("fields", .interface(let object)):
-                return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
-            case ("interfaces", .object(let object)), ("interfaces", .interface(let object)):
+            switch (id, named) {
+            case (.kind, _): return .string(named.kind)
+            case (.name, _): return .string(named.name)
+            case (.description, _): return named.description.map(ResolvedValue.string) ?? .null
+            case (.specifiedByURL, .scalar(let scalar)): return scalar.specifiedByURL.map(ResolvedValue.string) ?? .null
+            case (.fields, .object(let object)), (.fields, .interface(let object)):
+                return .list(object.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.field($0)) })
+            case (.interfaces, .object(let object)), (.interfaces, .interface(let object)):
                 return .list(object.interfaces.map { type(.named($0)) })
-            case ("possibleTypes", .interface), ("possibleTypes", .union):
+            case (.possibleTypes, .interface), (.possibleTypes, .union):
                 return .list(schema.possibleTypes(named.name).map { type(.named($0.name)) })
-            case ("enumValues", .enumType(let enumType)):
-                return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value($0) })
-            case ("inputFields", .inputObject(let input)):
-                return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value($0) })
-            case ("isOneOf", .inputObject(let input)): return .bool(input.isOneOf)
+            case (.enumValues, .enumType(let enumType)):
+                return .list(enumType.values.filter { all || $0.deprecationReason == nil }.map { .value(Parent.enumValue($0)) })
+            case (.inputFields, .inputObject(let input)):
+                return .list(input.fields.filter { all || $0.deprecationReason == nil }.map { .value(Parent.inputValue($0)) })
+            case (.isOneOf, .inputObject(let input)): return .bool(input.isOneOf)
             default: return .null
             }
         }

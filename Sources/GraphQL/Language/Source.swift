@@ -82,6 +82,9 @@ public struct Span: Sendable, Hashable, CustomStringConvertible {
     /// A span for nodes built in code rather than parsed.
     public static let synthetic = Span(start: 0, end: 0)
 
+    /// Whether this is `.synthetic` (`==` ignores spans, so AST nodes compare by content).
+    var isSynthetic: Bool { start == 0 && end == 0 }
+
     public static func == (lhs: Span, rhs: Span) -> Bool { true }
     public func hash(into hasher: inout Hasher) {}
 

@@ -177,6 +177,9 @@ public final class ObjectType: Sendable {
     public func field(_ name: String) -> FieldDef? {
         fieldIndex[name].map { fields[$0] }
     }
+
+    /// The position of the field named `name` in `fields`.
+    func fieldPosition(_ name: String) -> Int? { fieldIndex[name] }
 }
 
 /// An interface: fields shared by the types that implement it (spec §3.7 Interfaces).

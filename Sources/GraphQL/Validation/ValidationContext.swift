@@ -83,6 +83,7 @@ final class ValidationContext {
 
     /// The known fragments an operation uses, directly or through other fragments.
     func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
+        if fragments.isEmpty { return [] }  // no known fragment can be referenced
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
         if isParsed, let cached = operationCache[key] { return cached.fragments }
@@ -105,10 +106,23 @@ final class ValidationContext {
     /// The variables used in a fragment definition, with their expected types.
     func variableUsages(_ fragment: FragmentDefinition) -> [VariableUsage] {
         if let cached = fragmentUsages[fragment.name.value] { return cached }
+        guard VariableScan.uses(fragment.directives) || VariableScan.uses(fragment.selectionSet) else {
+            fragmentUsages[fragment.name.value] = []
+            return []
+        }
         let collector = VariableUsageCollector()
         TypedWalker(schema: schema, visitor: collector).walk(fragment)
         fragmentUsages[fragment.name.value] = collector.usages
         return collector.usages
+    }
+
+    /// The variable usages the main walk found in the operation it just left (keyed by
+    /// its start), so that `recursiveVariableUsages` need not walk it again.
+    private var walked: (start: Int, usages: [VariableUsage])? = nil
+
+    /// Called by the main walk on leaving an operation, before the rules leave it.
+    func walkedOperation(_ operation: OperationDefinition, usages: [VariableUsage]) {
+        walked = operation.span.end > operation.span.start ? (operation.span.start, usages) : nil
     }
 
     /// The variables used by an operation and every fragment it references.
@@ -117,12 +131,49 @@ final class ValidationContext {
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
         if isParsed, let usages = operationCache[key]?.usages { return usages }
-        let collector = VariableUsageCollector()
-        TypedWalker(schema: schema, visitor: collector).walk(operation)
-        var usages = collector.usages
+        var usages: [VariableUsage] = []
+        if isParsed, let walked, walked.start == key {
+            usages = walked.usages
+        } else if VariableScan.uses(operation.directives) || VariableScan.uses(operation.selectionSet) {
+            let collector = VariableUsageCollector()
+            TypedWalker(schema: schema, visitor: collector).walk(operation)
+            usages = collector.usages
+        }
         for fragment in fragments { usages += variableUsages(fragment) }
         if isParsed { operationCache[key] = (fragments, usages) }
         return usages
+    }
+}
+
+/// Whether part of a document uses a variable, without type information: when
+/// nothing does, the typed usage walk is skipped.
+enum VariableScan {
+    static func uses(_ selectionSet: SelectionSet) -> Bool {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field(let field):
+                if field.arguments.contains(where: { uses($0.value) }) || uses(field.directives) { return true }
+                if let set = field.selectionSet, uses(set) { return true }
+            case .fragmentSpread(let spread):
+                if uses(spread.directives) { return true }
+            case .inlineFragment(let fragment):
+                if uses(fragment.directives) || uses(fragment.selectionSet) { return true }
+            }
+        }
+        return false
+    }
+
+    static func uses(_ directives: [Directive]) -> Bool {
+        directives.contains { $0.arguments.contains { uses($0.value) } }
+    }
+
+    static func uses(_ value: Value) -> Bool {
+        switch value.kind {
+        case .variable: true
+        case .list(let items): items.contains { uses($0) }
+        case .object(let fields): fields.contains { uses($0.value) }
+        default: false
+        }
     }
 }
 

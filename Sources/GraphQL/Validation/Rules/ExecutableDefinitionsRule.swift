@@ -1,6 +1,8 @@
 /// Executable Definitions (spec §5.1.1): a document for execution contains only
 /// operations and fragments.
 final class ExecutableDefinitionsRule: ValidationRule {
+    static let enters: VisitKinds = .document
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -2,6 +2,8 @@
 /// type (or is a meta-field). Suggests inline fragments on types that have the
 /// field, else similarly named fields, as graphql-js does.
 final class FieldsOnCorrectTypeRule: ValidationRule {
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -1,6 +1,8 @@
 /// Fragments On Composite Types (spec §5.5.1.3): type conditions name objects,
 /// interfaces or unions.
 final class FragmentsOnCompositeTypesRule: ValidationRule {
+    static let enters: VisitKinds = [.inlineFragment, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

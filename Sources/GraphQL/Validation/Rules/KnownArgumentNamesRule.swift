@@ -1,13 +1,19 @@
 /// Argument Names (spec §5.4.1): every argument is defined by its field or directive.
 final class KnownArgumentNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.argument, .directive]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
-    private var directiveArguments: [String: [String]] = [:]
-    init(context: ValidationContext) {
-        self.context = context
+    /// Argument names by directive name, built at the first directive met.
+    private lazy var directiveArguments: [String: [String]] = {
+        var directiveArguments: [String: [String]] = [:]
         for directive in context.schema.directives { directiveArguments[directive.name] = directive.arguments.map(\.name) }
         for case .directive(let definition) in context.document.definitions {
             directiveArguments[definition.name.value] = definition.arguments.map(\.name.value)
         }
+        return directiveArguments
+    }()
+    init(context: ValidationContext) {
+        self.context = context
     }
 
     func enter(_ node: VisitNode) -> Bool {

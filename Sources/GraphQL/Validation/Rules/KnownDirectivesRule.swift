@@ -2,14 +2,20 @@
 /// §5.7.2): every directive is defined (by the schema or the document) and allowed
 /// where it is used.
 final class KnownDirectivesRule: ValidationRule {
+    static let enters: VisitKinds = .directive
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
-    private var locations: [String: [String]] = [:]
-    init(context: ValidationContext) {
-        self.context = context
+    /// Allowed locations by directive name, built at the first directive met.
+    private lazy var locations: [String: [String]] = {
+        var locations: [String: [String]] = [:]
         for directive in context.schema.directives { locations[directive.name] = directive.locations.map(\.rawValue) }
         for case .directive(let definition) in context.document.definitions {
             locations[definition.name.value] = definition.locations.map(\.value)
         }
+        return locations
+    }()
+    init(context: ValidationContext) {
+        self.context = context
     }
 
     func enter(_ node: VisitNode) -> Bool {

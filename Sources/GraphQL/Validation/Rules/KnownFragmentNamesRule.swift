@@ -1,5 +1,7 @@
 /// Fragment Spread Target Defined (spec §5.5.2.1): spreads name a fragment of the document.
 final class KnownFragmentNamesRule: ValidationRule {
+    static let enters: VisitKinds = .fragmentSpread
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

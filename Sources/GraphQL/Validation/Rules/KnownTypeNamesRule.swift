@@ -2,6 +2,8 @@
 /// §5.8.2): every named type in a type condition or variable type exists in the
 /// schema (or is defined by the document itself).
 final class KnownTypeNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.document, .namedType]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var definedTypes: Set<String> = []
     init(context: ValidationContext) { self.context = context }

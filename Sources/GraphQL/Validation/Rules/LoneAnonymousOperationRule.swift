@@ -1,6 +1,8 @@
 /// Lone Anonymous Operation (spec §5.2.2.1): an anonymous operation must be the
 /// document's only operation.
 final class LoneAnonymousOperationRule: ValidationRule {
+    static let enters: VisitKinds = [.document, .operation]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var operationCount = 0
     init(context: ValidationContext) { self.context = context }

@@ -2,8 +2,15 @@
 /// not a spec rule): `__schema` or `__type` may nest the list fields `fields`,
 /// `interfaces`, `possibleTypes` and `inputFields` at most two deep.
 final class MaxIntrospectionDepthRule: ValidationRule {
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
     private static let maxListDepth = 3
-    private static let listFields: Set<String> = ["fields", "interfaces", "possibleTypes", "inputFields"]
+    private static func isListField(_ name: String) -> Bool {
+        switch name {
+        case "fields", "interfaces", "possibleTypes", "inputFields": true
+        default: false
+        }
+    }
     private let context: ValidationContext
     private var visitedFragments: Set<String> = []
     init(context: ValidationContext) { self.context = context }
@@ -21,7 +28,7 @@ final class MaxIntrospectionDepthRule: ValidationRule {
             switch selection {
             case .field(let field):
                 var depth = depth
-                if Self.listFields.contains(field.name.value) {
+                if Self.isListField(field.name.value) {
                     depth += 1
                     if depth >= Self.maxListDepth { return true }
                 }

@@ -2,6 +2,8 @@
 /// fragment never leads back to it. Each fragment is explored once (a depth-first
 /// search over the spread graph), so the rule is linear in the document.
 final class NoFragmentCyclesRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var visited: Set<String> = []
     private var spreadPath: [FragmentSpread] = []

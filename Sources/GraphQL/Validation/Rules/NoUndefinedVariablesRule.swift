@@ -1,6 +1,8 @@
 /// All Variable Uses Defined (spec §5.8.3): every variable used by an operation,
 /// directly or in the fragments it spreads, is defined by the operation.
 final class NoUndefinedVariablesRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .variableDefinition]
+    static let leaves: VisitKinds = .operation
     private let context: ValidationContext
     private var defined: Set<String> = []
     init(context: ValidationContext) { self.context = context }

@@ -1,6 +1,8 @@
 /// Fragments Must Be Used (spec §5.5.1.4): every fragment is spread by some
 /// operation, directly or through other fragments.
 final class NoUnusedFragmentsRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .fragmentDefinition]
+    static let leaves: VisitKinds = .document
     private let context: ValidationContext
     private var operations: [OperationDefinition] = []
     private var fragments: [FragmentDefinition] = []

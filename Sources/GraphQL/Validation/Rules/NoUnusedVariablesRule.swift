@@ -1,6 +1,8 @@
 /// All Variables Used (spec §5.8.4): every variable an operation defines is used by
 /// it or by a fragment it spreads.
 final class NoUnusedVariablesRule: ValidationRule {
+    static let enters: VisitKinds = []
+    static let leaves: VisitKinds = .operation
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -7,6 +7,8 @@
 /// compared fragment pairs are memoised, so a document of many fragments spreading
 /// each other is not explored exponentially.
 final class OverlappingFieldsCanBeMergedRule: ValidationRule {
+    static let enters: VisitKinds = .selectionSet
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()
@@ -15,10 +17,28 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
 
     func enter(_ node: VisitNode) -> Bool {
         guard case .selectionSet(let selectionSet) = node else { return true }
+        if Self.hasDistinctFieldsOnly(selectionSet) { return true }
         for conflict in conflictsWithin(context.typeInfo.parentType, selectionSet) {
             context.report(
                 "Fields \"\(conflict.responseName)\" conflict because \(conflict.reason.message). Use different aliases on the fields to fetch both if this was intentional.",
                 at: (conflict.fields1 + conflict.fields2).map(\.span.start))
+        }
+        return true
+    }
+
+    /// Whether the set is only fields with distinct response keys (up to 16 of them):
+    /// then no two fields can conflict within it, and its sub-selections are checked
+    /// when the walk reaches them.
+    private static func hasDistinctFieldsOnly(_ selectionSet: SelectionSet) -> Bool {
+        let selections = selectionSet.selections
+        guard selections.count <= 16 else { return false }
+        var keys: [String] = []
+        keys.reserveCapacity(selections.count)
+        for selection in selections {
+            guard case .field(let field) = selection else { return false }
+            let key = field.responseKey
+            if keys.contains(key) { return false }
+            keys.append(key)
         }
         return true
     }

@@ -1,6 +1,8 @@
 /// Fragment Spread Is Possible (spec §5.5.2.3): a fragment's type condition and the
 /// parent type share at least one possible object type.
 final class PossibleFragmentSpreadsRule: ValidationRule {
+    static let enters: VisitKinds = [.inlineFragment, .fragmentSpread]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -2,22 +2,27 @@
 /// default) of a field or directive is given. Reported when leaving the node, as
 /// graphql-js does.
 final class ProvidedRequiredArgumentsRule: ValidationRule {
+    static let enters: VisitKinds = []
+    static let leaves: VisitKinds = [.field, .directive]
     private let context: ValidationContext
-    /// Required arguments of each known directive: name and printed type.
-    private var requiredDirectiveArguments: [String: [(name: String, type: String)]] = [:]
     init(context: ValidationContext) {
         self.context = context
-        for directive in context.schema.directives {
-            requiredDirectiveArguments[directive.name] = directive.arguments.filter(\.isRequired).map {
-                ($0.name, $0.type.description)
-            }
+    }
+
+    /// The required arguments (name and printed type) of the directive `name`: from
+    /// the document's last definition of it, else the schema's; nil when unknown.
+    private func requiredDirectiveArguments(_ name: String) -> [(name: String, type: String)]? {
+        var defined: DirectiveDefinition? = nil
+        for case .directive(let definition) in context.document.definitions where definition.name.value == name {
+            defined = definition
         }
-        for case .directive(let definition) in context.document.definitions {
-            requiredDirectiveArguments[definition.name.value] = definition.arguments.filter {
+        if let defined {
+            return defined.arguments.filter {
                 if case .nonNull = $0.type, $0.defaultValue == nil { return true }
                 return false
             }.map { ($0.name.value, $0.type.description) }
         }
+        return context.schema.directive(name).map { $0.arguments.filter(\.isRequired).map { ($0.name, $0.type.description) } }
     }
 
     func leave(_ node: VisitNode) {
@@ -31,7 +36,7 @@ final class ProvidedRequiredArgumentsRule: ValidationRule {
                     at: field.span.start)
             }
         case .directive(let directive, _):
-            guard let required = requiredDirectiveArguments[directive.name.value] else { return }
+            guard let required = requiredDirectiveArguments(directive.name.value) else { return }
             let given = Set(directive.arguments.map(\.name.value))
             for argument in required where !given.contains(argument.name) {
                 context.report(

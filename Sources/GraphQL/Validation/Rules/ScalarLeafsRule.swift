@@ -1,6 +1,8 @@
 /// Leaf Field Selections (spec §5.3.3): fields of scalar or enum type have no
 /// selection set; fields of composite type must have one.
 final class ScalarLeafsRule: ValidationRule {
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

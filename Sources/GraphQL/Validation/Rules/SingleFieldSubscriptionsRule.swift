@@ -2,6 +2,8 @@
 /// and not an introspection field. Fields are collected as CollectFields does,
 /// through fragments, with no variable values.
 final class SingleFieldSubscriptionsRule: ValidationRule {
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -1,5 +1,7 @@
 /// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
 final class UniqueArgumentNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.field, .directive]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 
@@ -10,6 +12,7 @@ final class UniqueArgumentNamesRule: ValidationRule {
         case .directive(let directive, _): arguments = directive.arguments
         default: return true
         }
+        if arguments.count < 2 { return true }  // nothing to repeat
         var order: [String] = []
         var groups: [String: [Argument]] = [:]
         for argument in arguments {

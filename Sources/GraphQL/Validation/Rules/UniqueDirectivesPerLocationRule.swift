@@ -1,14 +1,20 @@
 /// Directives Are Unique per Location (spec §5.7.3): a non-repeatable directive is
 /// used at most once on each node.
 final class UniqueDirectivesPerLocationRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
-    private var unique: Set<String> = []
-    init(context: ValidationContext) {
-        self.context = context
+    /// The non-repeatable directives, built at the first node with two directives.
+    private lazy var unique: Set<String> = {
+        var unique: Set<String> = []
         for directive in context.schema.directives where !directive.isRepeatable { unique.insert(directive.name) }
         for case .directive(let definition) in context.document.definitions {
             if definition.isRepeatable { unique.remove(definition.name.value) } else { unique.insert(definition.name.value) }
         }
+        return unique
+    }()
+    init(context: ValidationContext) {
+        self.context = context
     }
 
     func enter(_ node: VisitNode) -> Bool {
@@ -22,6 +28,7 @@ final class UniqueDirectivesPerLocationRule: ValidationRule {
         case .fragmentDefinition(let fragment): directives = fragment.directives
         default: return true
         }
+        if directives.count < 2 { return true }  // nothing to repeat
         var seen: [String: Directive] = [:]
         for directive in directives where unique.contains(directive.name.value) {
             let name = directive.name.value

@@ -1,5 +1,7 @@
 /// Fragment Name Uniqueness (spec §5.5.1.1): fragment names are unique in a document.
 final class UniqueFragmentNamesRule: ValidationRule {
+    static let enters: VisitKinds = .fragmentDefinition
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var known: [String: Name] = [:]
     init(context: ValidationContext) { self.context = context }

@@ -1,5 +1,7 @@
 /// Input Object Field Uniqueness (spec §5.6.3): an input object literal gives each field once.
 final class UniqueInputFieldNamesRule: ValidationRule {
+    static let enters: VisitKinds = [.value, .objectField]
+    static let leaves: VisitKinds = .value
     private let context: ValidationContext
     private var stack: [[String: Name]] = []
     init(context: ValidationContext) { self.context = context }

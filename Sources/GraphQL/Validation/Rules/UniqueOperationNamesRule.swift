@@ -1,5 +1,7 @@
 /// Operation Name Uniqueness (spec §5.2.1.1): each named operation has a unique name.
 final class UniqueOperationNamesRule: ValidationRule {
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var known: [String: Name] = [:]
     init(context: ValidationContext) { self.context = context }

@@ -1,5 +1,7 @@
 /// Variable Uniqueness (spec §5.8.1): an operation defines each variable once.
 final class UniqueVariableNamesRule: ValidationRule {
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

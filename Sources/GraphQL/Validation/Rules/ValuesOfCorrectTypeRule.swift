@@ -3,6 +3,8 @@
 /// decide through their `parseLiteral`, as in graphql-js; `@oneOf` input objects
 /// (spec §3.10.1) must be given exactly one non-null field.
 final class ValuesOfCorrectTypeRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .variableDefinition, .objectField, .value]
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     private var variableDefinitions: [String: VariableDefinition] = [:]
     init(context: ValidationContext) { self.context = context }

@@ -1,6 +1,8 @@
 /// Variables Are Input Types (spec §5.8.2): a variable's type is a scalar, enum or
 /// input object (possibly wrapped).
 final class VariablesAreInputTypesRule: ValidationRule {
+    static let enters: VisitKinds = .variableDefinition
+    static let leaves: VisitKinds = []
     private let context: ValidationContext
     init(context: ValidationContext) { self.context = context }
 

@@ -2,6 +2,8 @@
 /// with every position it is used in; a nullable variable may flow into a non-null
 /// position only when the variable or the position has a (non-null) default.
 final class VariablesInAllowedPositionRule: ValidationRule {
+    static let enters: VisitKinds = [.operation, .variableDefinition]
+    static let leaves: VisitKinds = .operation
     private let context: ValidationContext
     private var definitions: [String: VariableDefinition] = [:]
     init(context: ValidationContext) { self.context = context }

@@ -1,0 +1,179 @@
+import Synchronization
+
+/// The fields a selection (one or more selection sets, merged) collects on one object
+/// type (spec §6.3.2 CollectFields), each with what executing it needs: definition,
+/// how it resolves, its sub-selections. Built once per (object type, selection) and
+/// reused for every object of that type the selection is executed on: list items
+/// within an execution and, for a prepared document, every later execution.
+///
+/// A plan is immutable except for its fields' child plans, which are added (under a
+/// lock) the first time a value of each object type completes there.
+final class SelectionPlan: Sendable {
+    let objectType: ObjectType
+    /// The response keys in request order; fields the type does not define are left out
+    /// (ExecuteField yields nothing for them).
+    let fields: [FieldPlan]
+    /// Whether the object type's fields without a resolver resolve by introspection
+    /// (introspection types and the query root's meta-fields).
+    let introspective: Bool
+    /// Whether the object type's name starts with `__` (an introspection type rather
+    /// than the query root, for `Introspection.resolve`).
+    let isIntrospectionType: Bool
+
+    init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool) {
+        self.objectType = objectType
+        self.fields = fields
+        self.introspective = introspective
+        self.isIntrospectionType = objectType.name.hasPrefix("__")
+    }
+}
+
+/// One response key of a `SelectionPlan`: its merged field nodes and definition.
+final class FieldPlan: Sendable {
+    /// How the field gets its value.
+    enum Kind: Sendable {
+        /// `__typename`: the object type's name.
+        case typename
+        /// A field of the object type, at `index` in its `fields`.
+        case field(index: Int)
+        /// `__schema` or `__type` on the query root.
+        case meta
+    }
+
+    let responseKey: String
+    let nodes: [Field]
+    let fieldName: String
+    let kind: Kind
+    let parentType: ObjectType
+    /// The definition (`Introspection.typenameField` for `__typename`).
+    let definition: FieldDef
+    /// The named type of `definition.type`, resolved in the schema (nil if unknown).
+    let namedType: NamedType?
+    /// The sub-selection sets of `nodes`, for object and abstract return types.
+    let subSelections: [SelectionSet]
+    /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
+    /// so completing it never descends.
+    let isLeaf: Bool
+    /// The field as introspection names it (for fields that introspection resolves).
+    let introspectionName: Introspection.FieldName
+    /// The coerced arguments, when they are all literals (or absent) and so the same on
+    /// every execution; nil when an argument is a variable.
+    let constantArguments: Result<JSONObject, GraphQLError>?
+    /// The child plans built so far, by the object type the value completed as.
+    private let children = Mutex<[(ObjectType, SelectionPlan)]>([])
+
+    init(
+        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
+        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
+    ) {
+        self.responseKey = responseKey
+        self.nodes = nodes
+        self.fieldName = nodes[0].name.value
+        self.kind = kind
+        self.parentType = parentType
+        self.definition = definition
+        self.namedType = namedType
+        self.subSelections = nodes.compactMap(\.selectionSet)
+        var type = definition.type
+        var hasList = false
+        while true {
+            switch type {
+            case .nonNull(let inner): type = inner; continue
+            case .list(let inner): hasList = true; type = inner; continue
+            case .named: break
+            }
+            break
+        }
+        switch namedType {
+        case .scalar?, .enumType?, nil: self.isLeaf = !hasList
+        default: self.isLeaf = false
+        }
+        self.introspectionName = introspective ? Introspection.FieldName(nodes[0].name.value) : .other
+        self.constantArguments = constantArguments
+    }
+
+    /// The plan of the sub-selections on `objectType`, built by `build` the first time.
+    func child(_ objectType: ObjectType, build: (ObjectType, [SelectionSet]) -> SelectionPlan) -> SelectionPlan {
+        if let plan = children.withLock({ list in list.first { $0.0 === objectType }?.1 }) { return plan }
+        let plan = build(objectType, subSelections)
+        return children.withLock { list in
+            if let existing = list.first(where: { $0.0 === objectType })?.1 { return existing }
+            list.append((objectType, plan))
+            return plan
+        }
+    }
+}
+
+/// The root selection plans of a prepared document, shared by its executions. Only
+/// documents whose `@skip`/`@include` conditions are all literals have one: otherwise
+/// field collection depends on the variables of each execution.
+final class ExecutionPlans: Sendable {
+    private struct Key: Hashable {
+        let operation: Int
+        let rootType: ObjectIdentifier
+    }
+    private let roots = Mutex<[Key: SelectionPlan]>([:])
+    /// Results of operations that only introspect, by operation and root type.
+    private let introspectionResults = Mutex<[Key: ExecutionResult]>([:])
+
+    /// The result of the introspection-only operation starting at `operationStart` on
+    /// `rootType`, from `execute` the first time. Such an operation declares no variables
+    /// and reaches only built-in resolvers, so its result depends on the schema alone.
+    func introspectionResult(
+        operationStart: Int, rootType: ObjectType, execute: () -> ExecutionResult
+    ) -> ExecutionResult {
+        let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
+        if let result = introspectionResults.withLock({ $0[key] }) { return result }
+        let result = execute()
+        introspectionResults.withLock { $0[key] = result }
+        return result
+    }
+
+    /// The root plan of the operation starting at `operationStart` on `rootType`,
+    /// built by `build` the first time.
+    func root(operationStart: Int, rootType: ObjectType, build: () -> SelectionPlan) -> SelectionPlan {
+        let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
+        if let plan = roots.withLock({ $0[key] }) { return plan }
+        let plan = build()
+        return roots.withLock { roots in
+            if let existing = roots[key] { return existing }
+            roots[key] = plan
+            return plan
+        }
+    }
+
+    /// Plans for `document`, or nil when a `@skip`/`@include` condition is a variable
+    /// (or a node has no source position to key its operation by).
+    static func make(for document: Document) -> ExecutionPlans? {
+        for definition in document.definitions {
+            switch definition {
+            case .operation(let operation):
+                if operation.span.isSynthetic || hasVariableCondition(operation.selectionSet) { return nil }
+            case .fragment(let fragment):
+                if hasVariableCondition(fragment.selectionSet) { return nil }
+            default:
+                break
+            }
+        }
+        return ExecutionPlans()
+    }
+
+    private static func hasVariableCondition(_ selectionSet: SelectionSet) -> Bool {
+        for selection in selectionSet.selections {
+            for directive in selection.directives where directive.name.value == "skip" || directive.name.value == "include" {
+                for argument in directive.arguments {
+                    if case .variable = argument.value.kind { return true }
+                }
+            }
+            switch selection {
+            case .field(let field):
+                if let set = field.selectionSet, hasVariableCondition(set) { return true }
+            case .inlineFragment(let fragment):
+                if hasVariableCondition(fragment.selectionSet) { return true }
+            case .fragmentSpread:
+                break
+            }
+        }
+        return false
+    }
+}
