@@ -48,7 +48,7 @@ for t in "${targets[@]}"; do
   # Minimize: the named (hand-written) seeds are always kept; of the inputs libFuzzer
   # saved (named by their SHA-1), only those adding coverage, into a fresh directory.
   fresh=$(mktemp -d .build/fuzz/merge.XXXXXX)
-  find "$corpus" -maxdepth 1 -type f ! -regex '.*/[0-9a-f]\{40\}' -exec cp {} "$fresh/" \;
+  find "$corpus" -maxdepth 1 -type f -regextype posix-extended ! -regex '.*/[0-9a-f]{40}' -exec cp {} "$fresh/" \;
   # -use_counters=0 -set_cover_merge=1: edges, not hit counts, and a greedy set cover, so the
   # committed corpus stays at a few hundred files rather than thousands.
   if "$BIN/$t" -merge=1 -use_counters=0 -set_cover_merge=1 -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 -detect_leaks=0 \
