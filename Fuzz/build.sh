@@ -12,7 +12,8 @@ SWIFTC=${SWIFTC:-swiftc}
 SANITIZE=${SANITIZE:-fuzzer,address}
 OUT=.build/fuzz
 FLAGS=(-O -g -use-ld=lld -parse-as-library -sanitize="$SANITIZE" -I "$OUT/modules")
-mkdir -p "$OUT/modules" "$OUT/obj" "$OUT/bin" "$OUT/gen"
+ROOT=$PWD
+mkdir -p "$OUT/modules" "$OUT/obj" "$OUT/bin" "$OUT/gen" "$OUT/link"
 
 # module NAME SOURCES...: one object file and one .swiftmodule (whole-module).
 module() {
@@ -58,5 +59,7 @@ for t in "${targets[@]}"; do
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
-  "$SWIFTC" "${FLAGS[@]}" -wmo -module-name "Fuzz_${t//-/_}" Fuzz/$t/Fuzzer.swift "${extra[@]}" "${objs[@]}" -lm -o "$OUT/bin/$t"
+  # From inside .build/fuzz/link: the driver leaves the entry module's .swiftmodule/.swiftdoc in the cwd.
+  (cd "$OUT/link" && "$SWIFTC" "${FLAGS[@]}" -I "$ROOT/$OUT/modules" -wmo -module-name "Fuzz_${t//-/_}" \
+    "$ROOT/Fuzz/$t/Fuzzer.swift" "${extra[@]/#/$ROOT/}" "${objs[@]/#/$ROOT/}" -lm -o "$ROOT/$OUT/bin/$t")
 done
