@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse bench-engine conformance clean
+.PHONY: deps run test build release bench bench-parse bench-engine conformance clean fuzz fuzz-build
 
 deps:
 	@scripts/install-deps.sh
@@ -44,6 +44,18 @@ conformance:
 bench-engine:
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
 	bench/engine.sh
+
+# libFuzzer + AddressSanitizer (LeakSanitizer included) on four targets, built outside
+# SwiftPM into .build/fuzz (the normal build is untouched); see Fuzz/README.md.
+# Each runs FUZZ_SECONDS (default 600); exits non-zero on a crash, leak, timeout or OOM.
+# Short run: make fuzz FUZZ_SECONDS=60. One target: make fuzz FUZZ_TARGETS=json.
+FUZZ_SECONDS ?= 600
+FUZZ_TARGETS ?= lexer-parser validate-execute json http-request
+fuzz-build: deps
+	Fuzz/build.sh $(FUZZ_TARGETS)
+
+fuzz: fuzz-build
+	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh $(FUZZ_TARGETS)
 
 clean:
 	rm -rf .build

@@ -13,6 +13,20 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()
     private var uncachedCount = 0
+    /// The field-map/fragment comparisons in progress on the current call path (map
+    /// id, fragment, mutually exclusive). Re-entering one is an unbounded recursion:
+    /// with a fragment that spreads itself inside a field next to a field of the same
+    /// response name, comparing the fields with the fragment led back to the same
+    /// comparison through the sub-selections, until the stack overflowed (found by
+    /// fuzzing). One re-entry is allowed, since graphql-js makes it (and reports the
+    /// duplicate conflicts it finds, which the graphql-js-derived tests expect); a
+    /// second nested re-entry of the same comparison is skipped.
+    private var inProgress: [FieldsFragmentKey: Int] = [:]
+    private struct FieldsFragmentKey: Hashable {
+        let map: Int
+        let fragment: String
+        let mutuallyExclusive: Bool
+    }
     init(context: ValidationContext) { self.context = context }
 
     func enter(_ node: VisitNode) -> Bool {
@@ -127,6 +141,11 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         guard let fragment = context.fragments[fragmentName] else { return }
         let map2 = referencedFieldsAndFragments(fragment)
         if map.id == map2.id { return }
+        let key = FieldsFragmentKey(map: map.id, fragment: fragmentName, mutuallyExclusive: mutuallyExclusive)
+        let depth = inProgress[key, default: 0]
+        guard depth < 2 else { return }
+        inProgress[key] = depth + 1
+        defer { inProgress[key] = depth == 0 ? nil : depth }
         collectBetween(&conflicts, mutuallyExclusive, map, map2)
         for referenced in map2.fragmentNames {
             if comparedFragmentPairs.has(referenced, fragmentName, mutuallyExclusive) { continue }

@@ -1,0 +1,45 @@
+import GraphQL
+
+/// json: arbitrary bytes through JSONParser (default limits); a value that parses
+/// must serialize to text that parses again to an equal value, and serializing is
+/// canonical: the reparsed value serializes to the same bytes. "Equal" is `==`
+/// except where the writer documents otherwise: an integral double is written as an
+/// integer (as JavaScript does, `1E2` -> `100`), so it may come back as the `.int`
+/// of the same number (JSONRoundTripTests' `matchesAfterRoundTrip`).
+@_cdecl("LLVMFuzzerTestOneInput")
+public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
+    let bytes = UnsafeBufferPointer(start: data, count: size)
+    let value: JSON
+    do {
+        value = try JSONParser().parse(bytes)
+    } catch {
+        _ = error.message
+        return 0
+    }
+    let serialized = value.serialized()
+    let reparsed: JSON
+    do {
+        reparsed = try JSONParser().parse(serialized)
+    } catch {
+        fatalError("serialized() does not parse: \(error.message)\n--- serialized ---\n\(String(decoding: serialized, as: UTF8.self))\n---")
+    }
+    if !roundTripEqual(reparsed, value) || reparsed.serialized() != serialized {
+        fatalError("parse(serialized()) != value\n--- serialized ---\n\(String(decoding: serialized, as: UTF8.self))\n--- reserialized ---\n\(reparsed.serializedString())\n---")
+    }
+    return 0
+}
+
+func roundTripEqual(_ parsed: JSON, _ original: JSON) -> Bool {
+    switch (parsed, original) {
+    case (.double(let got), .double(let sent)):
+        return got == sent && got.sign == sent.sign
+    case (.int(let got), .double(let sent)):
+        return sent.rounded() == sent && Double(got) == sent && !(sent == 0 && sent.sign == .minus)
+    case (.array(let got), .array(let sent)):
+        return got.count == sent.count && zip(got, sent).allSatisfy(roundTripEqual)
+    case (.object(let got), .object(let sent)):
+        return got.keys == sent.keys && zip(got.values, sent.values).allSatisfy(roundTripEqual)
+    default:
+        return parsed == original
+    }
+}
