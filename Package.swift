@@ -11,7 +11,9 @@ let package = Package(
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "GraphQL", dependencies: ["Locking"], linkerSettings: [.linkedLibrary("m")]),
+        // A plain pthread mutex for state every request touches (see Lock.swift for why not Mutex).
+        .target(name: "Locking"),
 
         // C libraries (Debian -dev packages), each imported by exactly one Swift target.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -21,7 +23,7 @@ let package = Package(
 
         .target(name: "Postgres", dependencies: ["CLibPQ"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
-        .target(name: "Auth", dependencies: ["Postgres", "Sodium"]),
+        .target(name: "Auth", dependencies: ["Postgres", "Sodium", "Locking"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
@@ -31,7 +33,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Locking", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 

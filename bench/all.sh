@@ -24,7 +24,7 @@ THREADS_MODE="${THREADS_MODE:-0}"
 log "server pid $MAIN_PID on $MAIN_URL (http threads $THREADS_MODE)"
 
 log "seeding $N users"
-python3 "$ROOT/bench/client.py" seed "$MAIN_URL" "$N" "$BENCH_USERS" 16
+python3 "$ROOT/bench/client.py" seed "$MAIN_URL" "$N" "$BENCH_USERS" 8
 sleep 3
 IDLE_RSS="$(rss_kib "$MAIN_PID")"
 log "idle RSS after seeding: $(mib "$IDLE_RSS") MiB"

@@ -57,7 +57,7 @@ def seed(url, n, out, parallel=16, prefix='u'):
                 i = next_i[0]; next_i[0] += 1
             if i >= n: return
             name, pw = f'{prefix}{i}', f'pw-{prefix}{i}-secret'
-            for _ in range(50):
+            for _ in range(1200):
                 status, doc = c.post(SIGNUP, {'f': {'username': name, 'password': pw}})
                 if error_code(doc) == 155: time.sleep(0.05); continue
                 break

@@ -101,7 +101,11 @@ run_wrk() {
 }
 
 # Fields of a wrk output (with our done() line "RESULT requests=.. errors=.. ...").
-wrk_rps() { awk '/^Requests\/sec:/ { print $2 }' "$1"; }
+# Successful responses per second (from done()); plain wrk output (no Lua) falls back to Requests/sec.
+wrk_rps() {
+    local v; v="$(sed -n 's/^RESULT.* ok_per_s=\([^ ]*\).*/\1/p' "$1" | tail -1)"
+    [ -n "$v" ] && echo "$v" || awk '/^Requests\/sec:/ { print $2 }' "$1"
+}
 wrk_pct() {  # wrk_pct FILE 50|99 -> milliseconds
     awk -v p="$2%" '$1 == p { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; printf "%.2f", v }' "$1"
 }

@@ -47,8 +47,8 @@ function M.done(summary, latency, requests)
     if first == "" and f and f ~= "" then first = f end
   end
   local s = summary.errors
-  io.write(string.format("RESULT requests=%d ok=%d errors=%d non200=%d timeouts=%d connect=%d read=%d\n",
-    summary.requests, o, e, n, s.timeout, s.connect, s.read))
+  io.write(string.format("RESULT requests=%d ok=%d errors=%d non200=%d timeouts=%d connect=%d read=%d ok_per_s=%.2f\n",
+    summary.requests, o, e, n, s.timeout, s.connect, s.read, o / (summary.duration / 1e6)))
   if first ~= "" then io.write("FIRST_ERROR " .. first:gsub("\n", " ") .. "\n") end
 end
 
