@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse clean schema
+.PHONY: deps run test build release bench bench-parse soak faults clean schema
 
 deps:
 	@scripts/install-deps.sh
@@ -33,6 +33,20 @@ bench-parse: deps
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core
 	$(SWIFT) build -c release --product ParseBench
 	bench/parse.sh
+
+# Load test against its limits (pgbench, raw argon2id, static HTTP); writes bench/RESULTS.md.
+# BENCH_SECONDS=15 per run by default.
+bench: deps
+	bench/all.sh
+
+# The mixed load for SOAK_SECONDS (600); fails on errors, RSS growth, fd or connection growth.
+soak: deps
+	bench/soak.sh
+
+# PostgreSQL restart, SIGKILL and recovery, pool and hashing-queue exhaustion; ~3 minutes.
+faults: deps
+	bench/faults.sh
+	bench/enumeration.sh
 
 clean:
 	rm -rf .build

@@ -22,6 +22,11 @@ THREADS_MODE="$(tr '\0' '\n' <"/proc/$MAIN_PID/environ" | sed -n 's/^GATEHOUSE_H
 THREADS_MODE="${THREADS_MODE:-$("$BIN/gatehouse" serve --help 2>&1 | sed -n 's/.*--http-threads.*default[^0-9]*\([0-9]*\).*/\1/p' | head -1)}"
 THREADS_MODE="${THREADS_MODE:-0}"
 log "server pid $MAIN_PID on $MAIN_URL (http threads $THREADS_MODE)"
+if [ -n "${BENCH_HASH_NICE:-}" ]; then  # experiment: renice the hashing threads (nice 10 by default)
+    for t in /proc/"$MAIN_PID"/task/*; do
+        [ "$(awk '{ print $19 }' "$t/stat")" = 10 ] && renice -n "$BENCH_HASH_NICE" -p "${t##*/}" >/dev/null
+    done
+fi
 
 log "seeding $N users"
 python3 "$ROOT/bench/client.py" seed "$MAIN_URL" "$N" "$BENCH_USERS" 8

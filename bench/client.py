@@ -177,11 +177,60 @@ def login_all(url, users_file, parallel=8):
                 break
             if not ((doc or {}).get('data') or {}).get('logIn'):
                 with lock: bad.append((u[0], doc))
+                continue
+            if len(u) > 2:
+                _, doc = c.post(VIEWER, token=u[2])
+                if not (((doc or {}).get('data') or {}).get('viewer') or {}).get('user', {}).get('username') == u[0]:
+                    with lock: bad.append((u[0], 'token', doc))
     ts = [threading.Thread(target=worker) for _ in range(parallel)]
     for t in ts: t.start()
     for t in ts: t.join()
     print(f'logged_in={len(users) - len(bad)} of={len(users)} failed={len(bad)} first={bad[:1]}')
     sys.exit(1 if bad else 0)
+
+
+def probe(url, users_file, out, seconds, kinds, parallel):
+    """Sends requests of `kinds` (viewer,login,signup; comma-separated, round robin) from
+    `parallel` threads for `seconds`; one line per request:
+    start_epoch latency_s kind http_status code message (code 0 = success, -1 = transport error)."""
+    users = [l.split() for l in open(users_file) if l.strip()]
+    kinds = kinds.split(',')
+    stop = time.time() + seconds
+    lock = threading.Lock()
+    f = open(out, 'w')
+
+    def worker(w):
+        c = Client(url, timeout=30)
+        i = 0
+        while time.time() < stop:
+            kind = kinds[(i + w) % len(kinds)]
+            u = users[(i * parallel + w) % len(users)]
+            i += 1
+            t0 = time.time()
+            try:
+                if kind == 'viewer':
+                    status, doc = c.post(VIEWER, token=u[2])
+                    good = ((doc or {}).get('data') or {}).get('viewer')
+                elif kind == 'login':
+                    status, doc = c.post(LOGIN, {'u': u[0], 'p': u[1]}, installation=f'probe-{w}')
+                    good = ((doc or {}).get('data') or {}).get('logIn')
+                else:
+                    name = f'fa{w}x{i}x{random.randrange(10**6)}'
+                    status, doc = c.post(SIGNUP, {'f': {'username': name, 'password': 'pw-' + name}})
+                    good = ((doc or {}).get('data') or {}).get('signUp')
+                errs = (doc or {}).get('errors') or []
+                code = 0 if good and not errs else (error_code(doc) if errs else -2)
+                msg = errs[0]['message'] if errs else ''
+            except Exception as e:
+                status, code, msg = 0, -1, type(e).__name__
+                c.conn = None
+                time.sleep(0.05)
+            dt = time.time() - t0
+            with lock:
+                f.write(f'{t0:.3f} {dt:.4f} {kind} {status} {code} {msg.replace(" ", "_") or "-"}\n'); f.flush()
+    ts = [threading.Thread(target=worker, args=(w,)) for w in range(parallel)]
+    for t in ts: t.start()
+    for t in ts: t.join()
 
 
 if __name__ == '__main__':
@@ -192,4 +241,5 @@ if __name__ == '__main__':
     elif cmd == 'enumeration': enumeration(args[0], args[1], int(args[2]))
     elif cmd == 'signup-until-dead': signup_until_dead(args[0], args[1], int(args[2]), args[3], float(args[4]))
     elif cmd == 'login-all': login_all(args[0], args[1])
+    elif cmd == 'probe': probe(args[0], args[1], args[2], float(args[3]), args[4], int(args[5]))
     else: sys.exit(f'unknown command {cmd}')

@@ -10,12 +10,12 @@ import Glibc
 /// running thread take a free lock at once and sleeps waiters without spinning.
 ///
 /// Same `withLock` shape as `Mutex`; a class, so it can sit in a `let` of a `Sendable` class.
-public final class Lock<State>: @unchecked Sendable {
+public final class Lock<State: ~Copyable>: @unchecked Sendable {
     // @unchecked: `state` is only touched with `mutex` held; both live at stable heap addresses.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>
     @usableFromInline let state: UnsafeMutablePointer<State>
 
-    public init(_ initial: State) {
+    public init(_ initial: consuming State) {
         mutex = .allocate(capacity: 1)
         mutex.initialize(to: pthread_mutex_t())
         precondition(pthread_mutex_init(mutex, nil) == 0, "pthread_mutex_init failed")
