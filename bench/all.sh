@@ -48,6 +48,7 @@ done
 PGB_ARGS=(); for f in "$DIR"/pgb/*.sql; do PGB_ARGS+=(-f "$f"); done
 timeout $((D + 60)) "$PGBIN/pgbench" -n -M prepared -c 64 -j 2 -T "$D" "${PGB_ARGS[@]}" "$CONNINFO" >"$OUT/pgbench" 2>&1 || true
 PGB_TPS="$(sed -n 's/^tps = \([0-9.]*\).*/\1/p' "$OUT/pgbench" | head -1)"
+PGB_TPS="$(printf "%.0f" "${PGB_TPS:-0}")"
 PGB_FAILED="$(sed -n 's/^number of failed transactions: \([0-9]*\).*/\1/p' "$OUT/pgbench")"
 log "pgbench: $PGB_TPS tps (failed ${PGB_FAILED:-?})"
 
@@ -116,8 +117,23 @@ with open(sys.argv[3], 'w') as out:
         if hashlib.sha256(l.split()[2].encode()).hexdigest() in live: out.write(l)
 PY
 BENCH_USERS="$DIR/users-live.txt" measure viewer_nocache 64 2 viewer.lua "$NOCACHE_URL"
-MAIN_PID=$SAVED_MAIN
 stop_server "$NOCACHE_PID"
+
+# The other HTTP threading mode, for choosing the default: { health } through an epoll pool of
+# 2 threads (and a static response through the same), against the mode measured above.
+ALT_THREADS=$([ "$THREADS_MODE" = 0 ] && echo 2 || echo 0)
+log "run: { health } with GATEHOUSE_HTTP_THREADS=$ALT_THREADS (third instance) and StaticServer with $ALT_THREADS"
+start_server "$DIR/alt" /dev/null DATABASE_URL="$CONNINFO" GATEHOUSE_HTTP_THREADS="$ALT_THREADS"
+ALT_PID=$SERVER_PID; MAIN_PID=$ALT_PID
+measure health_alt 64 2 health.lua "$SERVER_URL"
+stop_server "$ALT_PID"
+MAIN_PID=$SAVED_MAIN
+"$BIN/StaticServer" "$SPORT" "$ALT_THREADS" >"$OUT/static-alt.log" 2>&1 &
+STATIC_PID=$!; BENCH_PIDS+=("$STATIC_PID")
+for _ in $(seq 100); do curl -sf "http://127.0.0.1:$SPORT/" >/dev/null && break; sleep 0.1; done
+timeout $((D + 30)) wrk -t2 -c64 -d"${D}s" --latency "http://127.0.0.1:$SPORT/" >"$OUT/static-alt" 2>&1 || true
+kill -INT "$STATIC_PID"; wait "$STATIC_PID" 2>/dev/null || true
+STATIC_ALT_RPS="$(wrk_rps "$OUT/static-alt")"
 
 HWM="$(hwm_kib "$MAIN_PID")"
 LOAD_END="$(load_avg)"
@@ -157,6 +173,7 @@ SECTION="$DIR/section.md"
     row "logIn, 8 conns" login "raw hash" "$HASH_RATE" ">=" 0.9
     row "signUp, 8 conns" signup "raw hash" "$HASH_RATE" ">=" 0.9
     row "mixed 90/8/2, 8 conns" mixed "raw hash ÷ 0.1" "$(awk -v h="$HASH_RATE" 'BEGIN { printf "%.1f", h / 0.1 }')" ">=" 0.9
+    row "{ health } with HTTP threads $ALT_THREADS (other mode)" health_alt "static ($ALT_THREADS threads)" "$STATIC_ALT_RPS" ">=" 0.7
     echo "| viewer (64 conns) while logIn saturates (8 conns: $VL_LOGIN_RPS logIn/s) | ${RPS[vl]} | ${P50[vl]} | ${P99[vl]} | ${ERR[vl]} | $(mib "${PEAK[vl]}") | p99 | ${P99[vl]} ms | < 20 ms: $(verdict "${P99[vl]}" 20 "<") |"
     echo
     TOTAL_ERR=0; for k in "${!ERR[@]}"; do TOTAL_ERR=$((TOTAL_ERR + ${ERR[$k]})); done
