@@ -184,7 +184,8 @@ note ""
 note "    during the lock: $P_DURING"
 note "    from 1 s after:  $P_AFTER"
 note ""
-check "exhausted pool answers \"Database unavailable.\"" grep -q 'Database_unavailable.' <<<"$P_DURING"
+check "exhausted pool answers \"Database unavailable.\" and nothing else fails" \
+    bash -c "grep -q 'Database_unavailable.' <<<'$P_DURING' && ! grep -oE '\[[^]]*\]' <<<'$P_DURING' | grep -vE '^\[(0:-|1:Database_unavailable.)\]' >/dev/null"
 check "latency bounded by pool timeout + statement timeout (max $(sed -n 's/.*max_s=\([^ ]*\).*/\1/p' <<<"$P_DURING") s <= 3 s)" \
     awk -v x="$(sed -n 's/.*max_s=\([^ ]*\).*/\1/p' <<<"$P_DURING")" 'BEGIN { exit !(x <= 3.0) }'
 check "recovers when the lock is gone: all requests from 1 s after succeed" \
