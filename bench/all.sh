@@ -12,7 +12,7 @@ build_release gatehouse StaticServer HashBench
 LOAD_START="$(load_avg)"
 log "load average at start: $LOAD_START"
 
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 OUT="$DIR/out"; mkdir -p "$OUT"
 export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
 SERVER_LOG="${SERVER_LOG:-/dev/null}"

@@ -8,7 +8,7 @@ N="${INVALIDATION_N:-100}"
 ensure_tools
 [ -n "${BIN:-}" ] || build_release gatehouse
 BIN="$(swift build -c release --show-bin-path)"
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 start_server "$DIR" /dev/null GATEHOUSE_HASH_COST=minimum
 A_PID=$SERVER_PID A_URL=$SERVER_URL
 start_server "$DIR/b" /dev/null GATEHOUSE_HASH_COST=minimum DATABASE_URL="$(pg_conninfo "$DIR")"

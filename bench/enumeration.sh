@@ -5,7 +5,7 @@
 source "$(dirname "$0")/lib.sh"
 N="${ENUM_N:-200}"
 build_release gatehouse
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 start_server "$DIR" /dev/null
 python3 "$ROOT/bench/client.py" seed "$SERVER_URL" 20 "$DIR/users.txt" 4 en
 LOAD="$(load_avg)"

@@ -24,7 +24,7 @@ PARTS="${FAULTS_PARTS:-a b c}"
 if [[ " $PARTS " == *" a "* ]]; then
 note "### (a) PostgreSQL restarted during the mixed load"
 note ""
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 start_server "$DIR" "$DIR/server.log" GATEHOUSE_HASH_COST=minimum GATEHOUSE_POOL_TIMEOUT=2 GATEHOUSE_POOL_SIZE=10
 PID=$SERVER_PID URL=$SERVER_URL CONNINFO="$(pg_conninfo "$DIR")"
 python3 "$ROOT/bench/client.py" seed "$URL" 400 "$DIR/users.txt" 8 fu
@@ -93,7 +93,7 @@ if [[ " $PARTS " == *" b "* ]]; then
 note ""
 note "### (b) SIGKILL during sign-ups, then restart on the same data directory"
 note ""
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 for round in server both; do
     start_server "$DIR" "$DIR/server-$round.log" GATEHOUSE_HASH_COST=minimum
     PID=$SERVER_PID URL=$SERVER_URL CONNINFO="$(pg_conninfo "$DIR")"
@@ -140,7 +140,7 @@ if [[ " $PARTS " == *" c "* ]]; then
 note ""
 note "### (c) Pool and hashing queue exhausted"
 note ""
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 start_server "$DIR" "$DIR/server.log" GATEHOUSE_POOL_SIZE=2 GATEHOUSE_POOL_TIMEOUT=1 GATEHOUSE_STATEMENT_TIMEOUT=1500 \
     GATEHOUSE_HASH_WORKERS=1 GATEHOUSE_HASH_QUEUE=1 GATEHOUSE_SESSION_CACHE=false
 PID=$SERVER_PID URL=$SERVER_URL CONNINFO="$(pg_conninfo "$DIR")"

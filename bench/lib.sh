@@ -43,7 +43,8 @@ cleanup() {
 trap cleanup EXIT
 trap 'exit 130' INT TERM
 
-new_dir() { local d; d="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$d"; BENCH_DIRS+=("$d"); echo "$d"; }
+# new_dir: a temp dir in NEW_DIR, removed on exit (not via $(...): the subshell would lose it).
+new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
 
 # start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
 # Rate limits off; other settings from the environment / the arguments.

@@ -11,7 +11,7 @@ N="${SOAK_USERS:-500}"
 C="${SOAK_CONNECTIONS:-8}"
 ensure_tools
 build_release gatehouse
-DIR="$(new_dir)"
+new_dir; DIR="$NEW_DIR"
 export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt" BENCH_THREADS="$C"
 start_server "$DIR" /dev/null
 PID=$SERVER_PID
