@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse bench-engine conformance clean fuzz fuzz-build
+.PHONY: deps run test build release bench bench-parse bench-engine conformance soak faults clean fuzz fuzz-build
 
 deps:
 	@scripts/install-deps.sh
@@ -56,6 +56,20 @@ fuzz-build: deps
 
 fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh $(FUZZ_TARGETS)
+
+# Load test against its limits (pgbench, raw argon2id, static HTTP); writes bench/RESULTS.md.
+# BENCH_SECONDS=15 per run by default.
+bench: deps
+	bench/all.sh
+
+# The mixed load for SOAK_SECONDS (600); fails on errors, RSS growth, fd or connection growth.
+soak: deps
+	bench/soak.sh
+
+# PostgreSQL restart, SIGKILL and recovery, pool and hashing-queue exhaustion; ~3 minutes.
+faults: deps
+	bench/faults.sh
+	bench/enumeration.sh
 
 clean:
 	rm -rf .build

@@ -12,7 +12,9 @@ let package = Package(
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL", linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "GraphQL", dependencies: ["Locking"], linkerSettings: [.linkedLibrary("m")]),
+        // A plain pthread mutex for state every request touches (see Lock.swift for why not Mutex).
+        .target(name: "Locking"),
 
         // C libraries (Debian -dev packages), each imported by exactly one Swift target.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -20,9 +22,9 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
 
-        .target(name: "Postgres", dependencies: ["CLibPQ"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
-        .target(name: "Auth", dependencies: ["Postgres", "Sodium"]),
+        .target(name: "Auth", dependencies: ["Postgres", "Sodium", "Locking"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
@@ -35,7 +37,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Locking", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 

@@ -59,14 +59,34 @@ public struct Logger: Sendable {
     public func info(_ message: String, _ fields: JSONObject = [:]) { log(.info, message, fields) }
     public func debug(_ message: String, _ fields: JSONObject = [:]) { log(.debug, message, fields) }
 
-    private static func timestamp() -> String {
+    /// ISO 8601 UTC with milliseconds, e.g. `2026-12-01T07:50:39.291Z`. Written digit by digit:
+    /// `String(format:)` (Foundation's CFString formatter) was a tenth of the server's CPU at
+    /// 27k requests/s, one call per request log line.
+    static func timestamp() -> String {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
         var time = now.tv_sec
         var parts = tm()
         gmtime_r(&time, &parts)
-        return String(
-            format: "%04d-%02d-%02dT%02d:%02d:%02d.%03dZ", Int(parts.tm_year) + 1900, Int(parts.tm_mon) + 1, Int(parts.tm_mday),
-            Int(parts.tm_hour), Int(parts.tm_min), Int(parts.tm_sec), Int(now.tv_nsec / 1_000_000))
+        return String(unsafeUninitializedCapacity: 24) { buffer in
+            var index = 0
+            func put(_ value: Int, _ digits: Int) {
+                var divisor = 1
+                for _ in 1..<digits { divisor *= 10 }
+                var rest = value
+                while divisor > 0 {
+                    buffer[index] = UInt8(truncatingIfNeeded: 0x30 + (rest / divisor) % 10)
+                    index += 1
+                    rest %= divisor
+                    divisor /= 10
+                }
+            }
+            func mark(_ byte: UInt8) { buffer[index] = byte; index += 1 }
+            put(Int(parts.tm_year) + 1900, 4); mark(0x2D); put(Int(parts.tm_mon) + 1, 2); mark(0x2D)
+            put(Int(parts.tm_mday), 2); mark(0x54); put(Int(parts.tm_hour), 2); mark(0x3A)
+            put(Int(parts.tm_min), 2); mark(0x3A); put(Int(parts.tm_sec), 2); mark(0x2E)
+            put(Int(now.tv_nsec / 1_000_000), 3); mark(0x5A)
+            return index
+        }
     }
 }

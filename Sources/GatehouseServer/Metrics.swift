@@ -1,3 +1,5 @@
+import Glibc
+import Locking
 import Synchronization
 
 /// Request counters and a latency histogram, exposed in Prometheus text format
@@ -21,16 +23,35 @@ public final class Metrics: Sendable {
         var status: Int
     }
 
-    private let state = Mutex(State())
+    /// Counters striped by thread: every request records here, and one shared lock made the
+    /// request threads queue (and spin) on it; `render` adds the stripes up.
+    private final class Stripe: Sendable {
+        let state = Lock(State())
+    }
+    private static let stripeCount = 16
+    private let stripes = (0..<Metrics.stripeCount).map { _ in Stripe() }
+    /// Operation names admitted as labels (shared, read-mostly: checked before taking it).
+    private let operations = Lock(Set<String>())
 
     public init() {}
 
+    private var stripe: Stripe {
+        let id = UInt64(UInt(bitPattern: Int(bitPattern: UInt(pthread_self()))))
+        return stripes[Int((id &* 0x9E37_79B9_7F4A_7C15) >> 60) % Self.stripeCount]
+    }
+
     /// Records one request: its operation (nil for non-GraphQL paths), status and duration.
     public func record(operation: String?, status: Int, seconds: Double) {
-        state.withLock { state in
+        stripe.state.withLock { state in
             var name = operation ?? "none"
             if !state.operations.contains(name) {
-                if state.operations.count < Self.maxOperations { state.operations.insert(name) } else { name = "other" }
+                // First time on this stripe: admit it globally (at most maxOperations names).
+                let admitted = operations.withLock { names in
+                    if names.contains(name) { return true }
+                    if names.count < Self.maxOperations { names.insert(name); return true }
+                    return false
+                }
+                if admitted { state.operations.insert(name) } else { name = "other" }
             }
             state.requests[RequestKey(operation: name, status: status), default: 0] += 1
             for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
@@ -41,7 +62,14 @@ public final class Metrics: Sendable {
 
     /// The exposition text; `gauges` are (name, help, labels, value) read now.
     public func render(gauges: [(name: String, help: String, labels: String, value: Double)]) -> String {
-        let snapshot = state.withLock { $0 }
+        var snapshot = State()
+        for stripe in stripes {
+            let part = stripe.state.withLock { $0 }
+            for (key, count) in part.requests { snapshot.requests[key, default: 0] += count }
+            for index in snapshot.bucketCounts.indices { snapshot.bucketCounts[index] += part.bucketCounts[index] }
+            snapshot.durationCount += part.durationCount
+            snapshot.durationSum += part.durationSum
+        }
         var out = "# HELP gatehouse_requests_total HTTP requests by GraphQL operation and status.\n"
         out += "# TYPE gatehouse_requests_total counter\n"
         for (key, count) in snapshot.requests.sorted(by: { ($0.key.operation, $0.key.status) < ($1.key.operation, $1.key.status) }) {

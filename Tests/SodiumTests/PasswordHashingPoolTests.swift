@@ -25,7 +25,7 @@ import Testing
         defer { pool.shutdown() }
         let metrics = pool.metrics
         #expect(metrics.workers >= 1)
-        #expect(metrics.queueDepth == 2 * metrics.workers)
+        #expect(metrics.queueDepth == 8 * metrics.workers)
         #expect(metrics.queued == 0 && metrics.busyWorkers == 0 && !metrics.isShutDown)
     }
 

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// Fixed-window attempt counters by key (a client address or an account), held in
@@ -17,7 +18,7 @@ public final class RateLimiter: Sendable {
     }
 
     private let capacity: Int
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let now: @Sendable () -> Double
 
     public init(capacity: Int = 100_000, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {

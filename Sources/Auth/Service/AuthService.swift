@@ -234,7 +234,9 @@ public final class AuthService: Sendable {
         } catch let error as AuthError {
             throw error
         } catch let error as PostgresError {
-            if error.kind == .databaseUnavailable || error.isConnectionFailure {
+            // 57014: the statement timeout fired (the database is overloaded or a lock is held):
+            // as unavailable as a full pool, and worth a retry (make faults saw "Internal server error").
+            if error.kind == .databaseUnavailable || error.isConnectionFailure || error.sqlState == "57014" {
                 log("database unavailable: \(error)")
                 throw .databaseUnavailable
             }

@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Synchronization
 
 /// Recently seen sessions, so `viewer` needs no database round trip for a token it
@@ -24,7 +25,7 @@ public final class SessionCache: Sendable {
     public let capacity: Int
     /// Seconds an entry may be served without asking the database again.
     public let ttl: Double
-    private let state = Mutex(State())
+    private let state = Lock(State())
     private let clock: @Sendable () -> Double
 
     public init(capacity: Int = 10_000, ttl: Double = 30, clock: @escaping @Sendable () -> Double = { ProcessInfo.processInfo.systemUptime }) {

@@ -106,7 +106,11 @@ public final class EmbeddedPostgres: Sendable {
     /// Whether a server is running on the cluster (`pg_ctl status`).
     public var isRunning: Bool {
         guard isInitialized, let (status, _) = try? pgctl(["status", "-D", clusterDirectory]) else { return false }
-        return status == 0
+        // `pg_ctl status` only asks whether the pid in postmaster.pid exists. After a crash that
+        // pid can be an unreaped zombie (SIGKILLed postmaster; seen in bench/faults.sh: the
+        // restart "adopted" it and failed with connection refused) or, in a container, another
+        // process: require a live postgres process.
+        return status == 0 && postmasterPID.map(Self.isPostgresProcess) == true
     }
 
     /// Creates the cluster on first use, starts it (or adopts one already running on it), creates
@@ -126,9 +130,18 @@ public final class EmbeddedPostgres: Sendable {
         try writeSettings(owner: owner)
         if !isRunning {
             removeStalePidFile()
-            let (status, output) = try pgctl([
+            var (status, output) = try pgctl([
                 "start", "-D", clusterDirectory, "-l", logFile, "-w", "-t", "60", "-s",
             ])
+            // Right after a crash the old backends may still hold the shared memory for a moment
+            // ("pre-existing shared memory block is still in use"): retry a few times.
+            var retries = 0
+            while status != 0 && retries < 5 && !isRunning {
+                retries += 1
+                usleep(1_000_000)
+                removeStalePidFile()
+                (status, output) = try pgctl(["start", "-D", clusterDirectory, "-l", logFile, "-w", "-t", "60", "-s"])
+            }
             if status != 0 {
                 throw PostgresError(
                     .embedded, message: "pg_ctl start failed (status \(status)): \(output) \(logTail())")
@@ -282,6 +295,12 @@ public final class EmbeddedPostgres: Sendable {
 
     static func isPostgresProcess(_ pid: pid_t) -> Bool {
         guard pid > 0, kill(pid, 0) == 0 || errno == EPERM else { return false }
+        if let stat = try? String(contentsOfFile: "/proc/\(pid)/stat", encoding: .utf8),
+            let close = stat.lastIndex(of: ")"),
+            stat[stat.index(after: close)...].split(separator: " ").first.map({ $0 == "Z" || $0 == "X" }) == true
+        {
+            return false  // exited, not yet reaped
+        }
         guard let comm = try? String(contentsOfFile: "/proc/\(pid)/comm", encoding: .utf8) else { return true }
         let name = comm.trimmingCharacters(in: .whitespacesAndNewlines)
         return name == "postgres" || name == "postmaster"

@@ -1,4 +1,5 @@
 import Dispatch
+import Locking
 import Synchronization
 
 /// A bounded, thread-safe pool of ``Connection``s for blocking callers (HTTP worker threads).
@@ -26,12 +27,12 @@ public final class Pool: Sendable {
 
     /// The configuration the pool was made with.
     public let configuration: PoolConfiguration
-    private let state: Mutex<State>
+    private let state: Lock<State>
 
     /// A pool; no connection is opened until the first checkout.
     public init(configuration: PoolConfiguration) {
         self.configuration = configuration
-        self.state = Mutex(State(machine: PoolStateMachine(capacity: configuration.size)))
+        self.state = Lock(State(machine: PoolStateMachine(capacity: configuration.size)))
     }
 
     /// A pool for a connection string (e.g. `DATABASE_URL`).

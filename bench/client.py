@@ -1,0 +1,245 @@
+#!/usr/bin/env python3
+"""HTTP helpers for the bench scripts (127.0.0.1 only): seeding, cache-invalidation latency,
+user-enumeration timing, fault-test sign-ups and checks. Standard library only."""
+import hashlib, http.client, json, random, statistics, sys, threading, time
+from urllib.parse import urlparse
+
+SIGNUP = ('mutation S($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) '
+          '{ viewer { sessionToken user { objectId username } } } }')
+LOGIN = ('mutation L($u: String!, $p: String!) { logIn(input: {username: $u, password: $p}) '
+         '{ viewer { sessionToken user { objectId username } } } }')
+VIEWER = '{ viewer { user { username } } }'
+LOGOUT = 'mutation { logOut(input: {clientMutationId: "x"}) { ok } }'
+
+
+class Client:
+    def __init__(self, url, timeout=30):
+        u = urlparse(url)
+        assert u.hostname == '127.0.0.1', 'only 127.0.0.1'
+        self.host, self.port, self.path, self.timeout = u.hostname, u.port, u.path, timeout
+        self.conn = None
+
+    def post(self, query, variables=None, token=None, installation=None):
+        body = json.dumps({'query': query, 'variables': variables or {}})
+        headers = {'Content-Type': 'application/json'}
+        if token: headers['X-Parse-Session-Token'] = token
+        if installation: headers['X-Parse-Installation-Id'] = installation
+        for attempt in range(2):
+            if self.conn is None:
+                self.conn = http.client.HTTPConnection(self.host, self.port, timeout=self.timeout)
+            try:
+                self.conn.request('POST', self.path, body, headers)
+                r = self.conn.getresponse()
+                data = r.read()
+                return r.status, json.loads(data) if data else None
+            except (http.client.RemoteDisconnected, BrokenPipeError, ConnectionResetError):
+                self.conn.close(); self.conn = None
+                if attempt: raise
+        raise RuntimeError('unreachable')
+
+
+def error_code(doc):
+    errs = (doc or {}).get('errors') or []
+    return errs[0].get('extensions', {}).get('code') if errs else None
+
+
+def seed(url, n, out, parallel=16, prefix='u'):
+    """Signs up n users (parallel); writes 'username password token objectId' and digests."""
+    results = [None] * n
+    lock = threading.Lock()
+    next_i = [0]
+    failures = []
+
+    def worker():
+        c = Client(url, timeout=120)
+        while True:
+            with lock:
+                i = next_i[0]; next_i[0] += 1
+            if i >= n: return
+            name, pw = f'{prefix}{i}', f'pw-{prefix}{i}-secret'
+            for _ in range(1200):
+                status, doc = c.post(SIGNUP, {'f': {'username': name, 'password': pw}})
+                if error_code(doc) == 155: time.sleep(0.05); continue
+                break
+            try:
+                v = doc['data']['signUp']['viewer']
+                results[i] = (name, pw, v['sessionToken'], v['user']['objectId'])
+            except Exception:
+                failures.append((name, status, doc))
+    ts = [threading.Thread(target=worker) for _ in range(parallel)]
+    t0 = time.time()
+    for t in ts: t.start()
+    for t in ts: t.join()
+    if failures:
+        print(f'seed: {len(failures)} failures, first: {failures[0]}', file=sys.stderr); sys.exit(1)
+    with open(out, 'w') as f:
+        for r in results: f.write(' '.join(r) + '\n')
+    with open(out + '.digests', 'w') as f:
+        for r in results: f.write(hashlib.sha256(r[2].encode()).hexdigest() + '\n')
+    print(f'seeded {n} users in {time.time() - t0:.1f} s', file=sys.stderr)
+
+
+def pct(values, p):
+    v = sorted(values)
+    return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
+
+
+def invalidation(url_a, url_b, users_file, n):
+    """logOut through A, poll viewer on B until 209; prints ms figures."""
+    users = [l.split() for l in open(users_file)][:n]
+    a, b = Client(url_a), Client(url_b)
+    lat = []
+    for name, pw, token, _ in users:
+        _, doc = b.post(VIEWER, token=token)  # B has the session cached
+        assert doc['data']['viewer']['user']['username'] == name, doc
+        _, doc = b.post(VIEWER, token=token)
+        t0 = time.perf_counter()
+        _, doc = a.post(LOGOUT, token=token)
+        assert doc['data']['logOut']['ok'], doc
+        while True:
+            _, doc = b.post(VIEWER, token=token)
+            if error_code(doc) == 209: break
+            if time.perf_counter() - t0 > 5: break
+        lat.append((time.perf_counter() - t0) * 1000)
+    print(f'n={len(lat)} median={statistics.median(lat):.2f} p99={pct(lat, 99):.2f} max={max(lat):.2f} '
+          f'within50={sum(1 for x in lat if x <= 50)}')
+
+
+def enumeration(url, users_file, n):
+    """Interleaved logIn: existing user with wrong password vs missing user; medians in ms."""
+    users = [l.split() for l in open(users_file)]
+    c = Client(url)
+    existing, missing = [], []
+    for i in range(n):
+        order = [0, 1] if i % 2 == 0 else [1, 0]
+        for k in order:
+            if k == 0:
+                name = users[i % len(users)][0]
+            else:
+                name = f'nobody{i}x{random.randrange(10**9)}'
+            t0 = time.perf_counter()
+            _, doc = c.post(LOGIN, {'u': name, 'p': 'wrong-password-123'})
+            dt = (time.perf_counter() - t0) * 1000
+            assert error_code(doc) == 101, doc
+            (existing if k == 0 else missing).append(dt)
+    me, mm = statistics.median(existing), statistics.median(missing)
+    diff = abs(me - mm) / min(me, mm)
+    print(f'n={n} existing_median={me:.2f} missing_median={mm:.2f} diff={diff * 100:.1f}% '
+          f'existing_p90={pct(existing, 90):.2f} missing_p90={pct(missing, 90):.2f}')
+    sys.exit(0 if diff <= 0.10 else 1)
+
+
+def signup_until_dead(url, out, parallel, prefix, seconds):
+    """Signs up users until the server goes away (or `seconds`); records tokens received and
+    every name attempted (a name in 'attempted' but not 'granted' got no response)."""
+    lock = threading.Lock()
+    granted, attempted = open(out + '.granted', 'w'), open(out + '.attempted', 'w')
+    stop = time.time() + seconds
+    counter = [0]
+
+    def worker(w):
+        c = Client(url, timeout=10)
+        while time.time() < stop:
+            with lock:
+                counter[0] += 1; i = counter[0]
+                name, pw = f'{prefix}{w}x{i}', f'pw-{prefix}-{i}-secret'
+                attempted.write(f'{name} {pw}\n'); attempted.flush()
+            try:
+                status, doc = c.post(SIGNUP, {'f': {'username': name, 'password': pw}})
+            except Exception:
+                return
+            if error_code(doc) == 155: continue
+            try:
+                v = doc['data']['signUp']['viewer']
+                with lock:
+                    granted.write(f"{name} {pw} {v['sessionToken']} {v['user']['objectId']}\n"); granted.flush()
+            except Exception:
+                pass
+    ts = [threading.Thread(target=worker, args=(w,)) for w in range(parallel)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+
+
+def login_all(url, users_file, parallel=8):
+    """Every user in the file can log in; prints the count, exits 1 otherwise."""
+    users = [l.split() for l in open(users_file) if l.strip()]
+    bad, lock, it = [], threading.Lock(), iter(users)
+
+    def worker():
+        c = Client(url, timeout=60)
+        while True:
+            with lock:
+                u = next(it, None)
+            if u is None: return
+            for _ in range(100):
+                _, doc = c.post(LOGIN, {'u': u[0], 'p': u[1]})
+                if error_code(doc) == 155: time.sleep(0.05); continue
+                break
+            if not ((doc or {}).get('data') or {}).get('logIn'):
+                with lock: bad.append((u[0], doc))
+                continue
+            if len(u) > 2:
+                _, doc = c.post(VIEWER, token=u[2])
+                if not (((doc or {}).get('data') or {}).get('viewer') or {}).get('user', {}).get('username') == u[0]:
+                    with lock: bad.append((u[0], 'token', doc))
+    ts = [threading.Thread(target=worker) for _ in range(parallel)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    print(f'logged_in={len(users) - len(bad)} of={len(users)} failed={len(bad)} first={bad[:1]}')
+    sys.exit(1 if bad else 0)
+
+
+def probe(url, users_file, out, seconds, kinds, parallel):
+    """Sends requests of `kinds` (viewer,login,signup; comma-separated, round robin) from
+    `parallel` threads for `seconds`; one line per request:
+    start_epoch latency_s kind http_status code message (code 0 = success, -1 = transport error)."""
+    users = [l.split() for l in open(users_file) if l.strip()]
+    kinds = kinds.split(',')
+    stop = time.time() + seconds
+    lock = threading.Lock()
+    f = open(out, 'w')
+
+    def worker(w):
+        c = Client(url, timeout=30)
+        i = 0
+        while time.time() < stop:
+            kind = kinds[(i + w) % len(kinds)]
+            u = users[(i * parallel + w) % len(users)]
+            i += 1
+            t0 = time.time()
+            try:
+                if kind == 'viewer':
+                    status, doc = c.post(VIEWER, token=u[2])
+                    good = ((doc or {}).get('data') or {}).get('viewer')
+                elif kind == 'login':
+                    status, doc = c.post(LOGIN, {'u': u[0], 'p': u[1]}, installation=f'probe-{w}')
+                    good = ((doc or {}).get('data') or {}).get('logIn')
+                else:
+                    name = f'fa{w}x{i}x{random.randrange(10**6)}'
+                    status, doc = c.post(SIGNUP, {'f': {'username': name, 'password': 'pw-' + name}})
+                    good = ((doc or {}).get('data') or {}).get('signUp')
+                errs = (doc or {}).get('errors') or []
+                code = 0 if good and not errs else (error_code(doc) if errs else -2)
+                msg = errs[0]['message'] if errs else ''
+            except Exception as e:
+                status, code, msg = 0, -1, type(e).__name__
+                c.conn = None
+                time.sleep(0.05)
+            dt = time.time() - t0
+            with lock:
+                f.write(f'{t0:.3f} {dt:.4f} {kind} {status} {code} {msg.replace(" ", "_") or "-"}\n'); f.flush()
+    ts = [threading.Thread(target=worker, args=(w,)) for w in range(parallel)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+
+
+if __name__ == '__main__':
+    cmd, args = sys.argv[1], sys.argv[2:]
+    if cmd == 'seed': seed(args[0], int(args[1]), args[2], int(args[3]) if len(args) > 3 else 16,
+                           args[4] if len(args) > 4 else 'u')
+    elif cmd == 'invalidation': invalidation(args[0], args[1], args[2], int(args[3]))
+    elif cmd == 'enumeration': enumeration(args[0], args[1], int(args[2]))
+    elif cmd == 'signup-until-dead': signup_until_dead(args[0], args[1], int(args[2]), args[3], float(args[4]))
+    elif cmd == 'login-all': login_all(args[0], args[1])
+    elif cmd == 'probe': probe(args[0], args[1], args[2], float(args[3]), args[4], int(args[5]))
+    else: sys.exit(f'unknown command {cmd}')

@@ -1,0 +1,120 @@
+# Shared helpers for the load, soak, fault and timing scripts (sourced, not run).
+# All traffic goes to 127.0.0.1; every process started here is recorded and killed on exit.
+set -euo pipefail
+cd "$(dirname "${BASH_SOURCE[0]}")/.."
+ROOT="$PWD"
+PGBIN="$(pg_config --bindir 2>/dev/null || ls -d /usr/lib/postgresql/*/bin | sort -V | tail -1)"
+BENCH_PIDS=()
+BENCH_DIRS=()
+BENCH_CLUSTERS=()
+
+log() { echo "[$(date +%T)] $*" >&2; }
+
+ensure_tools() {
+    if ! command -v wrk >/dev/null; then
+        apt-get install -y wrk >/dev/null || { apt-get update >/dev/null && apt-get install -y wrk >/dev/null; }
+    fi
+    [ -x "$PGBIN/pgbench" ] || { echo "pgbench not found in $PGBIN" >&2; exit 1; }
+}
+
+build_release() {
+    local p
+    for p in "$@"; do
+        swift build -c release --product "$p" --explicit-target-dependency-import-check error >&2
+    done
+    BIN="$(swift build -c release --show-bin-path)"
+}
+
+# Kills what we started (servers by pid, then clusters via pg_ctl), removes temp dirs.
+cleanup() {
+    local pid
+    for pid in "${BENCH_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
+    for pid in "${BENCH_PIDS[@]}"; do
+        for _ in $(seq 100); do kill -0 "$pid" 2>/dev/null || break; sleep 0.1; done
+        kill -KILL "$pid" 2>/dev/null || true
+    done
+    local c
+    for c in "${BENCH_CLUSTERS[@]}"; do
+        [ -f "$c/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" stop -D "$c" -m immediate -w -t 20 >/dev/null 2>&1 || true
+    done
+    local d
+    for d in "${BENCH_DIRS[@]}"; do [ -n "${KEEP_DATA:-}" ] || rm -rf "$d"; done
+}
+trap cleanup EXIT
+trap 'exit 130' INT TERM
+
+# new_dir: a temp dir in NEW_DIR, removed on exit (not via $(...): the subshell would lose it).
+new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
+
+# start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
+# Rate limits off; other settings from the environment / the arguments.
+start_server() {
+    local dir="$1" logfile="$2"; shift 2
+    mkdir -p "$dir"; chmod 755 "$dir"
+    local out="$dir/stdout.$RANDOM"
+    env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 "$@" \
+        "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
+    SERVER_PID=$!
+    BENCH_PIDS+=("$SERVER_PID")
+    [ -d "$dir/pg" ] && BENCH_CLUSTERS+=("$dir/pg") || true
+    for _ in $(seq 1200); do
+        if grep -q "listening on" "$out" 2>/dev/null; then break; fi
+        kill -0 "$SERVER_PID" 2>/dev/null || { echo "server exited:" >&2; tail -20 "$logfile" >&2; return 1; }
+        sleep 0.1
+    done
+    [ -d "$dir/pg" ] && BENCH_CLUSTERS+=("$dir/pg") || true
+    SERVER_PORT="$(sed -n 's#.*127.0.0.1:\([0-9]*\)/graphql.*#\1#p' "$out" | head -1)"
+    [ -n "$SERVER_PORT" ] || { echo "no port in server output" >&2; cat "$out" >&2; return 1; }
+    SERVER_URL="http://127.0.0.1:$SERVER_PORT/graphql"
+}
+
+stop_server() {  # stop_server PID: SIGTERM, wait up to 20 s
+    local pid="$1"
+    kill -TERM "$pid" 2>/dev/null || true
+    for _ in $(seq 200); do kill -0 "$pid" 2>/dev/null || return 0; sleep 0.1; done
+    kill -KILL "$pid" 2>/dev/null || true
+}
+
+pg_conninfo() { echo "host=$1/run port=5432 dbname=gatehouse user=gatehouse"; }
+psqlq() { "$PGBIN/psql" "$1" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
+
+rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+hwm_kib() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
+fd_count() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }
+mib() { awk -v k="$1" 'BEGIN { printf "%.1f", k / 1024 }'; }
+
+# Samples VmRSS of PID every 0.2 s into FILE (max kept) until the sampler is stopped.
+start_rss_sampler() {
+    local pid="$1" file="$2"
+    echo 0 >"$file"
+    ( max=0; while kill -0 "$pid" 2>/dev/null; do
+        r=$(rss_kib "$pid"); [ "${r:-0}" -gt "$max" ] && { max=$r; echo "$max" >"$file"; }
+        sleep 0.2; done ) &
+    SAMPLER_PID=$!
+    BENCH_PIDS+=("$SAMPLER_PID")
+}
+stop_rss_sampler() { kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID" 2>/dev/null || true; }
+
+# run_wrk OUTFILE CONNS THREADS SECONDS SCRIPT URL [extra env]: wrk with a Lua script; output kept.
+run_wrk() {
+    local out="$1" c="$2" t="$3" d="$4" script="$5" url="$6"
+    timeout $((d + 30)) wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$ROOT/bench/lua/$script" "$url" >"$out" 2>&1 || true
+}
+
+# Fields of a wrk output (with our done() line "RESULT requests=.. errors=.. ...").
+# Successful responses per second (from done()); plain wrk output (no Lua) falls back to Requests/sec.
+wrk_rps() {
+    local v; v="$(sed -n 's/^RESULT.* ok_per_s=\([^ ]*\).*/\1/p' "$1" | tail -1)"
+    [ -n "$v" ] && echo "$v" || awk '/^Requests\/sec:/ { print $2 }' "$1"
+}
+wrk_pct() {  # wrk_pct FILE 50|99 -> milliseconds
+    awk -v p="$2%" '$1 == p { v = $2; if (v ~ /us$/) { sub(/us$/, "", v); v /= 1000 } else if (v ~ /ms$/) { sub(/ms$/, "", v) } else if (v ~ /s$/) { sub(/s$/, "", v); v *= 1000 }; printf "%.2f", v }' "$1"
+}
+wrk_field() { sed -n "s/^RESULT.* $2=\([^ ]*\).*/\1/p" "$1" | tail -1; }
+wrk_errors() {  # Lua-counted failures plus wrk's socket errors
+    local e s
+    e="$(wrk_field "$1" errors)"; s="$(awk '/Socket errors/ { gsub(",", ""); print $4 + $6 + $8 + $10 }' "$1")"
+    echo $(( ${e:-999999} + ${s:-0} ))
+}
+ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
+load_avg() { cut -d' ' -f1-3 /proc/loadavg; }

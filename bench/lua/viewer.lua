@@ -1,0 +1,13 @@
+-- viewer with valid tokens spread over the seeded sessions.
+package.path = os.getenv("BENCH_LUA") .. "/?.lua;" .. package.path
+local c = require "common"
+local users
+local body = '{"query":"{ viewer { user { username } } }"}'
+function setup(thread) c.setup(thread) end
+function init(args) users = c.load_users(); math.randomseed(tid * 7919 + os.time()) end
+function request()
+  local u = users[math.random(#users)]
+  return wrk.format("POST", nil, { ["Content-Type"] = "application/json", ["X-Parse-Session-Token"] = u.token }, body)
+end
+function response(status, headers, b) c.check(status, b, '{"data":{"viewer":{"user":{"username":"') end
+function done(s, l, r) c.done(s, l, r) end
