@@ -97,8 +97,9 @@ public final class HTTPServer: Sendable {
 
     deinit {
         if case .running(let daemon, _) = phase.withLock({ $0 }) {
-            _ = MHD_quiesce_daemon(daemon).closeIfValid()
+            let listener = MHD_quiesce_daemon(daemon)
             MHD_stop_daemon(daemon)
+            _ = listener.closeIfValid()
         }
     }
 
@@ -182,14 +183,19 @@ public final class HTTPServer: Sendable {
         }
         guard let daemon else { return true }
         core.draining.store(true, ordering: .relaxed)
-        // Quiescing hands the listening socket back to us; closing it makes new
-        // connections fail at once instead of waiting in the backlog.
-        MHD_quiesce_daemon(daemon).closeIfValid()
+        // Quiescing hands the listening socket back to us. It must stay open until
+        // MHD_stop_daemon (libmicrohttpd's threads may still remove it from their epoll
+        // sets; closing it early aborts the process or, once its number is reused, breaks
+        // another socket). Shutting it down instead makes the kernel stop listening now,
+        // so new connections are refused at once rather than waiting in the backlog.
+        let listener = MHD_quiesce_daemon(daemon)
+        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
         while activeRequestCount > 0 && ContinuousClock.now < deadline {
             usleep(2_000)
         }
         let drained = activeRequestCount == 0
         MHD_stop_daemon(daemon)
+        _ = listener.closeIfValid()
         return drained
     }
 
