@@ -115,6 +115,13 @@ public final class HTTPServer: Sendable {
         core.activeRequests.load(ordering: .acquiring)
     }
 
+    /// Whether new connections are still accepted: false once ``stop(deadline:)`` has
+    /// shut the listening socket down (connections are then refused).
+    public var isAcceptingConnections: Bool {
+        if case .idle = phase.withLock({ $0 }) { return false }  // never started
+        return !core.listenerShut.load(ordering: .acquiring)
+    }
+
     /// Binds the address and starts serving. A server starts at most once.
     public func start() throws(HTTPServerError) {
         let config = configuration
@@ -181,7 +188,10 @@ public final class HTTPServer: Sendable {
                 return nil
             }
         }
-        guard let daemon else { return true }
+        guard let daemon else {
+            core.listenerShut.store(true, ordering: .releasing)
+            return true
+        }
         core.draining.store(true, ordering: .relaxed)
         // Quiescing hands the listening socket back to us. It must stay open until
         // MHD_stop_daemon (libmicrohttpd's threads may still remove it from their epoll
@@ -190,6 +200,7 @@ public final class HTTPServer: Sendable {
         // so new connections are refused at once rather than waiting in the backlog.
         let listener = MHD_quiesce_daemon(daemon)
         if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+        core.listenerShut.store(true, ordering: .releasing)
         while activeRequestCount > 0 && ContinuousClock.now < deadline {
             usleep(2_000)
         }

@@ -14,6 +14,8 @@ final class ServerCore: Sendable {
     let activeRequests = Atomic<Int>(0)
     /// Set once graceful shutdown begins: responses then carry `Connection: close`.
     let draining = Atomic<Bool>(false)
+    /// Set once `stop` has shut the listening socket down.
+    let listenerShut = Atomic<Bool>(false)
     /// The last message libmicrohttpd logged (used to explain a failed start).
     let lastLogMessage = Mutex<String>("")
 
