@@ -40,6 +40,7 @@ module() {
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request)
 
+module Locking Sources/Locking/*.swift
 module GraphQL $(find Sources/GraphQL -name '*.swift' | sort)
 needs_http=0
 for t in "${targets[@]}"; do [ "$t" = http-request ] && needs_http=1; done
@@ -51,7 +52,7 @@ fi
 
 for t in "${targets[@]}"; do
   echo "  fuzzer $t" >&2
-  objs=("$OUT/obj/GraphQL.o")
+  objs=("$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
   extra=()
   case $t in
     lexer-parser|json) ;;

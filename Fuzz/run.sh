@@ -35,10 +35,20 @@ for t in "${targets[@]}"; do
   log=$LOGS/$t.log
   mkdir -p "$corpus"
   echo "== $t: ${FUZZ_SECONDS}s, -max_len=$max_len (log: $log)" >&2
+  # The GraphQL targets also read the test fixtures and schema.graphql as seeds, from a
+  # scratch directory (read-only to libFuzzer: only the first directory receives new inputs),
+  # so the repository keeps one copy of each.
+  seeds=()
+  if [ "$t" = lexer-parser ] || [ "$t" = validate-execute ]; then
+    shared=$(mktemp -d .build/fuzz/seeds.XXXXXX)
+    cp Tests/GraphQLTests/Fixtures/*.graphql schema.graphql "$shared/"
+    seeds=("$shared")
+  fi
   "$BIN/$t" -max_total_time="$FUZZ_SECONDS" -max_len="$max_len" -timeout=10 -rss_limit_mb=2048 \
     -detect_leaks=1 -dict="$dict" -artifact_prefix="$ARTIFACTS/$t-" -print_final_stats=1 \
-    -reload=0 "$corpus" >"$log" 2>&1
+    -reload=0 "$corpus" "${seeds[@]}" >"$log" 2>&1
   rc=$?
+  [ ${#seeds[@]} -eq 0 ] || rm -rf "${seeds[@]}"
   result=ok
   if [ $rc -ne 0 ]; then
     failed=1
