@@ -64,6 +64,7 @@ let package = Package(
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(
             name: "SessionCacheTests",
