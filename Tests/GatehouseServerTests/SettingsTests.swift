@@ -58,6 +58,8 @@ let settingCases: [SettingCase] = [
                 { $0.corsOrigins == ["https://a.example", "https://b.example"] }),
     SettingCase("trust-proxy", "GATEHOUSE_TRUST_PROXY", "yes", { $0.trustProxy }),
     SettingCase("log-level", "GATEHOUSE_LOG_LEVEL", "debug", { $0.logLevel == .debug }),
+    SettingCase("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "12", { $0.httpBlockingThreads == 12 }),
+    SettingCase("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "3", { $0.sessionLookupBatches == 3 }),
     SettingCase("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "0.5", { $0.shutdownTimeout == 0.5 }),
 ]
 

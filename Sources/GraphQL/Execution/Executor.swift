@@ -72,35 +72,46 @@ extension ExecutableSchema {
 
     private struct VariableErrors: Error { var errors: [GraphQLError] }
 
-    /// CoerceVariableValues (spec §6.1.2), reporting every problem as graphql-js does.
+    /// CoerceVariableValues (spec §6.1.2), reporting problems as graphql-js does: at most 50,
+    /// then one "Too many errors" error in place of the 51st and no more (a single variable
+    /// can hold thousands of problems, each quoting its value).
     private func coerceVariables(
         _ operation: OperationDefinition, _ values: JSONObject, _ source: Source
     ) -> Result<JSONObject, VariableErrors> {
         let coercer = InputCoercer(schema: schema)
         var coerced = JSONObject()
         var errors: [GraphQLError] = []
-        for definition in operation.variableDefinitions {
+        /// Records `error`; false once the limit is reached (and the last error says so).
+        func report(_ error: GraphQLError) -> Bool {
+            guard errors.count < 50 else {
+                errors.append(GraphQLError("Too many errors processing variables, error limit reached. Execution aborted."))
+                return false
+            }
+            errors.append(error)
+            return true
+        }
+        variables: for definition in operation.variableDefinitions {
             let name = definition.variable.value
             let type = TypeRef(definition.type)
             let location = [source.location(of: definition.span.start)]
             guard let named = schema.namedType(type), named.isInputType else {
-                errors.append(GraphQLError(
+                guard report(GraphQLError(
                     "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
-                    locations: location))
+                    locations: location)) else { break }
                 continue
             }
             guard let value = values[name] else {
                 if let defaultValue = definition.defaultValue {
                     if let value = coercer.literal(defaultValue, type: type, variables: [:]) { coerced[name] = value }
                 } else if type.isNonNull {
-                    errors.append(GraphQLError(
-                        "Variable \"$\(name)\" of required type \"\(type)\" was not provided.", locations: location))
+                    guard report(GraphQLError(
+                        "Variable \"$\(name)\" of required type \"\(type)\" was not provided.", locations: location)) else { break }
                 }
                 continue
             }
             if case .null = value, type.isNonNull {
-                errors.append(GraphQLError(
-                    "Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location))
+                guard report(GraphQLError(
+                    "Variable \"$\(name)\" of non-null type \"\(type)\" must not be null.", locations: location)) else { break }
                 continue
             }
             var problems: [InputCoercer.Problem] = []
@@ -115,13 +126,9 @@ extension ExecutableSchema {
                         }
                     }.joined() + "\""
                 }
-                errors.append(GraphQLError(prefix + "; " + problem.message, locations: location))
+                guard report(GraphQLError(prefix + "; " + problem.message, locations: location)) else { break variables }
             }
             if problems.isEmpty { coerced[name] = result }
-            if errors.count >= 50 {
-                errors.append(GraphQLError("Too many errors processing variables, error limit reached. Execution aborted."))
-                break
-            }
         }
         return errors.isEmpty ? .success(coerced) : .failure(VariableErrors(errors: errors))
     }

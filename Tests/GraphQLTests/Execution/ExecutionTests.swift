@@ -98,6 +98,20 @@ import Testing
         #expect(result.errors.first?.locations == [SourceLocation(line: 1, column: 8)])
     }
 
+    /// As graphql-js: 50 variable errors, then "Too many errors" in place of the 51st, even
+    /// within one variable (each unknown field is an error that quotes the whole value).
+    @Test(arguments: [(49, 49, false), (50, 50, false), (51, 51, true), (5000, 51, true)])
+    func variableErrorsStopAtFifty(unknownFields: Int, reported: Int, limited: Bool) throws {
+        var filter = JSONObject()
+        for i in 0..<unknownFields { filter["k\(i)"] = .int(i) }
+        let result = try StarSchema.run("query ($f: Filter) { echo(filter: $f) }", variables: ["f": .object(filter)])
+        #expect(result.data == nil)
+        #expect(result.errors.count == reported)
+        let last = "Too many errors processing variables, error limit reached. Execution aborted."
+        #expect((result.errors.last?.message == last) == limited)
+        #expect(result.errors.first?.message.hasSuffix(#"Field "k0" is not defined by type "Filter"."#) == true)
+    }
+
     @Test func argumentErrorsAreFieldErrors() throws {
         let result = try StarSchema.run("query ($id: ID) { character(id: $id) { id } }")
         #expect(result.data == .object(["character": .null]))
