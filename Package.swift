@@ -25,8 +25,8 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
         .target(name: "Auth", dependencies: ["Postgres", "Sodium", "Locking"]),
-        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD"]),
+        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"], plugins: ["EmbedSchema"]),
@@ -61,9 +61,10 @@ let package = Package(
 
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Postgres", "TestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
         .testTarget(
             name: "SessionCacheTests",

@@ -16,9 +16,36 @@ public final class RequestContext: Sendable {
 
     private let refusals = Mutex<[Refusal]>([])
 
-    public init(sessionToken: String?, request: AuthRequest) {
+    /// Whether resolvers may block (database, hashing); false on an HTTP event thread,
+    /// where a resolver that would block records what it needs (`need`) and gives up.
+    public let mayBlock: Bool
+    /// On an event thread, the session lookup made for this request's earlier attempt.
+    public let viewerLookup: AuthService.ViewerLookup?
+
+    /// What a resolver on an event thread needed and did not do.
+    public enum Need: Sendable {
+        /// The session lookup of the viewer: the request runs again with `viewerLookup`.
+        case viewerLookup(token: String)
+        /// A thread that may block: the request runs again on one.
+        case blocking
+    }
+    private let needs = Mutex<Need?>(nil)
+
+    public init(sessionToken: String?, request: AuthRequest, mayBlock: Bool = true, viewerLookup: AuthService.ViewerLookup? = nil) {
         self.sessionToken = sessionToken.flatMap { $0.isEmpty ? nil : $0 }
         self.request = request
+        self.mayBlock = mayBlock
+        self.viewerLookup = viewerLookup
+    }
+
+    /// What resolvers needed (see `mayBlock`); `.blocking` wins over a lookup.
+    public var need: Need? { needs.withLock { $0 } }
+
+    func record(_ need: Need) {
+        needs.withLock { recorded in
+            if case .blocking? = recorded { return }
+            recorded = need
+        }
     }
 
     func record(_ refusal: Refusal) {

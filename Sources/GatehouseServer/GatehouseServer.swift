@@ -77,7 +77,7 @@ public final class GatehouseServer: Sendable {
                 lockout: settings.lockoutThreshold > 0
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
                 masterKey: settings.masterKey),
-            sessionCache: cache, log: log)
+            sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -89,7 +89,7 @@ public final class GatehouseServer: Sendable {
         let responder = GraphQLHTTPResponder(
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
-            makeContext: contexts.context(for:), finish: ContextFactory.finish)
+            makeContext: contexts.context(for:mode:), deferral: ContextFactory.deferral(auth: auth), finish: ContextFactory.finish)
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing,
@@ -106,6 +106,7 @@ public final class GatehouseServer: Sendable {
         http = HTTPServer(
             configuration: .init(
                 host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
+                blockingThreads: settings.httpBlockingThreads,
                 maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
                 maxConnections: settings.maxConnections, log: { logger.debug("http", ["detail": .string($0)]) }),
             handler: router)

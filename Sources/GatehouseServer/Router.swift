@@ -32,6 +32,22 @@ final class Router: HTTPHandler {
     }
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
+        guard case .response(let response) = route(request, mode: .mayBlock) else {
+            preconditionFailure("a request that may block is always answered")
+        }
+        return response
+    }
+
+    /// On an HTTP event thread: everything but `/ready`, mutations (handed to a thread
+    /// that may block) and viewers that miss the session cache (which wait for a batched
+    /// lookup and come back).
+    func respondWithoutBlocking(to request: HTTPRequest, awaited: (any Sendable)?) -> NonBlockingResponse {
+        route(request, mode: .eventThread(awaited: awaited))
+    }
+
+    /// The response, logged and counted; or, on an event thread, what the request needs
+    /// first (nothing is logged then).
+    private func route(_ request: HTTPRequest, mode: GraphQLHTTPResponder<RequestContext>.ExecutionMode) -> NonBlockingResponse {
         let start = ContinuousClock.now
         var operationName: String? = nil
         var response: HTTPResponse
@@ -44,12 +60,22 @@ final class Router: HTTPHandler {
             case "/graphql" where Pages.wantsExplorer(request):
                 response = pages.explorer
             case "/graphql":
-                let outcome = responder.respond(to: request)
+                let outcome: GraphQLHTTPResponder<RequestContext>.Outcome
+                switch mode {
+                case .mayBlock:
+                    outcome = responder.respond(to: request)
+                case .eventThread(let awaited):
+                    switch responder.respondWithoutBlocking(to: request, awaited: awaited) {
+                    case .answered(let answered): outcome = answered
+                    case .deferred(let next): return next
+                    }
+                }
                 response = outcome.response
                 operationName = outcome.operationName ?? outcome.operationType.map { "anonymous " + $0.rawValue }
             case "/health":
                 response = Self.json(["status": "ok"])
             case "/ready":
+                guard mode.mayBlock else { return .needsBlocking }
                 response = ready()
             case "/metrics":
                 response = HTTPResponse(
@@ -71,7 +97,7 @@ final class Router: HTTPHandler {
             if let operationName { fields["operation"] = .string(operationName) }
             logger.info("request", fields)
         }
-        return response
+        return .response(response)
     }
 
     /// `GET /ready`: 200 when a pooled connection answers, else 503.
@@ -109,7 +135,7 @@ struct ContextFactory: Sendable {
     let auth: AuthService
     let trustProxy: Bool
 
-    func context(for request: HTTPRequest) -> RequestContext {
+    func context(for request: HTTPRequest, mode: GraphQLHTTPResponder<RequestContext>.ExecutionMode = .mayBlock) -> RequestContext {
         var token = request.headers["X-Parse-Session-Token"].flatMap { $0.isEmpty ? nil : $0 }
         if token == nil, let authorization = request.headers["Authorization"] {
             let parts = authorization.split(separator: " ", maxSplits: 1)
@@ -133,7 +159,21 @@ struct ContextFactory: Sendable {
             sessionToken: token,
             request: AuthRequest(
                 clientAddress: address, installationId: installationId,
-                isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"])))
+                isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"])),
+            mayBlock: mode.mayBlock, viewerLookup: mode.awaited as? AuthService.ViewerLookup)
+    }
+
+    /// After an execution on an event thread: what the request needs before it can be
+    /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
+    static func deferral(auth: AuthService) -> @Sendable (RequestContext) -> NonBlockingResponse? {
+        { context in
+            switch context.need {
+            case nil: return nil
+            case .blocking: return .needsBlocking
+            case .viewerLookup(let token):
+                return .waiting { done in auth.startViewerLookup(token: token) { done($0) } }
+            }
+        }
     }
 
     /// After execution: when every root field was refused for a rate limit (or the

@@ -1,4 +1,5 @@
 import Foundation
+import Auth
 
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {
@@ -24,9 +25,11 @@ public struct Settings: Sendable, Hashable {
     /// 8 hash times, ~0.75 s here) instead of getting 155; waiting jobs hold no hash memory.
     public var hashQueue = 8 * ProcessInfo.processInfo.activeProcessorCount
     public var poolSize = 10
+    public var sessionLookupBatches = AuthService.defaultSessionLookupBatches
     public var poolTimeout = 5.0
     public var statementTimeout = 10_000
-    public var httpThreads = 0
+    public var httpThreads = ProcessInfo.processInfo.activeProcessorCount
+    public var httpBlockingThreads = 256
     public var maxConnections = 1000
     public var connectionTimeout = 30
     public var maxBodySize = 256 * 1024
@@ -97,9 +100,11 @@ extension Settings {
         integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers),
         integer("hash-queue", "GATEHOUSE_HASH_QUEUE", "Hashes that may wait; more are refused with error 155", 0...10_000, \.hashQueue),
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
+        integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each)", 1...1000, \.sessionLookupBatches),
         decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
         integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout in milliseconds", 1...3_600_000, \.statementTimeout),
-        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP worker pool threads; 0: one thread per connection, so a request waiting on a hash holds up no other", 0...1024, \.httpThreads),
+        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP event threads, each serving many connections; requests that block (log-ins, database lookups) run elsewhere. 0: one thread per connection", 0...1024, \.httpThreads),
+        integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, /ready); more wait", 1...100_000, \.httpBlockingThreads),
         integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
         integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
         integer("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "Largest request body in bytes (413 above)", 1024...(64 << 20), \.maxBodySize),

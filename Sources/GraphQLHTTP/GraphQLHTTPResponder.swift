@@ -32,20 +32,51 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
 
     public let service: GraphQLService<Context>
     public let configuration: Configuration
-    private let makeContext: @Sendable (HTTPRequest) -> Context
+    /// Where resolvers run: on a thread that may block, or on an HTTP event thread
+    /// (``respondWithoutBlocking(to:awaited:)``) with what earlier `.waiting` work delivered.
+    public enum ExecutionMode {
+        case mayBlock
+        case eventThread(awaited: (any Sendable)?)
+
+        public var mayBlock: Bool {
+            if case .mayBlock = self { true } else { false }
+        }
+
+        /// What the request's earlier `.waiting` work delivered (event threads only).
+        public var awaited: (any Sendable)? {
+            if case .eventThread(let awaited) = self { awaited } else { nil }
+        }
+    }
+
+    /// The outcome of ``respondWithoutBlocking(to:awaited:)``.
+    public enum NonBlockingOutcome {
+        case answered(Outcome)
+        /// Not answered (and nothing changed): `.needsBlocking` or `.waiting`.
+        case deferred(NonBlockingResponse)
+    }
+
+    private let makeContext: @Sendable (HTTPRequest, ExecutionMode) -> Context
+    private let deferral: (@Sendable (Context) -> NonBlockingResponse?)?
     private let finish: @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void
 
     /// - Parameters:
-    ///   - makeContext: builds the resolvers' context from the HTTP request.
+    ///   - makeContext: builds the resolvers' context from the HTTP request; on an event
+    ///     thread, resolvers must not block.
+    ///   - deferral: after an execution on an event thread: nil when its result stands, or
+    ///     what the request needs because a resolver gave up rather than block (the result
+    ///     is then discarded). nil: resolvers may always block, so no operation executes on
+    ///     an event thread.
     ///   - finish: may adjust the response after execution (status, headers).
     public init(
         service: GraphQLService<Context>, configuration: Configuration = Configuration(),
-        makeContext: @escaping @Sendable (HTTPRequest) -> Context,
+        makeContext: @escaping @Sendable (HTTPRequest, ExecutionMode) -> Context,
+        deferral: (@Sendable (Context) -> NonBlockingResponse?)? = nil,
         finish: @escaping @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void = { _, _, _ in }
     ) {
         self.service = service
         self.configuration = configuration
         self.makeContext = makeContext
+        self.deferral = deferral
         self.finish = finish
     }
 
@@ -54,40 +85,56 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         HTTPResponse(status: 403, headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(#"{"error":"unauthorized"}"#.utf8))
     }
 
+    /// The response to `request`; resolvers may block.
     public func respond(to request: HTTPRequest) -> Outcome {
+        guard case .answered(let outcome) = respond(to: request, mode: .mayBlock) else {
+            preconditionFailure("a request that may block is always answered")
+        }
+        return outcome
+    }
+
+    /// The response to `request` made without blocking, for an event thread; or, deferred,
+    /// what it needs: a thread that may block for a mutation (or subscription), or what its
+    /// resolvers asked for (`deferral`). Nothing has changed when it is deferred: queries
+    /// have no side effects and mutations were not started.
+    public func respondWithoutBlocking(to request: HTTPRequest, awaited: (any Sendable)?) -> NonBlockingOutcome {
+        respond(to: request, mode: .eventThread(awaited: awaited))
+    }
+
+    private func respond(to request: HTTPRequest, mode: ExecutionMode) -> NonBlockingOutcome {
         if let appId = configuration.appId, request.headers["X-Parse-Application-Id"] != appId {
-            return Outcome(response: Self.unauthorized)
+            return .answered(Outcome(response: Self.unauthorized))
         }
         guard request.method == "GET" || request.method == "POST" else {
             var response = errorResponse(405, "Only GET and POST are supported at this endpoint.", .json)
             response.headers.replaceOrAdd(name: "Allow", value: "GET, POST")
-            return Outcome(response: response)
+            return .answered(Outcome(response: response))
         }
         guard let mediaType = GraphQLMediaType.negotiate(accept: request.headers["Accept"]) else {
-            return Outcome(response: errorResponse(406, "The Accept header allows neither application/graphql-response+json nor application/json.", .json))
+            return .answered(Outcome(response: errorResponse(406, "The Accept header allows neither application/graphql-response+json nor application/json.", .json)))
         }
 
         let graphQLRequest: GraphQLRequest
         do {
             if request.method == "POST" {
                 guard let contentType = request.headers["Content-Type"], let media = MediaType(Substring(contentType)) else {
-                    return Outcome(response: errorResponse(415, "POST requests must have Content-Type application/json.", mediaType))
+                    return .answered(Outcome(response: errorResponse(415, "POST requests must have Content-Type application/json.", mediaType)))
                 }
                 guard media.essence == "application/json", media.isUTF8 else {
-                    return Outcome(response: errorResponse(415, "Unsupported Content-Type \"\(media.essence)\"; use application/json with UTF-8.", mediaType))
+                    return .answered(Outcome(response: errorResponse(415, "Unsupported Content-Type \"\(media.essence)\"; use application/json with UTF-8.", mediaType)))
                 }
                 graphQLRequest = try GraphQLRequest.decode(body: request.body, maxDepth: configuration.maxJSONDepth)
             } else {
                 graphQLRequest = try GraphQLRequest.decode(queryItems: request.queryItems, maxDepth: configuration.maxJSONDepth)
             }
         } catch {
-            return Outcome(response: errorResponse(400, error.message, mediaType))
+            return .answered(Outcome(response: errorResponse(400, error.message, mediaType)))
         }
         var outcome = Outcome(response: HTTPResponse(status: 200), operationName: graphQLRequest.operationName)
         if graphQLRequest.query.utf8.count > configuration.maxDocumentSize {
             outcome.response = errorResponse(
                 413, "The GraphQL document is larger than the limit of \(configuration.maxDocumentSize) bytes.", mediaType)
-            return outcome
+            return .answered(outcome)
         }
 
         let prepared: PreparedDocument
@@ -97,7 +144,7 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         case .failure(let errors):
             // Request errors: 400 under graphql-response+json, 200 under json (spec §Status Codes).
             outcome.response = resultResponse(ExecutionResult(data: nil, errors: errors.errors), mediaType)
-            return outcome
+            return .answered(outcome)
         }
         let operation = service.operation(of: prepared, named: graphQLRequest.operationName)
         outcome.operationType = operation?.operation
@@ -106,15 +153,20 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
             var response = errorResponse(405, "Can only perform a \(operation.operation.rawValue) operation from a POST request.", mediaType)
             response.headers.replaceOrAdd(name: "Allow", value: "POST")
             outcome.response = response
-            return outcome
+            return .answered(outcome)
         }
-        let context = makeContext(request)
+        let onEventThread = !mode.mayBlock
+        if onEventThread, deferral == nil || (operation.map { $0.operation != .query } ?? false) {
+            return .deferred(.needsBlocking)
+        }
+        let context = makeContext(request, mode)
         let result = service.execute(
             prepared, operationName: graphQLRequest.operationName, variables: graphQLRequest.variables, context: context)
+        if onEventThread, let deferral, let next = deferral(context) { return .deferred(next) }
         var response = resultResponse(result, mediaType)
         finish(context, result, &response)
         outcome.response = response
-        return outcome
+        return .answered(outcome)
     }
 
     /// A GraphQL response: 200, except that under graphql-response+json a response

@@ -1,12 +1,15 @@
 internal import CMicroHTTPD
 internal import Glibc
+import Locking
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.
 ///
-/// Threads: an internal polling thread pool using epoll
-/// (``Configuration/workerThreads`` threads), each running the handler synchronously
-/// for the connections it owns; or, with `workerThreads` 0, one thread per connection. Keep-alive, pipelining and chunked uploads are
+/// Threads: with ``Configuration/workerThreads`` ≥ 1, that many event threads (epoll),
+/// each serving many connections and answering what ``HTTPHandler/respondWithoutBlocking(to:)``
+/// can answer; the other requests run on a pool of up to ``Configuration/blockingThreads``
+/// threads while their connections are suspended. With `workerThreads` 0, one thread per
+/// connection runs every request. Keep-alive, pipelining and chunked uploads are
 /// libmicrohttpd's.
 ///
 /// Bad input is answered by libmicrohttpd before the handler sees it: a malformed
@@ -36,10 +39,12 @@ public final class HTTPServer: Sendable {
         public var host: String
         /// TCP port; 0 picks a free port (read it from ``HTTPServer/boundPort``).
         public var port: Int
-        /// Worker threads in libmicrohttpd's pool (each runs handlers synchronously and
-        /// serves many connections); 0: one thread per connection, so a handler that
-        /// blocks (on a database or a password hash) holds up only its own connection.
+        /// Event threads in libmicrohttpd's pool (each serves many connections); 0: one
+        /// thread per connection, which runs every request itself.
         public var workerThreads: Int
+        /// Most threads running requests that may block, handed off by the event threads
+        /// (unused with one thread per connection). More wait for a free thread.
+        public var blockingThreads: Int
         /// Largest accepted request body in bytes; larger bodies get 413.
         public var maxBodySize: Int
         /// Memory per connection for the request line, headers and read buffer
@@ -59,6 +64,7 @@ public final class HTTPServer: Sendable {
             host: String = "127.0.0.1",
             port: Int = 0,
             workerThreads: Int = 2,
+            blockingThreads: Int = 256,
             maxBodySize: Int = 1 << 20,
             connectionMemoryLimit: Int = 64 << 10,
             connectionTimeout: Int = 30,
@@ -69,6 +75,7 @@ public final class HTTPServer: Sendable {
             self.host = host
             self.port = port
             self.workerThreads = workerThreads
+            self.blockingThreads = blockingThreads
             self.maxBodySize = maxBodySize
             self.connectionMemoryLimit = connectionMemoryLimit
             self.connectionTimeout = connectionTimeout
@@ -92,12 +99,16 @@ public final class HTTPServer: Sendable {
     /// Creates a stopped server; nothing is bound until ``start()``.
     public init(configuration: Configuration, handler: some HTTPHandler) {
         self.configuration = configuration
-        self.core = ServerCore(handler: handler, maxBodySize: configuration.maxBodySize, log: configuration.log)
+        self.core = ServerCore(
+            handler: handler, maxBodySize: configuration.maxBodySize,
+            blocking: configuration.workerThreads > 0 ? WorkerThreads(name: "gh-http-block", maxThreads: max(1, configuration.blockingThreads)) : nil,
+            log: configuration.log)
     }
 
     deinit {
         if case .running(let daemon, _) = phase.withLock({ $0 }) {
             let listener = MHD_quiesce_daemon(daemon)
+            _ = core.abandonSuspended()
             MHD_stop_daemon(daemon)
             _ = listener.closeIfValid()
         }
@@ -131,6 +142,7 @@ public final class HTTPServer: Sendable {
         guard config.workerThreads >= 0, config.workerThreads <= 1024 else {
             throw .invalidConfiguration("workerThreads must be between 0 (one per connection) and 1024")
         }
+        guard config.blockingThreads >= 1 else { throw .invalidConfiguration("blockingThreads must be at least 1") }
         guard config.maxBodySize >= 0 else { throw .invalidConfiguration("maxBodySize must not be negative") }
         guard config.connectionMemoryLimit >= 4096 else {
             throw .invalidConfiguration("connectionMemoryLimit must be at least 4096 bytes")
@@ -205,7 +217,13 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         let drained = activeRequestCount == 0
+        if core.abandonSuspended() > 0 {
+            // Give the event threads a moment to send those 503s before the daemon goes.
+            let grace = ContinuousClock.now + .milliseconds(200)
+            while activeRequestCount > 0 && ContinuousClock.now < grace { usleep(1_000) }
+        }
         MHD_stop_daemon(daemon)
+        core.blocking?.shutDown(waiting: false)
         _ = listener.closeIfValid()
         return drained
     }
@@ -216,7 +234,8 @@ public final class HTTPServer: Sendable {
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
         // Thread per connection cannot be combined with epoll; poll() serves its listener.
         flags |= config.workerThreads == 0
-            ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue : MHD_USE_EPOLL.rawValue
+            ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
+            : MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
         if address.isIPv6 {
             flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
         }

@@ -122,7 +122,19 @@ func gatehouseAccessHandler(
         return .YES
     }
 
-    if context.responded { return .YES }
+    if context.responded {
+        // Called again after a suspended request's connection was resumed.
+        guard let pool = core.blocking, let request = context.suspendedRequest, let resumed = core.takeResumed(context) else {
+            return .YES
+        }
+        context.suspendedRequest = nil
+        switch resumed {
+        case .response(let response):
+            return queue(response, on: connection, core: core)
+        case .awaited(let value):
+            return core.dispatch(request, awaited: value, context: context, connection: connection, pool: pool)
+        }
+    }
     context.responded = true
     if context.overflowed {
         return queue(.bodyTooLarge, on: connection, core: core)
@@ -143,12 +155,15 @@ func gatehouseAccessHandler(
         clientAddress: clientAddress)
     context.body = []
     context.headers = []
-    return queue(core.handler.handle(request), on: connection, core: core)
+    guard let pool = core.blocking else {
+        return queue(core.handler.handle(request), on: connection, core: core)
+    }
+    return core.dispatch(request, awaited: nil, context: context, connection: connection, pool: pool)
 }
 
 /// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns
 /// its copy, Swift keeps its array) and queues it.
-private func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
+func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerCore) -> MHD_Result {
     let created = response.body.withUnsafeBytes { bytes in
         MHD_create_response_from_buffer(
             bytes.count, UnsafeMutableRawPointer(mutating: bytes.baseAddress), .RESPMEM_MUST_COPY)

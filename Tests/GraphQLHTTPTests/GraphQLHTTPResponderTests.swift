@@ -20,7 +20,7 @@ import Testing
         let service = GraphQLService(executable: try! ExecutableSchema(schema: schema, resolvers: resolvers))
         return GraphQLHTTPResponder(
             service: service, configuration: .init(appId: nil, maxDocumentSize: 200),
-            makeContext: { $0.clientAddress })
+            makeContext: { request, _ in request.clientAddress })
     }()
 
     static func post(_ body: String, contentType: String? = "application/json", accept: String? = nil, appId: String? = nil) -> HTTPRequest {
@@ -148,7 +148,7 @@ import Testing
         resolvers.field("Query.a") { _, _, _, _ in .int(1) }
         let responder = GraphQLHTTPResponder(
             service: GraphQLService(executable: try! ExecutableSchema(schema: schema, resolvers: resolvers)),
-            configuration: .init(appId: "app"), makeContext: { _ in () })
+            configuration: .init(appId: "app"), makeContext: { _, _ in () })
         for appId in [nil, "", "wrong"] as [String?] {
             let response = responder.respond(to: Self.post(#"{"query":"{a}"}"#, appId: appId)).response
             #expect(response.status == 403)

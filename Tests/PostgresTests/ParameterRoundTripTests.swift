@@ -44,6 +44,28 @@ import Testing
         #expect(try roundTrip(value, cast: "bytea") == value)
     }
 
+    @Test(arguments: [[], [[]], [[1, 2, 3], [255]], (0..<64).map { i in (0..<32).map { UInt8((i + $0) % 256) } }] as [[[UInt8]]])
+    func byteaArrays(_ value: [[UInt8]]) throws {
+        let result = try connection.query(PostgresQuery(unsafeSQL: """
+            SELECT e, n FROM unnest($1::bytea[]) WITH ORDINALITY AS t(e, n) ORDER BY n
+            """, bindings: { var b = PostgresBindings(); b.append(PostgresArray(value)); return b }()))
+        #expect(try result.map { try $0.decode("e", as: [UInt8].self) } == value)
+    }
+
+    @Test func arraysCarryNullsAndTheirElementType() throws {
+        let row = try #require(try connection.queryFirst(PostgresQuery(unsafeSQL: """
+            SELECT $1::text AS t, cardinality($2::int8[]) AS c, $2::int8[]::text AS i
+            """, bindings: {
+                var b = PostgresBindings()
+                b.append(PostgresArray(["a", nil, "it's \"q\""] as [String?]))
+                b.append(PostgresArray([Int.min, 0, Int.max]))
+                return b
+            }())))
+        #expect(try row.decode("t", as: String.self) == #"{a,NULL,"it's \"q\""}"#)
+        #expect(try row.decode("c", as: Int.self) == 3)
+        #expect(try row.decode("i", as: String.self) == "{-9223372036854775808,0,9223372036854775807}")
+    }
+
     @Test(arguments: [0, 1_700_000_000.123, -86_400.5, 946_684_800, 4_102_444_800.999] as [Double])
     func dates(_ seconds: Double) throws {
         let date = Date(timeIntervalSince1970: seconds)

@@ -8,6 +8,8 @@ import Sodium
 public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
     private let store: UserStore
+    /// Viewer lookups that miss the cache, coalesced across request threads.
+    private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     private let hashing: PasswordHashingPool
     private let limiter: RateLimiter
     /// Recently seen sessions (nil: every viewer asks the database).
@@ -19,16 +21,25 @@ public final class AuthService: Sendable {
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiter: RateLimiter = RateLimiter(), sessionCache: SessionCache? = nil,
+        sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
         now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
-        self.store = UserStore(pool: pool)
+        let store = UserStore(pool: pool)
+        self.store = store
+        self.sessionLookups = LookupBatcher(maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches)) {
+            try store.sessions(digests: $0)
+        }
         self.hashing = hashing
         self.limiter = limiter
         self.sessionCache = sessionCache
         self.now = now
         self.log = log
     }
+
+    /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.
+    /// Fewer, fuller batches cost the database less per lookup; more of them cut the wait.
+    public static var defaultSessionLookupBatches: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Whether `key` is the configured master key (constant-time compared).
     public func isMasterKey(_ key: String?) -> Bool {
@@ -142,15 +153,56 @@ public final class AuthService: Sendable {
 
     /// The session of `token` and its user (209 when there is none or it expired).
     public func viewer(token: String?) throws(AuthError) -> SessionGrant {
-        guard let token, !token.isEmpty else { throw .invalidSession }
-        let digest = SHA256.digest(token)
-        if let cached = sessionCache?.lookup(digest), cached.expiresAt > now() {
-            return SessionGrant(sessionToken: token, user: cached.user, expiresAt: cached.expiresAt)
-        }
+        let (token, digest) = try digest(of: token)
+        if let grant = cachedGrant(token, digest) { return grant }
         let generation = sessionCache?.generation ?? 0
-        guard let found = try database({ () throws in try store.session(digest: digest) }) else {
-            throw .invalidSession
+        let found = try database { () throws in try sessionLookups.lookup(digest) }
+        return try grant(token, digest, found, generation: generation)
+    }
+
+    // MARK: The viewer without blocking (HTTP event threads)
+
+    /// `viewer(token:)` when it needs no database: the session from the cache, or 209 for
+    /// a missing token; nil when only the database can tell.
+    public func cachedViewer(token: String?) throws(AuthError) -> SessionGrant? {
+        let (token, digest) = try digest(of: token)
+        return cachedGrant(token, digest)
+    }
+
+    /// A database lookup of a token's session, made by ``startViewerLookup(token:done:)``.
+    public struct ViewerLookup: Sendable {
+        fileprivate let digest: [UInt8]
+        fileprivate let generation: UInt64
+        fileprivate let found: Result<UserStore.StoredSession?, any Error>
+    }
+
+    /// Starts the lookup `viewer(token:)` would make, batched with other requests', and
+    /// calls `done` with it on a lookup thread; never blocks. (An empty token needs no
+    /// lookup: ``cachedViewer(token:)`` answers it.)
+    public func startViewerLookup(token: String, done: @escaping @Sendable (ViewerLookup) -> Void) {
+        let digest = SHA256.digest(token)
+        let generation = sessionCache?.generation ?? 0
+        sessionLookups.lookup(digest) { found in
+            done(ViewerLookup(digest: digest, generation: generation, found: found))
         }
+    }
+
+    /// `viewer(token:)` from a finished lookup, without blocking; nil when the answer needs
+    /// the database once more (the session has expired and is to be deleted) or the lookup
+    /// was for another token.
+    public func viewer(token: String?, lookedUp lookup: ViewerLookup) throws(AuthError) -> SessionGrant? {
+        let (token, digest) = try digest(of: token)
+        guard digest == lookup.digest else { return nil }
+        let found = try database { () throws in try lookup.found.get() }
+        if let session = found, session.expiresAt <= now() { return nil }
+        return try grant(token, digest, found, generation: lookup.generation)
+    }
+
+    /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
+    private func grant(
+        _ token: String, _ digest: [UInt8], _ found: UserStore.StoredSession?, generation: UInt64
+    ) throws(AuthError) -> SessionGrant {
+        guard let found else { throw .invalidSession }
         if found.expiresAt <= now() {
             _ = try? store.deleteSession(digest: digest)
             sessionCache?.invalidate(digest: digest)
@@ -159,6 +211,18 @@ public final class AuthService: Sendable {
         sessionCache?.store(digest, user: found.user, expiresAt: found.expiresAt, ifGeneration: generation)
         return SessionGrant(sessionToken: token, user: found.user, expiresAt: found.expiresAt)
     }
+
+    private func cachedGrant(_ token: String, _ digest: [UInt8]) -> SessionGrant? {
+        guard let cached = sessionCache?.lookup(digest), cached.expiresAt > now() else { return nil }
+        return SessionGrant(sessionToken: token, user: cached.user, expiresAt: cached.expiresAt)
+    }
+
+    /// The token (209 when missing or empty) and its SHA-256 digest, the sessions' key.
+    private func digest(of token: String?) throws(AuthError) -> (String, [UInt8]) {
+        guard let token, !token.isEmpty else { throw .invalidSession }
+        return (token, SHA256.digest(token))
+    }
+
 
     // MARK: Helpers
 

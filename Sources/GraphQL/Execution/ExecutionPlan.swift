@@ -1,4 +1,4 @@
-import Synchronization
+import Locking
 
 /// The fields a selection (one or more selection sets, merged) collects on one object
 /// type (spec §6.3.2 CollectFields), each with what executing it needs: definition,
@@ -6,8 +6,9 @@ import Synchronization
 /// reused for every object of that type the selection is executed on: list items
 /// within an execution and, for a prepared document, every later execution.
 ///
-/// A plan is immutable except for its fields' child plans, which are added (under a
-/// lock) the first time a value of each object type completes there.
+/// A plan is immutable except for its fields' child plans, which are published (without
+/// a lock, so concurrent executions of one document never queue) the first time a value
+/// of each object type completes there.
 final class SelectionPlan: Sendable {
     let objectType: ObjectType
     /// The response keys in request order; fields the type does not define are left out
@@ -60,7 +61,7 @@ final class FieldPlan: Sendable {
     /// every execution; nil when an argument is a variable.
     let constantArguments: Result<JSONObject, GraphQLError>?
     /// The child plans built so far, by the object type the value completed as.
-    private let children = Mutex<[(ObjectType, SelectionPlan)]>([])
+    private let children = PublishedList<ObjectIdentifier, SelectionPlan>()
 
     init(
         responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
@@ -94,13 +95,7 @@ final class FieldPlan: Sendable {
 
     /// The plan of the sub-selections on `objectType`, built by `build` the first time.
     func child(_ objectType: ObjectType, build: (ObjectType, [SelectionSet]) -> SelectionPlan) -> SelectionPlan {
-        if let plan = children.withLock({ list in list.first { $0.0 === objectType }?.1 }) { return plan }
-        let plan = build(objectType, subSelections)
-        return children.withLock { list in
-            if let existing = list.first(where: { $0.0 === objectType })?.1 { return existing }
-            list.append((objectType, plan))
-            return plan
-        }
+        children.value(for: ObjectIdentifier(objectType)) { build(objectType, subSelections) }
     }
 }
 
@@ -112,9 +107,9 @@ final class ExecutionPlans: Sendable {
         let operation: Int
         let rootType: ObjectIdentifier
     }
-    private let roots = Mutex<[Key: SelectionPlan]>([:])
+    private let roots = PublishedList<Key, SelectionPlan>()
     /// Results of operations that only introspect, by operation and root type.
-    private let introspectionResults = Mutex<[Key: ExecutionResult]>([:])
+    private let introspectionResults = PublishedList<Key, ExecutionResult>()
 
     /// The result of the introspection-only operation starting at `operationStart` on
     /// `rootType`, from `execute` the first time. Such an operation declares no variables
@@ -123,23 +118,14 @@ final class ExecutionPlans: Sendable {
         operationStart: Int, rootType: ObjectType, execute: () -> ExecutionResult
     ) -> ExecutionResult {
         let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
-        if let result = introspectionResults.withLock({ $0[key] }) { return result }
-        let result = execute()
-        introspectionResults.withLock { $0[key] = result }
-        return result
+        return introspectionResults.value(for: key, orInsert: execute)
     }
 
     /// The root plan of the operation starting at `operationStart` on `rootType`,
     /// built by `build` the first time.
     func root(operationStart: Int, rootType: ObjectType, build: () -> SelectionPlan) -> SelectionPlan {
         let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
-        if let plan = roots.withLock({ $0[key] }) { return plan }
-        let plan = build()
-        return roots.withLock { roots in
-            if let existing = roots[key] { return existing }
-            roots[key] = plan
-            return plan
-        }
+        return roots.value(for: key, orInsert: build)
     }
 
     /// Plans for `document`, or nil when a `@skip`/`@include` condition is a variable

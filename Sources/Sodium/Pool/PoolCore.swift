@@ -1,3 +1,4 @@
+import Locking
 /// The shared state of a `PasswordHashingPool`: the queue, the counters and the workers' loop.
 ///
 /// Workers hold the core, not the pool, so the pool's `deinit` can shut them down.

@@ -1,0 +1,108 @@
+import Dispatch
+import Locking
+
+/// Coalesces concurrent lookups by key into batches, so that N requests asking at once
+/// cost one statement for N keys instead of N statements (the viewer's session lookup: one
+/// `= ANY($1)` query instead of one round trip per request).
+///
+/// Batches run on the batcher's own threads, at most `maxConcurrentBatches` at a time; each
+/// takes up to `maxBatchSize` waiting keys in arrival order, so an idle server runs a
+/// lookup at once, alone, and a busy one answers many per statement. Callers either block
+/// (`lookup(_:)`) or get a completion on a batch thread (`lookup(_:completion:)`, for HTTP
+/// event threads, which must not block). When a batch fails, every lookup in it gets the error.
+final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
+    typealias Run = @Sendable ([Key]) throws -> [Key: Value]
+    typealias Completion = @Sendable (Result<Value?, any Error>) -> Void
+
+    /// A blocking lookup's result: written once before its semaphore is signalled, read after the wait.
+    private final class Slot: @unchecked Sendable {
+        var result: Result<Value?, any Error>?
+    }
+
+    private struct Waiting {
+        let key: Key
+        let completion: Completion
+    }
+
+    private struct State {
+        var running = 0
+        var queue: [Waiting] = []
+        var head = 0  // queue[head...] are waiting
+    }
+
+    let maxBatchSize: Int
+    let maxConcurrentBatches: Int
+    private let run: Run
+    private let state = Lock(State())
+    private let threads: WorkerThreads
+
+    init(maxBatchSize: Int, maxConcurrentBatches: Int, run: @escaping Run) {
+        precondition(maxBatchSize >= 1 && maxConcurrentBatches >= 1)
+        self.maxBatchSize = maxBatchSize
+        self.maxConcurrentBatches = maxConcurrentBatches
+        self.run = run
+        self.threads = WorkerThreads(name: "gh-lookups", maxThreads: maxConcurrentBatches)
+    }
+
+    deinit {
+        threads.shutDown(waiting: false)
+    }
+
+    /// The value for `key` (nil when `run` has none), from a batch with other lookups;
+    /// blocks until its batch is done.
+    func lookup(_ key: Key) throws -> Value? {
+        let slot = Slot()
+        let done = DispatchSemaphore(value: 0)
+        lookup(key) { result in
+            slot.result = result
+            done.signal()
+        }
+        done.wait()
+        return try slot.result!.get()
+    }
+
+    /// Looks `key` up in a batch and calls `completion` with the value, on a batch thread.
+    func lookup(_ key: Key, completion: @escaping Completion) {
+        let start = state.withLock { state in
+            state.queue.append(Waiting(key: key, completion: completion))
+            guard state.running < maxConcurrentBatches else { return false }
+            state.running += 1
+            return true
+        }
+        if start { threads.run { [self] in drain() } }
+    }
+
+    /// Runs batches until no lookup is waiting.
+    private func drain() {
+        while true {
+            let batch: [Waiting] = state.withLock { state in
+                guard state.head < state.queue.count else {
+                    state.running -= 1
+                    return []
+                }
+                return Self.take(maxBatchSize, from: &state)
+            }
+            if batch.isEmpty { return }
+            var keys: [Key] = []
+            keys.reserveCapacity(batch.count)
+            for waiting in batch { keys.append(waiting.key) }
+            let outcome = Result { try run(keys) }
+            for waiting in batch { waiting.completion(outcome.map { $0[waiting.key] }) }
+        }
+    }
+
+    /// Removes up to `count` lookups from the front of the queue.
+    private static func take(_ count: Int, from state: inout State) -> [Waiting] {
+        let end = min(state.queue.count, state.head + count)
+        let taken = Array(state.queue[state.head..<end])
+        state.head = end
+        if state.head == state.queue.count {
+            state.queue.removeAll(keepingCapacity: true)
+            state.head = 0
+        } else if state.head >= 1024 {
+            state.queue.removeFirst(state.head)
+            state.head = 0
+        }
+        return taken
+    }
+}
