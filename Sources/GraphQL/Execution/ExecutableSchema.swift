@@ -9,6 +9,9 @@ public final class ExecutableSchema<Context>: Sendable {
     /// Whether no resolver is bound to an introspection type's field, so that
     /// introspection results depend on the schema alone.
     let introspectionIsBuiltIn: Bool
+    /// What introspection answers with, derived once; nil when resolvers are bound to
+    /// introspection types (they then resolve field by field).
+    let introspectionModel: IntrospectionModel?
     let jsonTypes: Set<String>
     let typeTests: [String: @Sendable (any Sendable) -> Bool]
     /// Turns an error a resolver threw (that is not a `GraphQLError`) into the error
@@ -61,6 +64,7 @@ public final class ExecutableSchema<Context>: Sendable {
         }
         self.resolverTable = resolverTable
         self.introspectionIsBuiltIn = !table.keys.contains { Prelude.introspectionTypeNames.contains($0) }
+        self.introspectionModel = introspectionIsBuiltIn ? IntrospectionModel(schema) : nil
         self.jsonTypes = resolvers.jsonTypes
         self.typeTests = resolvers.typeTests
         self.mapError = mapError

@@ -149,6 +149,7 @@ final class Execution<Context> {
     let context: Context
     private(set) var errors: [GraphQLError] = []
     private let coercer: InputCoercer
+    let collector: FieldCollector
 
     init(
         executable: ExecutableSchema<Context>, source: Source, operation: OperationDefinition,
@@ -162,6 +163,8 @@ final class Execution<Context> {
         self.variables = variables
         self.context = context
         self.coercer = InputCoercer(schema: executable.schema)
+        self.collector = FieldCollector(
+            schema: executable.schema, fragments: fragments, variables: variables, coercer: coercer)
     }
 
     /// Executes the operation's root selection (spec §6.2) and collects its errors.
@@ -211,13 +214,11 @@ final class Execution<Context> {
     /// CollectFields over `selectionSets` on `objectType`, with each response key's
     /// definition looked up once.
     func makePlan(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> SelectionPlan {
-        var grouped = FieldGroups()
-        var visited: Set<String> = []
-        for selectionSet in selectionSets {
-            collectFields(objectType, selectionSet, &grouped, &visited)
-        }
+        let grouped = collector.collect(objectType, selectionSets)
         let isQueryRoot = objectType === schema.queryType
-        let introspective = Prelude.introspectionTypeNames.contains(objectType.name) || isQueryRoot
+        // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
+        // them), so a prefix test stands in for hashing the name into the set.
+        let introspective = isQueryRoot || objectType.name.hasPrefix("__")
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
@@ -255,82 +256,6 @@ final class Execution<Context> {
             objectType: objectType, fields: fields, introspective: introspective)
     }
 
-    struct FieldGroups {
-        var keys: [String] = []
-        var fields: [[Field]] = []
-        var index: [String: Int] = [:]
-
-        /// Up to this many keys are searched linearly; beyond, through `index`.
-        private static var linearLimit: Int { 8 }
-
-        mutating func add(_ field: Field) {
-            let key = field.responseKey
-            if keys.count <= Self.linearLimit {
-                if let i = keys.firstIndex(of: key) {
-                    fields[i].append(field)
-                    return
-                }
-            } else if let i = index[key] {
-                fields[i].append(field)
-                return
-            }
-            keys.append(key)
-            fields.append([field])
-            if keys.count > Self.linearLimit {
-                if index.isEmpty {
-                    for (i, key) in keys.enumerated() { index[key] = i }
-                } else {
-                    index[key] = keys.count - 1
-                }
-            }
-        }
-    }
-
-    /// CollectFields (spec §6.3.2), with `@skip` and `@include`.
-    private func collectFields(
-        _ objectType: ObjectType, _ selectionSet: SelectionSet, _ groups: inout FieldGroups, _ visited: inout Set<String>
-    ) {
-        for selection in selectionSet.selections {
-            guard shouldInclude(selection.directives) else { continue }
-            switch selection {
-            case .field(let field):
-                groups.add(field)
-            case .fragmentSpread(let spread):
-                let name = spread.name.value
-                guard !visited.contains(name), let fragment = fragments[name] else { continue }
-                visited.insert(name)
-                guard typeApplies(fragment.typeCondition.value, to: objectType) else { continue }
-                collectFields(objectType, fragment.selectionSet, &groups, &visited)
-            case .inlineFragment(let fragment):
-                if let condition = fragment.typeCondition, !typeApplies(condition.value, to: objectType) { continue }
-                collectFields(objectType, fragment.selectionSet, &groups, &visited)
-            }
-        }
-    }
-
-    /// DoesFragmentTypeApply (spec §6.3.2).
-    private func typeApplies(_ typeName: String, to objectType: ObjectType) -> Bool {
-        if typeName == objectType.name { return true }
-        switch schema.type(typeName) {
-        case .interface?: return objectType.interfaces.contains(typeName)
-        case .union(let union)?: return union.types.contains(objectType.name)
-        default: return false
-        }
-    }
-
-    private func shouldInclude(_ directives: [Directive]) -> Bool {
-        for directive in directives {
-            let name = directive.name.value
-            guard name == "skip" || name == "include",
-                let argument = directive.arguments.first(where: { $0.name.value == "if" }),
-                case .bool(let condition)? = coercer.literal(argument.value, type: .nonNull(.named("Boolean")), variables: variables)
-            else { continue }
-            if name == "skip" && condition { return false }
-            if name == "include" && !condition { return false }
-        }
-        return true
-    }
-
     // MARK: Fields
 
     /// ExecuteField (spec §6.4).
@@ -356,6 +281,11 @@ final class Execution<Context> {
                 arguments = try constant.get()
             } else {
                 arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+            }
+            if case .meta = field.kind, let model = executable.introspectionModel,
+                let value = completeMetaField(field, arguments, model)
+            {
+                return value
             }
             if let resolver {
                 let info = ResolveInfo(
@@ -383,6 +313,25 @@ final class Execution<Context> {
             return .null
         } catch {
             return try fieldError(error, field.nodes, path, type: definition.type)
+        }
+    }
+
+    /// `__schema` or `__type` completed from the introspection model; nil when the general
+    /// way must complete it (an argument of an introspection field did not coerce).
+    private func completeMetaField(_ field: FieldPlan, _ arguments: JSONObject, _ model: IntrospectionModel) -> JSON? {
+        let introspection = IntrospectionExecution(model: model, collector: collector)
+        do throws(IntrospectionExecution.Fallback) {
+            switch field.introspectionName {
+            case .schemaMeta:
+                return try introspection.schema(field.subSelections)
+            case .typeMeta:
+                guard case .string(let name)? = arguments["name"] else { return .null }
+                return try introspection.type(named: name, field.subSelections)
+            default:
+                return nil
+            }
+        } catch {
+            return nil
         }
     }
 

@@ -33,37 +33,95 @@ enum Introspection {
         /// Any other name: resolves to null.
         case other
 
+        /// `__typename`, on an introspection type.
+        case typename
+
         init(_ name: String) {
-            switch name {
-            case "__schema": self = .schemaMeta
-            case "__type": self = .typeMeta
-            case "args": self = .args
-            case "defaultValue": self = .defaultValue
-            case "deprecationReason": self = .deprecationReason
-            case "description": self = .description
-            case "directives": self = .directives
-            case "enumValues": self = .enumValues
-            case "fields": self = .fields
-            case "inputFields": self = .inputFields
-            case "interfaces": self = .interfaces
-            case "isDeprecated": self = .isDeprecated
-            case "isOneOf": self = .isOneOf
-            case "isRepeatable": self = .isRepeatable
-            case "kind": self = .kind
-            case "locations": self = .locations
-            case "mutationType": self = .mutationType
-            case "name": self = .name
-            case "ofType": self = .ofType
-            case "possibleTypes": self = .possibleTypes
-            case "queryType": self = .queryType
-            case "specifiedByURL": self = .specifiedByURL
-            case "subscriptionType": self = .subscriptionType
-            case "type": self = .`type`
-            case "types": self = .types
+            // By length first: a comparison or two instead of a chain of twenty-five.
+            switch name.utf8.count {
+            case 4:
+                switch name {
+                case "name": self = .name
+                case "kind": self = .kind
+                case "type": self = .`type`
+                case "args": self = .args
+                default: self = .other
+                }
+            case 5:
+                switch name {
+                case "types": self = .types
+                default: self = .other
+                }
+            case 6:
+                switch name {
+                case "ofType": self = .ofType
+                case "fields": self = .fields
+                case "__type": self = .typeMeta
+                default: self = .other
+                }
+            case 7:
+                switch name {
+                case "isOneOf": self = .isOneOf
+                default: self = .other
+                }
+            case 8:
+                switch name {
+                case "__schema": self = .schemaMeta
+                default: self = .other
+                }
+            case 9:
+                switch name {
+                case "queryType": self = .queryType
+                case "locations": self = .locations
+                default: self = .other
+                }
+            case 10:
+                switch name {
+                case "interfaces": self = .interfaces
+                case "enumValues": self = .enumValues
+                case "directives": self = .directives
+                case "__typename": self = .typename
+                default: self = .other
+                }
+            case 11:
+                switch name {
+                case "description": self = .description
+                case "inputFields": self = .inputFields
+                default: self = .other
+                }
+            case 12:
+                switch name {
+                case "isDeprecated": self = .isDeprecated
+                case "defaultValue": self = .defaultValue
+                case "isRepeatable": self = .isRepeatable
+                case "mutationType": self = .mutationType
+                default: self = .other
+                }
+            case 13:
+                switch name {
+                case "possibleTypes": self = .possibleTypes
+                default: self = .other
+                }
+            case 14:
+                switch name {
+                case "specifiedByURL": self = .specifiedByURL
+                default: self = .other
+                }
+            case 16:
+                switch name {
+                case "subscriptionType": self = .subscriptionType
+                default: self = .other
+                }
+            case 17:
+                switch name {
+                case "deprecationReason": self = .deprecationReason
+                default: self = .other
+                }
             default: self = .other
             }
         }
     }
+
 
     /// The parent value of an introspection type's fields, one case per type, so a
     /// field resolves with a single cast of its `.value` parent.

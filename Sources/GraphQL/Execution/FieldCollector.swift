@@ -1,0 +1,100 @@
+/// CollectFields (spec §6.3.2) for one execution: `@skip`/`@include` against its
+/// variables, fragment spreads against its fragments. Independent of the executable's
+/// context type, so the introspection path shares it.
+struct FieldCollector {
+    let schema: GraphQLSchema
+    let fragments: [String: FragmentDefinition]
+    let variables: JSONObject
+    let coercer: InputCoercer
+
+    /// The fields of `selectionSets` (merged) on `objectType`, grouped by response key
+    /// in request order.
+    func collect(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> FieldGroups {
+        var groups = FieldGroups()
+        var visited: [String] = []
+        for selectionSet in selectionSets {
+            collect(objectType, selectionSet, &groups, &visited)
+        }
+        return groups
+    }
+
+    private func collect(
+        _ objectType: ObjectType, _ selectionSet: SelectionSet, _ groups: inout FieldGroups, _ visited: inout [String]
+    ) {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field(let field):
+                guard field.directives.isEmpty || shouldInclude(field.directives) else { continue }
+                groups.add(field)
+            case .fragmentSpread(let spread):
+                guard spread.directives.isEmpty || shouldInclude(spread.directives) else { continue }
+                let name = spread.name.value
+                // Few fragments per selection: a linear search beats hashing.
+                guard !visited.contains(name), let fragment = fragments[name] else { continue }
+                visited.append(name)
+                guard typeApplies(fragment.typeCondition.value, to: objectType) else { continue }
+                collect(objectType, fragment.selectionSet, &groups, &visited)
+            case .inlineFragment(let fragment):
+                guard fragment.directives.isEmpty || shouldInclude(fragment.directives) else { continue }
+                if let condition = fragment.typeCondition, !typeApplies(condition.value, to: objectType) { continue }
+                collect(objectType, fragment.selectionSet, &groups, &visited)
+            }
+        }
+    }
+
+    /// DoesFragmentTypeApply (spec §6.3.2).
+    func typeApplies(_ typeName: String, to objectType: ObjectType) -> Bool {
+        if typeName == objectType.name { return true }
+        switch schema.type(typeName) {
+        case .interface?: return objectType.interfaces.contains(typeName)
+        case .union(let union)?: return union.types.contains(objectType.name)
+        default: return false
+        }
+    }
+
+    /// `@skip` and `@include` (spec §3.13.2, §3.13.3).
+    func shouldInclude(_ directives: [Directive]) -> Bool {
+        for directive in directives {
+            let name = directive.name.value
+            guard name == "skip" || name == "include",
+                let argument = directive.arguments.first(where: { $0.name.value == "if" }),
+                case .bool(let condition)? = coercer.literal(argument.value, type: .nonNull(.named("Boolean")), variables: variables)
+            else { continue }
+            if name == "skip" && condition { return false }
+            if name == "include" && !condition { return false }
+        }
+        return true
+    }
+}
+
+/// Collected fields: response keys in request order, each with its field nodes.
+struct FieldGroups {
+    var keys: [String] = []
+    var fields: [[Field]] = []
+    var index: [String: Int] = [:]
+
+    /// Up to this many keys are searched linearly; beyond, through `index`.
+    private static var linearLimit: Int { 8 }
+
+    mutating func add(_ field: Field) {
+        let key = field.responseKey
+        if keys.count <= Self.linearLimit {
+            if let i = keys.firstIndex(of: key) {
+                fields[i].append(field)
+                return
+            }
+        } else if let i = index[key] {
+            fields[i].append(field)
+            return
+        }
+        keys.append(key)
+        fields.append([field])
+        if keys.count > Self.linearLimit {
+            if index.isEmpty {
+                for (i, key) in keys.enumerated() { index[key] = i }
+            } else {
+                index[key] = keys.count - 1
+            }
+        }
+    }
+}
