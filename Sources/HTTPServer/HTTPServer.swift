@@ -48,7 +48,9 @@ public final class HTTPServer: Sendable {
         /// Largest accepted request body in bytes; larger bodies get 413.
         public var maxBodySize: Int
         /// Memory per connection for the request line, headers and read buffer
-        /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT); bigger headers get 431.
+        /// (MHD_OPTION_CONNECTION_MEMORY_LIMIT); bigger headers get 431. libmicrohttpd zeroes
+        /// all of it between keep-alive requests, so it costs time per request (32 KiB: as
+        /// nginx's default header buffers).
         public var connectionMemoryLimit: Int
         /// Seconds of inactivity before a connection is closed (0: never).
         public var connectionTimeout: Int
@@ -66,7 +68,7 @@ public final class HTTPServer: Sendable {
             workerThreads: Int = 2,
             blockingThreads: Int = 256,
             maxBodySize: Int = 1 << 20,
-            connectionMemoryLimit: Int = 64 << 10,
+            connectionMemoryLimit: Int = 32 << 10,
             connectionTimeout: Int = 30,
             maxConnections: Int = 1000,
             maxConnectionsPerIP: Int? = nil,
