@@ -63,10 +63,18 @@ public struct ACL: Sendable, Hashable {
     /// back sorted (jsonb does not keep key order).
     public init(jsonText: String) {
         self.init()
-        guard let object = JSONText.object(jsonText) else { return }
-        for key in object.keys.sorted() {
-            guard let flags = object[key] as? [String: Any] else { continue }
-            let access = Access(read: flags["read"] as? Bool == true, write: flags["write"] as? Bool == true)
+        var entries: [(key: String, access: Access)]
+        if let flags = JSONText.flagEntries(jsonText) {
+            entries = flags.map { ($0.key, Access(read: $0.read, write: $0.write)) }
+        } else {
+            guard let object = JSONText.object(jsonText) else { return }
+            entries = object.compactMap { key, value in
+                guard let flags = value as? [String: Any] else { return nil }
+                return (key, Access(read: flags["read"] as? Bool == true, write: flags["write"] as? Bool == true))
+            }
+        }
+        entries.sort { $0.key < $1.key }
+        for (key, access) in entries {
             if key == "*" {
                 publicAccess = access
             } else if key.hasPrefix("role:") {
