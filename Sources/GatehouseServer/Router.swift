@@ -48,7 +48,7 @@ final class Router: HTTPHandler {
     /// The response, logged and counted; or, on an event thread, what the request needs
     /// first (nothing is logged then).
     private func route(_ request: HTTPRequest, mode: GraphQLHTTPResponder<RequestContext>.ExecutionMode) -> NonBlockingResponse {
-        let start = ContinuousClock.now
+        let start = request.receivedAt
         var operationName: String? = nil
         var response: HTTPResponse
         if cors.isPreflight(request) {

@@ -18,6 +18,9 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The client's IP address, e.g. `127.0.0.1` or `::1`; IPv4-mapped IPv6
     /// addresses are shown as IPv4. Empty if libmicrohttpd did not report one.
     public var clientAddress: String
+    /// When the whole request had arrived (so a request's duration includes any wait for a
+    /// thread or a lookup).
+    public var receivedAt: ContinuousClock.Instant
 
     /// One decoded query parameter.
     public struct QueryItem: Sendable, Hashable {
@@ -36,7 +39,8 @@ public struct HTTPRequest: Sendable, Hashable {
     /// Creates a request; `queryItems` are decoded from `rawQuery`.
     public init(
         method: String, path: String, rawQuery: String = "",
-        headers: HTTPHeaders = [:], body: [UInt8] = [], clientAddress: String = ""
+        headers: HTTPHeaders = [:], body: [UInt8] = [], clientAddress: String = "",
+        receivedAt: ContinuousClock.Instant = .now
     ) {
         self.method = method
         self.path = path
@@ -45,6 +49,7 @@ public struct HTTPRequest: Sendable, Hashable {
         self.headers = headers
         self.body = body
         self.clientAddress = clientAddress
+        self.receivedAt = receivedAt
     }
 
     /// The first value of query parameter `name`, or `nil`.
