@@ -95,6 +95,31 @@ import Testing
         // The next batch is unaffected.
         #expect(try batcher.lookup(6) == "v6")
     }
+
+    @Test func aTimedOutBatchAlsoFailsTheLookupsQueuedBehindIt() throws {
+        let recorder = Recorder()
+        let batcher = LookupBatcher<Int, String>(
+            maxBatchSize: 2, maxConcurrentBatches: 1, failsQueued: { ($0 as? PostgresError)?.kind == .databaseUnavailable }
+        ) { keys in
+            _ = try recorder.run(keys)
+            throw PostgresError(.databaseUnavailable, message: "no connection in time")
+        }
+        let failures = Atomic<Int>(0)
+        let done = DispatchGroup()
+        for key in 0..<6 {
+            done.enter()
+            batcher.lookup(key) { result in
+                if case .failure = result { failures.add(1, ordering: .relaxed) }
+                done.leave()
+            }
+            if key == 0 { recorder.firstStarted.wait() }
+        }
+        recorder.release.signal()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(failures.load(ordering: .relaxed) == 6)
+        // One statement for the first lookup; the five queued behind it failed with it, unrun.
+        #expect(recorder.batches.withLock { $0 } == [[0]])
+    }
 }
 
 /// The viewer's session lookup through the batcher, against a real database.

@@ -27,9 +27,14 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         let store = UserStore(pool: pool)
         self.store = store
-        self.sessionLookups = LookupBatcher(maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches)) {
-            try store.sessions(digests: $0)
-        }
+        self.sessionLookups = LookupBatcher(
+            maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches),
+            failsQueued: { error in
+                // No connection in time (or none to be had), or statement_timeout: the database is stuck.
+                guard let error = error as? PostgresError else { return false }
+                return error.kind == .databaseUnavailable || error.sqlState == "57014"
+            },
+            run: { try store.sessions(digests: $0) })
         self.hashing = hashing
         self.limiter = limiter
         self.sessionCache = sessionCache

@@ -9,7 +9,9 @@ import Locking
 /// takes up to `maxBatchSize` waiting keys in arrival order, so an idle server runs a
 /// lookup at once, alone, and a busy one answers many per statement. Callers either block
 /// (`lookup(_:)`) or get a completion on a batch thread (`lookup(_:completion:)`, for HTTP
-/// event threads, which must not block). When a batch fails, every lookup in it gets the error.
+/// event threads, which must not block). When a batch fails, every lookup in it gets the error;
+/// when it fails by waiting too long (`failsQueued`: the pool or a statement timed out), so do
+/// the lookups queued behind it, which would otherwise wait out a second timeout.
 final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     typealias Run = @Sendable ([Key]) throws -> [Key: Value]
     typealias Completion = @Sendable (Result<Value?, any Error>) -> Void
@@ -33,13 +35,18 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     let maxBatchSize: Int
     let maxConcurrentBatches: Int
     private let run: Run
+    private let failsQueued: @Sendable (any Error) -> Bool
     private let state = Lock(State())
     private let threads: WorkerThreads
 
-    init(maxBatchSize: Int, maxConcurrentBatches: Int, run: @escaping Run) {
+    init(
+        maxBatchSize: Int, maxConcurrentBatches: Int, failsQueued: @escaping @Sendable (any Error) -> Bool = { _ in false },
+        run: @escaping Run
+    ) {
         precondition(maxBatchSize >= 1 && maxConcurrentBatches >= 1)
         self.maxBatchSize = maxBatchSize
         self.maxConcurrentBatches = maxConcurrentBatches
+        self.failsQueued = failsQueued
         self.run = run
         self.threads = WorkerThreads(name: "gh-lookups", maxThreads: maxConcurrentBatches)
     }
@@ -87,7 +94,11 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             keys.reserveCapacity(batch.count)
             for waiting in batch { keys.append(waiting.key) }
             let outcome = Result { try run(keys) }
-            for waiting in batch { waiting.completion(outcome.map { $0[waiting.key] }) }
+            var failed = batch
+            if case .failure(let error) = outcome, failsQueued(error) {
+                failed += state.withLock { state in Self.take(state.queue.count - state.head, from: &state) }
+            }
+            for waiting in failed { waiting.completion(outcome.map { $0[waiting.key] }) }
         }
     }
 
