@@ -5,30 +5,45 @@
 ///
 /// A `nil` entry means "unknown here" (an unknown field, type or argument); rules
 /// treat unknown positions as already reported by another rule.
-final class TypeInfo {
+///
+/// Each entry keeps the named type of its type reference, resolved once when it is
+/// pushed, so that rules and nested selections need no second lookup by name. A value
+/// type: the walk's dispatcher owns it, and entering and leaving nodes allocates only
+/// when a stack first grows.
+struct TypeInfo {
     let schema: GraphQLSchema
-    private var types: [TypeRef?] = []
+    /// The output type of each enclosing field, operation or fragment. The reference is
+    /// nil for operations and fragments (whose type is a named type, built on demand).
+    private var outputs: [(ref: TypeRef?, named: NamedType?)] = []
     private var parentTypes: [NamedType?] = []
-    private var inputTypes: [TypeRef?] = []
+    private var inputs: [(type: TypeRef?, named: NamedType?, defaultValue: Value?)] = []
     private var fieldDefs: [FieldDef?] = []
-    private var defaultValues: [Value?] = []
     private(set) var directive: DirectiveDef?
     private(set) var argument: InputValueDef?
 
     init(schema: GraphQLSchema) { self.schema = schema }
 
     /// The output type of the current field, operation or fragment.
-    var type: TypeRef? { types.last ?? nil }
+    var type: TypeRef? {
+        guard let top = outputs.last else { return nil }
+        return top.ref ?? top.named.map { .named($0.name) }
+    }
+    /// The named type of `type`.
+    var namedType: NamedType? { outputs.last?.named ?? nil }
     /// The composite type whose selection set is being visited.
     var parentType: NamedType? { parentTypes.last ?? nil }
     /// The input type expected at the current argument, list item or object field.
-    var inputType: TypeRef? { inputTypes.last ?? nil }
+    var inputType: TypeRef? { inputs.last?.type ?? nil }
+    /// The named type of `inputType`.
+    var inputNamedType: NamedType? { inputs.last?.named ?? nil }
     /// The input type of the enclosing value (the list or input object).
-    var parentInputType: TypeRef? { inputTypes.count >= 2 ? inputTypes[inputTypes.count - 2] : nil }
+    var parentInputType: TypeRef? { inputs.count >= 2 ? inputs[inputs.count - 2].type : nil }
+    /// The named type of `parentInputType`.
+    var parentInputNamedType: NamedType? { inputs.count >= 2 ? inputs[inputs.count - 2].named : nil }
     /// The definition of the field being visited.
     var fieldDef: FieldDef? { fieldDefs.last ?? nil }
     /// The default value of the current argument or input field, if it has one.
-    var defaultValue: Value? { defaultValues.last ?? nil }
+    var defaultValue: Value? { inputs.last?.defaultValue ?? nil }
 
     // MARK: Meta-fields (spec §4.1 and §4.2), known wherever graphql-js's TypeInfo knows them.
 
@@ -64,77 +79,89 @@ final class TypeInfo {
 
     // MARK: Entering and leaving nodes
 
-    func enter(_ node: VisitNode) {
+    private mutating func pushOutput(_ ref: TypeRef?) {
+        let named = ref.flatMap { schema.type($0.namedType) }
+        if let named, named.isOutputType { outputs.append((ref, named)) } else { outputs.append((nil, nil)) }
+    }
+
+    private mutating func pushOutput(named: NamedType?) {
+        if let named, named.isOutputType { outputs.append((nil, named)) } else { outputs.append((nil, nil)) }
+    }
+
+    private mutating func pushInput(_ type: TypeRef?, _ defaultValue: Value?) {
+        let named = type.flatMap { schema.type($0.namedType) }
+        if let named, named.isInputType { inputs.append((type, named, defaultValue)) } else { inputs.append((nil, nil, defaultValue)) }
+    }
+
+    mutating func enter(_ node: VisitNode) {
         switch node {
         case .selectionSet:
-            let named = named(type)
+            let named = namedType
             parentTypes.append(named?.isComposite == true ? named : nil)
         case .field(let field):
             let def = parentType.flatMap { fieldDef(field.name.value, on: $0) }
             fieldDefs.append(def)
-            types.append(isOutputType(def?.type) ? def?.type : nil)
+            pushOutput(def?.type)
         case .directive(let node, _):
             directive = schema.directive(node.name.value)
         case .operation(let operation):
-            types.append(schema.rootType(operation.operation).map { .named($0.name) })
+            pushOutput(named: schema.rootType(operation.operation).map { .object($0) })
         case .inlineFragment(let fragment):
-            let ref: TypeRef? = fragment.typeCondition.map { schema.type($0.value) == nil ? nil : .named($0.value) }
-                ?? named(type).map { .named($0.name) }
-            types.append(isOutputType(ref) ? ref : nil)
+            if let condition = fragment.typeCondition {
+                pushOutput(named: schema.type(condition.value))
+            } else {
+                pushOutput(named: namedType)
+            }
         case .fragmentDefinition(let fragment):
-            let ref: TypeRef? = schema.type(fragment.typeCondition.value) == nil ? nil : .named(fragment.typeCondition.value)
-            types.append(isOutputType(ref) ? ref : nil)
+            pushOutput(named: schema.type(fragment.typeCondition.value))
         case .variableDefinition(let definition):
-            let ref = typeRef(definition.type)
-            inputTypes.append(isInputType(ref) ? ref : nil)
+            // No argument encloses a variable definition: its default value is nil.
+            if let named = schema.type(definition.type.namedType.value), named.isInputType {
+                inputs.append((TypeRef(definition.type), named, nil))
+            } else {
+                inputs.append((nil, nil, nil))
+            }
         case .argument(let node):
             let arguments = directive?.arguments ?? fieldDef?.arguments ?? []
             let def = arguments.first { $0.name == node.name.value }
             argument = def
-            defaultValues.append(def?.defaultValue)
-            inputTypes.append(isInputType(def?.type) ? def?.type : nil)
+            pushInput(def?.type, def?.defaultValue)
         case .value(let value):
             if case .list = value.kind {
                 let listType = inputType?.nullable
-                let itemType: TypeRef?
-                if case .list(let inner)? = listType { itemType = inner } else { itemType = listType }
-                defaultValues.append(nil)
-                inputTypes.append(isInputType(itemType) ? itemType : nil)
+                if case .list(let inner)? = listType {
+                    pushInput(inner, nil)
+                } else {
+                    pushInput(listType, nil)
+                }
             }
         case .objectField(let node):
-            if case .inputObject(let object)? = named(inputType), let field = object.field(node.name.value) {
-                defaultValues.append(field.defaultValue)
-                inputTypes.append(isInputType(field.type) ? field.type : nil)
+            if case .inputObject(let object)? = inputNamedType, let field = object.field(node.name.value) {
+                pushInput(field.type, field.defaultValue)
             } else {
-                defaultValues.append(nil)
-                inputTypes.append(nil)
+                inputs.append((nil, nil, nil))
             }
         case .document, .fragmentSpread, .namedType:
             break
         }
     }
 
-    func leave(_ node: VisitNode) {
+    mutating func leave(_ node: VisitNode) {
         switch node {
         case .selectionSet: parentTypes.removeLast()
         case .field:
             fieldDefs.removeLast()
-            types.removeLast()
+            outputs.removeLast()
         case .directive: directive = nil
-        case .operation, .inlineFragment, .fragmentDefinition: types.removeLast()
-        case .variableDefinition: inputTypes.removeLast()
+        case .operation, .inlineFragment, .fragmentDefinition: outputs.removeLast()
+        case .variableDefinition: inputs.removeLast()
         case .argument:
             argument = nil
-            defaultValues.removeLast()
-            inputTypes.removeLast()
+            inputs.removeLast()
         case .value(let value):
-            if case .list = value.kind {
-                defaultValues.removeLast()
-                inputTypes.removeLast()
-            }
+            if case .list = value.kind { inputs.removeLast() }
         case .objectField:
-            defaultValues.removeLast()
-            inputTypes.removeLast()
+            inputs.removeLast()
         case .document, .fragmentSpread, .namedType:
             break
         }

@@ -1,14 +1,12 @@
 /// Fragments Must Be Used (spec §5.5.1.4): every fragment is spread by some
 /// operation, directly or through other fragments.
-final class NoUnusedFragmentsRule: ValidationRule {
-    static let enters: VisitKinds = [.operation, .fragmentDefinition]
-    static let leaves: VisitKinds = .document
-    private let context: ValidationContext
+struct NoUnusedFragmentsRule: ValidationRule {
+    static var enters: VisitKinds { [.operation, .fragmentDefinition] }
+    static var leaves: VisitKinds { .document }
     private var operations: [OperationDefinition] = []
     private var fragments: [FragmentDefinition] = []
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation(let operation):
             operations.append(operation)
@@ -21,7 +19,7 @@ final class NoUnusedFragmentsRule: ValidationRule {
         }
     }
 
-    func leave(_ node: VisitNode) {
+    mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .document = node else { return }
         var used: Set<String> = []
         for operation in operations {

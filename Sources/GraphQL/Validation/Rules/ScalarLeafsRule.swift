@@ -1,14 +1,11 @@
 /// Leaf Field Selections (spec §5.3.3): fields of scalar or enum type have no
 /// selection set; fields of composite type must have one.
-final class ScalarLeafsRule: ValidationRule {
-    static let enters: VisitKinds = .field
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct ScalarLeafsRule: ValidationRule {
+    static var enters: VisitKinds { .field }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
-        guard case .field(let field) = node, let type = context.typeInfo.type,
-            let named = context.typeInfo.named(type)
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
+        guard case .field(let field) = node, let named = context.typeInfo.namedType, let type = context.typeInfo.type
         else { return true }
         let name = field.name.value
         if named.isLeaf {

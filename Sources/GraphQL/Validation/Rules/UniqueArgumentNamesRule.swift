@@ -1,11 +1,9 @@
 /// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
-final class UniqueArgumentNamesRule: ValidationRule {
-    static let enters: VisitKinds = [.field, .directive]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct UniqueArgumentNamesRule: ValidationRule {
+    static var enters: VisitKinds { [.field, .directive] }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         let arguments: [Argument]
         switch node {
         case .field(let field): arguments = field.arguments
