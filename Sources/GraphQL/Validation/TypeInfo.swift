@@ -17,7 +17,9 @@ struct TypeInfo {
     private var outputs: [(ref: TypeRef?, named: NamedType?)] = []
     private var parentTypes: [NamedType?] = []
     private var inputs: [(type: TypeRef?, named: NamedType?, defaultValue: Value?)] = []
-    private var fieldDefs: [FieldDef?] = []
+    /// The name and arguments of each enclosing field's definition (not the whole
+    /// definition, whose copies cost more than the lookups).
+    private var fieldDefs: [(name: String, arguments: [InputValueDef])?] = []
     private(set) var directive: DirectiveDef?
     private(set) var argument: InputValueDef?
 
@@ -40,8 +42,15 @@ struct TypeInfo {
     var parentInputType: TypeRef? { inputs.count >= 2 ? inputs[inputs.count - 2].type : nil }
     /// The named type of `parentInputType`.
     var parentInputNamedType: NamedType? { inputs.count >= 2 ? inputs[inputs.count - 2].named : nil }
-    /// The definition of the field being visited.
-    var fieldDef: FieldDef? { fieldDefs.last ?? nil }
+    /// Whether the field being visited has a definition (is known on its parent type).
+    var hasFieldDef: Bool {
+        guard let last = fieldDefs.last else { return false }
+        return last != nil
+    }
+    /// The name of the definition of the field being visited.
+    var fieldName: String? { fieldDefs.last??.name }
+    /// The arguments of the definition of the field being visited.
+    var fieldArguments: [InputValueDef]? { fieldDefs.last??.arguments }
     /// The default value of the current argument or input field, if it has one.
     var defaultValue: Value? { inputs.last?.defaultValue ?? nil }
 
@@ -59,12 +68,15 @@ struct TypeInfo {
 
     /// The definition of field `name` on `parentType`, including meta-fields.
     func fieldDef(_ name: String, on parentType: NamedType) -> FieldDef? {
-        if name == "__schema" || name == "__type", parentType.name == schema.queryType.name,
-            case .object = parentType
-        {
-            return name == "__schema" ? Self.schemaMetaField : Self.typeMetaField
+        // Only names starting with "_" can be meta-fields: most fields skip the comparisons.
+        if name.utf8.first == UInt8(ascii: "_") {
+            if name == "__schema" || name == "__type", parentType.name == schema.queryType.name,
+                case .object = parentType
+            {
+                return name == "__schema" ? Self.schemaMetaField : Self.typeMetaField
+            }
+            if name == "__typename", parentType.isComposite { return Self.typenameMetaField }
         }
-        if name == "__typename", parentType.isComposite { return Self.typenameMetaField }
         return parentType.field(name)
     }
 
@@ -79,16 +91,23 @@ struct TypeInfo {
 
     // MARK: Entering and leaving nodes
 
+    /// The stacks start with room for a typical document's nesting, so that they are
+    /// allocated once instead of growing one element at a time.
+    private static let initialCapacity = 16
+
     private mutating func pushOutput(_ ref: TypeRef?) {
+        if outputs.capacity == 0 { outputs.reserveCapacity(Self.initialCapacity) }
         let named = ref.flatMap { schema.type($0.namedType) }
         if let named, named.isOutputType { outputs.append((ref, named)) } else { outputs.append((nil, nil)) }
     }
 
     private mutating func pushOutput(named: NamedType?) {
+        if outputs.capacity == 0 { outputs.reserveCapacity(Self.initialCapacity) }
         if let named, named.isOutputType { outputs.append((nil, named)) } else { outputs.append((nil, nil)) }
     }
 
     private mutating func pushInput(_ type: TypeRef?, _ defaultValue: Value?) {
+        if inputs.capacity == 0 { inputs.reserveCapacity(Self.initialCapacity) }
         let named = type.flatMap { schema.type($0.namedType) }
         if let named, named.isInputType { inputs.append((type, named, defaultValue)) } else { inputs.append((nil, nil, defaultValue)) }
     }
@@ -97,11 +116,17 @@ struct TypeInfo {
         switch node {
         case .selectionSet:
             let named = namedType
+            if parentTypes.capacity == 0 { parentTypes.reserveCapacity(Self.initialCapacity) }
             parentTypes.append(named?.isComposite == true ? named : nil)
         case .field(let field):
-            let def = parentType.flatMap { fieldDef(field.name.value, on: $0) }
-            fieldDefs.append(def)
-            pushOutput(def?.type)
+            if fieldDefs.capacity == 0 { fieldDefs.reserveCapacity(Self.initialCapacity) }
+            if let parentType, let def = fieldDef(field.name.value, on: parentType) {
+                fieldDefs.append((def.name, def.arguments))
+                pushOutput(def.type)
+            } else {
+                fieldDefs.append(nil)
+                pushOutput(nil)
+            }
         case .directive(let node, _):
             directive = schema.directive(node.name.value)
         case .operation(let operation):
@@ -116,13 +141,14 @@ struct TypeInfo {
             pushOutput(named: schema.type(fragment.typeCondition.value))
         case .variableDefinition(let definition):
             // No argument encloses a variable definition: its default value is nil.
+            if inputs.capacity == 0 { inputs.reserveCapacity(Self.initialCapacity) }
             if let named = schema.type(definition.type.namedType.value), named.isInputType {
                 inputs.append((TypeRef(definition.type), named, nil))
             } else {
                 inputs.append((nil, nil, nil))
             }
         case .argument(let node):
-            let arguments = directive?.arguments ?? fieldDef?.arguments ?? []
+            let arguments = directive?.arguments ?? fieldArguments ?? []
             let def = arguments.first { $0.name == node.name.value }
             argument = def
             pushInput(def?.type, def?.defaultValue)

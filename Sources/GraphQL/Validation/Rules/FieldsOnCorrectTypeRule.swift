@@ -7,7 +7,7 @@ struct FieldsOnCorrectTypeRule: ValidationRule {
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .field(let field) = node, let parent = context.typeInfo.parentType,
-            context.typeInfo.fieldDef == nil
+            !context.typeInfo.hasFieldDef
         else { return true }
         let name = field.name.value
         var suggestion = didYouMean(Self.suggestedTypeNames(context.schema, parent, name), sub: "to use an inline fragment on")

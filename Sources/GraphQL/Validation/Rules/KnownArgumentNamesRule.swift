@@ -17,11 +17,13 @@ struct KnownArgumentNamesRule: ValidationRule {
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .argument(let argument):
-            if context.typeInfo.argument == nil, let field = context.typeInfo.fieldDef, let parent = context.typeInfo.parentType {
+            if context.typeInfo.argument == nil, let fieldName = context.typeInfo.fieldName,
+                let fieldArguments = context.typeInfo.fieldArguments, let parent = context.typeInfo.parentType
+            {
                 let name = argument.name.value
                 context.report(
-                    "Unknown argument \"\(name)\" on field \"\(parent.name).\(field.name)\"."
-                        + didYouMean(Suggestions.list(name, field.arguments.map(\.name))),
+                    "Unknown argument \"\(name)\" on field \"\(parent.name).\(fieldName)\"."
+                        + didYouMean(Suggestions.list(name, fieldArguments.map(\.name))),
                     at: argument.span.start)
             }
         case .directive(let directive, _):

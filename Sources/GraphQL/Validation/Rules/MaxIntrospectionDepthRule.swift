@@ -6,9 +6,14 @@ struct MaxIntrospectionDepthRule: ValidationRule {
     static var leaves: VisitKinds { [] }
     private static let maxListDepth = 3
     private static func isListField(_ name: String) -> Bool {
+        // The first letter rules out most names before any string comparison.
+        switch name.utf8.first {
+        case UInt8(ascii: "f"), UInt8(ascii: "i"), UInt8(ascii: "p"): break
+        default: return false
+        }
         switch name {
-        case "fields", "interfaces", "possibleTypes", "inputFields": true
-        default: false
+        case "fields", "interfaces", "possibleTypes", "inputFields": return true
+        default: return false
         }
     }
     /// The fragments on the current path (a spread back into one is not followed;
@@ -23,7 +28,8 @@ struct MaxIntrospectionDepthRule: ValidationRule {
     private var withinLimit: [String: UInt8] = [:]
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .field(let field) = node, field.name.value == "__schema" || field.name.value == "__type",
+        guard case .field(let field) = node, field.name.value.utf8.first == UInt8(ascii: "_"),
+            field.name.value == "__schema" || field.name.value == "__type",
             let set = field.selectionSet, exceedsDepth(set, 0, context)
         else { return true }
         context.report("Maximum introspection depth exceeded", at: field.span.start)

@@ -55,13 +55,20 @@ struct OverlappingFieldsCanBeMergedRule: ValidationRule {
     private static func hasDistinctFieldsOnly(_ selectionSet: SelectionSet) -> Bool {
         let selections = selectionSet.selections
         guard selections.count <= 16 else { return false }
-        // Pairwise, without building a set: at most 120 comparisons of short names.
+        // A 64-bit filter on each key's length and end bytes: a key whose bit is not yet
+        // set is new; only the others are compared with the earlier keys. No set is built.
+        var filter: UInt64 = 0
         for (index, selection) in selections.enumerated() {
             guard case .field(let field) = selection else { return false }
             let key = field.responseKey
-            for earlier in selections[..<index] {
-                if case .field(let other) = earlier, other.responseKey == key { return false }
+            let utf8 = key.utf8
+            let bit = UInt64(1) << ((UInt64(utf8.count) &* 7 &+ UInt64(utf8.first ?? 0) &* 3 &+ UInt64(utf8.last ?? 0)) & 63)
+            if filter & bit != 0 {
+                for earlier in selections[..<index] {
+                    if case .field(let other) = earlier, other.responseKey == key { return false }
+                }
             }
+            filter |= bit
         }
         return true
     }

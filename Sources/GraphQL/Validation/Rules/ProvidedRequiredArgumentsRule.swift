@@ -24,9 +24,9 @@ struct ProvidedRequiredArgumentsRule: ValidationRule {
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         switch node {
         case .field(let field):
-            guard let def = context.typeInfo.fieldDef else { return }
-            let given = Set(field.arguments.map(\.name.value))
-            for argument in def.arguments where argument.isRequired && !given.contains(argument.name) {
+            guard let arguments = context.typeInfo.fieldArguments else { return }
+            for argument in arguments where argument.isRequired {
+                if field.arguments.contains(where: { $0.name.value == argument.name }) { continue }
                 context.report(
                     "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
                     at: field.span.start)
