@@ -14,8 +14,12 @@ struct TypeInfo {
     let schema: GraphQLSchema
     /// The output type of each enclosing field, operation or fragment. The reference is
     /// nil for operations and fragments (whose type is a named type, built on demand).
-    private var outputs: [(ref: TypeRef?, named: NamedType?)] = []
-    private var parentTypes: [NamedType?] = []
+    ///
+    /// Each named type comes with its position among the schema's composite types
+    /// (`ValidationIndex`), through which a field's type is found by position.
+    private var outputs: [(ref: TypeRef?, named: NamedType?, composite: Int)] = []
+    private var parentTypes: [(named: NamedType?, composite: Int)] = []
+    private let index: ValidationIndex
     private var inputs: [(type: TypeRef?, named: NamedType?, defaultValue: Value?)] = []
     /// The name and arguments of each enclosing field's definition (not the whole
     /// definition, whose copies cost more than the lookups).
@@ -23,7 +27,10 @@ struct TypeInfo {
     private(set) var directive: DirectiveDef?
     private(set) var argument: InputValueDef?
 
-    init(schema: GraphQLSchema) { self.schema = schema }
+    init(schema: GraphQLSchema) {
+        self.schema = schema
+        self.index = schema.validationIndex
+    }
 
     /// The output type of the current field, operation or fragment.
     var type: TypeRef? {
@@ -33,7 +40,7 @@ struct TypeInfo {
     /// The named type of `type`.
     var namedType: NamedType? { outputs.last?.named ?? nil }
     /// The composite type whose selection set is being visited.
-    var parentType: NamedType? { parentTypes.last ?? nil }
+    var parentType: NamedType? { parentTypes.last?.named ?? nil }
     /// The input type expected at the current argument, list item or object field.
     var inputType: TypeRef? { inputs.last?.type ?? nil }
     /// The named type of `inputType`.
@@ -66,20 +73,6 @@ struct TypeInfo {
         name: "__typename", description: "The name of the current Object type at runtime.",
         type: .nonNull(.named("String")))
 
-    /// The definition of field `name` on `parentType`, including meta-fields.
-    func fieldDef(_ name: String, on parentType: NamedType) -> FieldDef? {
-        // Only names starting with "_" can be meta-fields: most fields skip the comparisons.
-        if name.utf8.first == UInt8(ascii: "_") {
-            if name == "__schema" || name == "__type", parentType.name == schema.queryType.name,
-                case .object = parentType
-            {
-                return name == "__schema" ? Self.schemaMetaField : Self.typeMetaField
-            }
-            if name == "__typename", parentType.isComposite { return Self.typenameMetaField }
-        }
-        return parentType.field(name)
-    }
-
     /// The schema type of a syntax-tree type, or nil when its named type is unknown.
     func typeRef(_ node: TypeReference) -> TypeRef? {
         schema.type(node.namedType.value) == nil ? nil : TypeRef(node)
@@ -95,15 +88,42 @@ struct TypeInfo {
     /// allocated once instead of growing one element at a time.
     private static let initialCapacity = 16
 
-    private mutating func pushOutput(_ ref: TypeRef?) {
+    /// Pushes an output type: `ref` (nil for an operation or fragment, whose type is
+    /// the named type) resolved to `resolved`, or unknown when that is not an output type.
+    private mutating func pushOutput(_ ref: TypeRef?, _ resolved: ValidationIndex.Resolved?) {
         if outputs.capacity == 0 { outputs.reserveCapacity(Self.initialCapacity) }
-        let named = ref.flatMap { schema.type($0.namedType) }
-        if let named, named.isOutputType { outputs.append((ref, named)) } else { outputs.append((nil, nil)) }
+        if let resolved, resolved.type.isOutputType {
+            outputs.append((ref, resolved.type, resolved.composite))
+        } else {
+            outputs.append((nil, nil, -1))
+        }
     }
 
-    private mutating func pushOutput(named: NamedType?) {
-        if outputs.capacity == 0 { outputs.reserveCapacity(Self.initialCapacity) }
-        if let named, named.isOutputType { outputs.append((nil, named)) } else { outputs.append((nil, nil)) }
+    /// The arguments and type of field `name` on `parentType` (the composite type at
+    /// `composite`), including meta-fields, with the named type it returns.
+    private func resolveField(_ name: String, on parentType: NamedType, _ composite: Int)
+        -> (arguments: [InputValueDef], type: TypeRef, resolved: ValidationIndex.Resolved?)?
+    {
+        if name.utf8.first == UInt8(ascii: "_") {
+            if name == "__schema" || name == "__type", parentType.name == schema.queryType.name,
+                case .object = parentType
+            {
+                return name == "__schema"
+                    ? ([], Self.schemaMetaField.type, index.schemaMetaType)
+                    : (Self.typeMetaField.arguments, Self.typeMetaField.type, index.typeMetaType)
+            }
+            if name == "__typename", parentType.isComposite { return ([], Self.typenameMetaField.type, index.typenameMetaType) }
+        }
+        let object: ObjectType
+        switch parentType {
+        case .object(let type), .interface(let type): object = type
+        default: return nil
+        }
+        guard let position = object.fieldPosition(name) else { return nil }
+        let fieldTypes = index.fieldTypes[composite]
+        // Two projections rather than a copy of the whole definition.
+        return (object.fields[position].arguments, object.fields[position].type,
+                position < fieldTypes.count ? fieldTypes[position] : nil)
     }
 
     private mutating func pushInput(_ type: TypeRef?, _ defaultValue: Value?) {
@@ -115,30 +135,37 @@ struct TypeInfo {
     mutating func enter(_ node: VisitNode) {
         switch node {
         case .selectionSet:
-            let named = namedType
             if parentTypes.capacity == 0 { parentTypes.reserveCapacity(Self.initialCapacity) }
-            parentTypes.append(named?.isComposite == true ? named : nil)
+            if let top = outputs.last, let named = top.named, named.isComposite {
+                parentTypes.append((named, top.composite))
+            } else {
+                parentTypes.append((nil, -1))
+            }
         case .field(let field):
             if fieldDefs.capacity == 0 { fieldDefs.reserveCapacity(Self.initialCapacity) }
-            if let parentType, let def = fieldDef(field.name.value, on: parentType) {
-                fieldDefs.append((def.name, def.arguments))
-                pushOutput(def.type)
+            if let parent = parentTypes.last, let parentType = parent.named,
+                let def = resolveField(field.name.value, on: parentType, parent.composite)
+            {
+                fieldDefs.append((field.name.value, def.arguments))
+                pushOutput(def.type, def.resolved)
             } else {
                 fieldDefs.append(nil)
-                pushOutput(nil)
+                pushOutput(nil, nil)
             }
         case .directive(let node, _):
             directive = schema.directive(node.name.value)
         case .operation(let operation):
-            pushOutput(named: schema.rootType(operation.operation).map { .object($0) })
+            pushOutput(nil, index.root(operation.operation))
         case .inlineFragment(let fragment):
             if let condition = fragment.typeCondition {
-                pushOutput(named: schema.type(condition.value))
+                pushOutput(nil, index.byName[condition.value])
+            } else if let top = outputs.last, let named = top.named {
+                pushOutput(nil, ValidationIndex.Resolved(type: named, composite: top.composite))
             } else {
-                pushOutput(named: namedType)
+                pushOutput(nil, nil)
             }
         case .fragmentDefinition(let fragment):
-            pushOutput(named: schema.type(fragment.typeCondition.value))
+            pushOutput(nil, index.byName[fragment.typeCondition.value])
         case .variableDefinition(let definition):
             // No argument encloses a variable definition: its default value is nil.
             if inputs.capacity == 0 { inputs.reserveCapacity(Self.initialCapacity) }
