@@ -51,8 +51,18 @@ struct TypeInfo {
     var parentInputNamedType: NamedType? { inputs.count >= 2 ? inputs[inputs.count - 2].named : nil }
     /// Whether the field being visited has a definition (is known on its parent type).
     var hasFieldDef: Bool {
-        guard let last = fieldDefs.last else { return false }
-        return last != nil
+        let count = fieldDefs.count
+        return count > 0 && fieldDefs[count - 1] != nil
+    }
+    /// Whether `namedType` is a leaf type; nil when it is unknown.
+    var namedTypeIsLeaf: Bool? {
+        let count = outputs.count
+        guard count > 0 else { return nil }
+        switch outputs[count - 1].named {
+        case .scalar?, .enumType?: return true
+        case nil: return nil
+        default: return false
+        }
     }
     /// The name of the definition of the field being visited.
     var fieldName: String? { fieldDefs.last??.name }

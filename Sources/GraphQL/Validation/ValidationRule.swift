@@ -11,6 +11,12 @@ protocol ValidationRule {
     /// Called on entering a node; returning false skips the node's children for this rule.
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext)
+    /// Called on entering a field instead of `enter`: fields are the most numerous
+    /// nodes, and a field passed as it is need not be copied out of a `VisitNode` by
+    /// every rule. The default forwards to `enter`.
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool
+    /// Called on leaving a field instead of `leave`; the default forwards to `leave`.
+    mutating func leaveField(_ field: Field, _ context: inout ValidationContext)
 }
 
 extension ValidationRule {
@@ -18,6 +24,10 @@ extension ValidationRule {
     static var leaves: VisitKinds { [] }
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool { true }
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {}
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        enter(.field(field), &context)
+    }
+    mutating func leaveField(_ field: Field, _ context: inout ValidationContext) { leave(.field(field), &context) }
 }
 
 /// A set of `VisitNode` kinds.
@@ -123,6 +133,22 @@ struct RuleSlot<Rule: ValidationRule> {
     }
 
     @inline(__always)
+    mutating func enterField(_ field: Field, _ state: inout DispatchState) {
+        guard Rule.enters.contains(.field), skipDepth == 0 else { return }
+        if !rule.enterField(field, &state.context) { skipDepth = state.depth }
+    }
+
+    @inline(__always)
+    mutating func leaveField(_ field: Field, _ state: inout DispatchState) {
+        guard Rule.enters.contains(.field) || Rule.leaves.contains(.field) else { return }
+        if skipDepth != 0 {
+            if skipDepth == state.depth { skipDepth = 0 }
+        } else if Rule.leaves.contains(.field), !state.context.isAborted {
+            rule.leaveField(field, &state.context)
+        }
+    }
+
+    @inline(__always)
     mutating func leave(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {
         guard Rule.enters.contains(kind) || Rule.leaves.contains(kind) else { return }
         if skipDepth != 0 {
@@ -154,21 +180,26 @@ struct RuleDispatcher: TypedVisitor {
 
     mutating func enter(_ node: VisitNode) -> Bool {
         state.entering(node)
+        let field: Field?
+        if case .field(let node) = node { field = node } else { field = nil }
         for index in tables.entering[node.kindIndex] where skippingAt[index] == nil {
             if state.context.isAborted { return false }
-            if !rules[index].enter(node, &state.context) { skippingAt[index] = state.depth }
+            let enters = if let field { rules[index].enterField(field, &state.context) } else { rules[index].enter(node, &state.context) }
+            if !enters { skippingAt[index] = state.depth }
         }
         return true
     }
 
     mutating func leave(_ node: VisitNode) {
         state.leaving(node)
+        let field: Field?
+        if case .field(let node) = node { field = node } else { field = nil }
         for (index, leaves) in tables.leaving[node.kindIndex] {
             if state.context.isAborted { break }
             if let skipDepth = skippingAt[index] {
                 if skipDepth == state.depth { skippingAt[index] = nil }
             } else if leaves {
-                rules[index].leave(node, &state.context)
+                if let field { rules[index].leaveField(field, &state.context) } else { rules[index].leave(node, &state.context) }
             }
         }
         state.depth -= 1

@@ -5,10 +5,8 @@ struct FieldsOnCorrectTypeRule: ValidationRule {
     static var enters: VisitKinds { .field }
     static var leaves: VisitKinds { [] }
 
-    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .field(let field) = node, let parent = context.typeInfo.parentType,
-            !context.typeInfo.hasFieldDef
-        else { return true }
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        guard !context.typeInfo.hasFieldDef, let parent = context.typeInfo.parentType else { return true }
         let name = field.name.value
         var suggestion = didYouMean(Self.suggestedTypeNames(context.schema, parent, name), sub: "to use an inline fragment on")
         if suggestion.isEmpty { suggestion = didYouMean(Self.suggestedFieldNames(parent, name)) }

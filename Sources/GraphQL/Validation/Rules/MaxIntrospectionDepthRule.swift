@@ -27,8 +27,8 @@ struct MaxIntrospectionDepthRule: ValidationRule {
     /// many places; without this, each spread would be explored again.
     private var withinLimit: [String: UInt8] = [:]
 
-    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .field(let field) = node, field.name.value.utf8.first == UInt8(ascii: "_"),
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        guard field.name.value.utf8.first == UInt8(ascii: "_"),
             field.name.value == "__schema" || field.name.value == "__type",
             let set = field.selectionSet, exceedsDepth(set, 0, context)
         else { return true }

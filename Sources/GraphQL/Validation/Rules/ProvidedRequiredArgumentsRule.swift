@@ -21,16 +21,20 @@ struct ProvidedRequiredArgumentsRule: ValidationRule {
         return context.schema.directive(name).map { $0.arguments.filter(\.isRequired).map { ($0.name, $0.type.description) } }
     }
 
+    mutating func leaveField(_ field: Field, _ context: inout ValidationContext) {
+        guard let arguments = context.typeInfo.fieldArguments else { return }
+        for argument in arguments where argument.isRequired {
+            if field.arguments.contains(where: { $0.name.value == argument.name }) { continue }
+            context.report(
+                "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
+                at: field.span.start)
+        }
+    }
+
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         switch node {
         case .field(let field):
-            guard let arguments = context.typeInfo.fieldArguments else { return }
-            for argument in arguments where argument.isRequired {
-                if field.arguments.contains(where: { $0.name.value == argument.name }) { continue }
-                context.report(
-                    "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
-                    at: field.span.start)
-            }
+            leaveField(field, &context)
         case .directive(let directive, _):
             guard let required = Self.requiredDirectiveArguments(directive.name.value, context) else { return }
             let given = Set(directive.arguments.map(\.name.value))

@@ -4,11 +4,14 @@ struct ScalarLeafsRule: ValidationRule {
     static var enters: VisitKinds { .field }
     static var leaves: VisitKinds { [] }
 
-    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .field(let field) = node, let named = context.typeInfo.namedType, let type = context.typeInfo.type
-        else { return true }
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        guard let isLeaf = context.typeInfo.namedTypeIsLeaf else { return true }
+        // The common case, checked before anything is copied: a leaf without a selection
+        // or a composite with one.
+        if isLeaf == (field.selectionSet == nil) { return true }
+        guard let type = context.typeInfo.type else { return true }
         let name = field.name.value
-        if named.isLeaf {
+        if isLeaf {
             if let selectionSet = field.selectionSet {
                 context.report(
                     "Field \"\(name)\" must not have a selection since type \"\(type)\" has no subfields.",

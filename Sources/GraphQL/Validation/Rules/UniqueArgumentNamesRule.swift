@@ -3,14 +3,17 @@ struct UniqueArgumentNamesRule: ValidationRule {
     static var enters: VisitKinds { [.field, .directive] }
     static var leaves: VisitKinds { [] }
 
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        if field.arguments.count >= 2 { Self.check(field.arguments, &context) }
+        return true
+    }
+
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        let arguments: [Argument]
-        switch node {
-        case .field(let field): arguments = field.arguments
-        case .directive(let directive, _): arguments = directive.arguments
-        default: return true
-        }
-        if arguments.count < 2 { return true }  // nothing to repeat
+        if case .directive(let directive, _) = node, directive.arguments.count >= 2 { Self.check(directive.arguments, &context) }
+        return true
+    }
+
+    private static func check(_ arguments: [Argument], _ context: inout ValidationContext) {
         var order: [String] = []
         var groups: [String: [Argument]] = [:]
         for argument in arguments {
@@ -21,6 +24,5 @@ struct UniqueArgumentNamesRule: ValidationRule {
             context.report(
                 "There can be only one argument named \"\(name)\".", at: groups[name]!.map(\.name.span.start))
         }
-        return true
     }
 }

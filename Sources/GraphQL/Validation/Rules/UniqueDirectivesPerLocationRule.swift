@@ -15,6 +15,11 @@ struct UniqueDirectivesPerLocationRule: ValidationRule {
         return unique
     }
 
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        if field.directives.count >= 2 { check(field.directives, &context) }
+        return true
+    }
+
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         let directives: [Directive]
         switch node {
@@ -26,7 +31,11 @@ struct UniqueDirectivesPerLocationRule: ValidationRule {
         case .fragmentDefinition(let fragment): directives = fragment.directives
         default: return true
         }
-        if directives.count < 2 { return true }  // nothing to repeat
+        if directives.count >= 2 { check(directives, &context) }  // else nothing to repeat
+        return true
+    }
+
+    private mutating func check(_ directives: [Directive], _ context: inout ValidationContext) {
         if unique == nil { unique = Self.unique(context) }
         let unique = self.unique!
         var seen: [String: Directive] = [:]
@@ -40,6 +49,5 @@ struct UniqueDirectivesPerLocationRule: ValidationRule {
                 seen[name] = directive
             }
         }
-        return true
     }
 }
