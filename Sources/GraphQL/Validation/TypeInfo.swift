@@ -142,6 +142,24 @@ struct TypeInfo {
         if let named, named.isInputType { inputs.append((type, named, defaultValue)) } else { inputs.append((nil, nil, defaultValue)) }
     }
 
+    mutating func enterField(_ field: Field) {
+        if fieldDefs.capacity == 0 { fieldDefs.reserveCapacity(Self.initialCapacity) }
+        if let parent = parentTypes.last, let parentType = parent.named,
+            let def = resolveField(field.name.value, on: parentType, parent.composite)
+        {
+            fieldDefs.append((field.name.value, def.arguments))
+            pushOutput(def.type, def.resolved)
+        } else {
+            fieldDefs.append(nil)
+            pushOutput(nil, nil)
+        }
+    }
+
+    mutating func leaveField() {
+        fieldDefs.removeLast()
+        outputs.removeLast()
+    }
+
     mutating func enter(_ node: VisitNode) {
         switch node {
         case .selectionSet:
@@ -152,16 +170,7 @@ struct TypeInfo {
                 parentTypes.append((nil, -1))
             }
         case .field(let field):
-            if fieldDefs.capacity == 0 { fieldDefs.reserveCapacity(Self.initialCapacity) }
-            if let parent = parentTypes.last, let parentType = parent.named,
-                let def = resolveField(field.name.value, on: parentType, parent.composite)
-            {
-                fieldDefs.append((field.name.value, def.arguments))
-                pushOutput(def.type, def.resolved)
-            } else {
-                fieldDefs.append(nil)
-                pushOutput(nil, nil)
-            }
+            enterField(field)
         case .directive(let node, _):
             directive = schema.directive(node.name.value)
         case .operation(let operation):
@@ -213,8 +222,7 @@ struct TypeInfo {
         switch node {
         case .selectionSet: parentTypes.removeLast()
         case .field:
-            fieldDefs.removeLast()
-            outputs.removeLast()
+            leaveField()
         case .directive: directive = nil
         case .operation, .inlineFragment, .fragmentDefinition: outputs.removeLast()
         case .variableDefinition: inputs.removeLast()

@@ -29,6 +29,19 @@ protocol TypedVisitor {
     mutating func leave(_ node: VisitNode)
     /// True when the walk should stop (the error limit was reached).
     var isStopped: Bool { get }
+    /// The same four calls for a field, the most numerous node, passed as it is rather
+    /// than wrapped in (and copied into) a `VisitNode`. The defaults wrap it.
+    mutating func enterFieldTypeInfo(_ field: Field)
+    mutating func leaveFieldTypeInfo(_ field: Field)
+    mutating func enterField(_ field: Field) -> Bool
+    mutating func leaveField(_ field: Field)
+}
+
+extension TypedVisitor {
+    mutating func enterFieldTypeInfo(_ field: Field) { enterTypeInfo(.field(field)) }
+    mutating func leaveFieldTypeInfo(_ field: Field) { leaveTypeInfo(.field(field)) }
+    mutating func enterField(_ field: Field) -> Bool { enter(.field(field)) }
+    mutating func leaveField(_ field: Field) { leave(.field(field)) }
 }
 
 /// Walks an executable document in graphql-js's visiting order (the order of
@@ -119,12 +132,15 @@ struct TypedWalker<Visitor: TypedVisitor> {
     }
 
     private mutating func walk(_ field: Field) {
-        let node = VisitNode.field(field)
-        guard enter(node) else { return }
-        for argument in field.arguments { walk(argument) }
-        walk(field.directives, at: .field)
-        if let set = field.selectionSet { walk(set) }
-        leave(node)
+        if visitor.isStopped { return }
+        visitor.enterFieldTypeInfo(field)
+        if visitor.enterField(field) {
+            for argument in field.arguments { walk(argument) }
+            walk(field.directives, at: .field)
+            if let set = field.selectionSet { walk(set) }
+            visitor.leaveField(field)
+        }
+        visitor.leaveFieldTypeInfo(field)
     }
 
     private mutating func walk(_ directives: [Directive], at location: DirectiveLocation) {

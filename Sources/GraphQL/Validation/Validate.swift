@@ -97,6 +97,19 @@ struct SpecifiedRules: TypedVisitor {
     var isStopped: Bool { state.context.isAborted }
     mutating func enterTypeInfo(_ node: VisitNode) { state.context.typeInfo.enter(node) }
     mutating func leaveTypeInfo(_ node: VisitNode) { state.context.typeInfo.leave(node) }
+    mutating func enterFieldTypeInfo(_ field: Field) { state.context.typeInfo.enterField(field) }
+    mutating func leaveFieldTypeInfo(_ field: Field) { state.context.typeInfo.leaveField() }
+
+    mutating func enterField(_ field: Field) -> Bool {
+        state.depth += 1  // all `DispatchState.entering` does for a field
+        enterAllField(field)
+        return !state.context.isAborted
+    }
+
+    mutating func leaveField(_ field: Field) {
+        leaveAllField(field)
+        state.depth -= 1
+    }
 
     mutating func enter(_ node: VisitNode) -> Bool {
         state.entering(node)
