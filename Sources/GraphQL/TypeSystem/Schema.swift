@@ -15,6 +15,8 @@ public final class GraphQLSchema: Sendable {
     private let possibleTypeMap: [String: [ObjectType]]
     /// For each interface, the interfaces that implement it.
     private let interfaceImplementations: [String: [ObjectType]]
+    /// Field types resolved for validation, once per schema.
+    let validationIndex: ValidationIndex
 
     init(
         description: String?, queryType: ObjectType, mutationType: ObjectType?, subscriptionType: ObjectType?,
@@ -49,6 +51,8 @@ public final class GraphQLSchema: Sendable {
         }
         self.possibleTypeMap = possible
         self.interfaceImplementations = implementations
+        self.validationIndex = ValidationIndex(
+            types: types, typeMap: typeMap, roots: (queryType.name, mutationType?.name, subscriptionType?.name))
     }
 
     /// The named type called `name`.

@@ -30,12 +30,13 @@ public func checkLimits(
     var errors: [GraphQLError] = []
     for case .operation(let operation) in document.definitions
     where operationName == nil || operation.name?.value == operationName {
-        let label = operation.name.map { "operation \"\($0.value)\"" } ?? "the anonymous operation"
+        // Built only for an error: this runs on every uncached request.
+        func label() -> String { operation.name.map { "operation \"\($0.value)\"" } ?? "the anonymous operation" }
         let depth = checker.depth(of: operation.selectionSet)
         if depth.depth > limits.maxDepth {
             errors.append(
                 GraphQLError(
-                    "Query is too deep: \(label) nests fields \(depth.depth) levels deep; the maximum depth is \(limits.maxDepth).",
+                    "Query is too deep: \(label()) nests fields \(depth.depth) levels deep; the maximum depth is \(limits.maxDepth).",
                     locations: [source.location(of: depth.deepestField)]))
         }
         var visited: Set<String> = []
@@ -43,18 +44,50 @@ public func checkLimits(
         if rootFields > limits.maxRootFields {
             errors.append(
                 GraphQLError(
-                    "Query selects too many root fields: \(label) selects \(rootFields) root fields; the maximum is \(limits.maxRootFields).",
+                    "Query selects too many root fields: \(label()) selects \(rootFields) root fields; the maximum is \(limits.maxRootFields).",
                     locations: [source.location(of: operation.span.start)]))
         }
     }
-    let aliases = checker.aliases()
-    if aliases.count > limits.maxAliases {
+    var aliases = AliasCount(limit: limits.maxAliases)
+    for definition in document.definitions {
+        switch definition {
+        case .operation(let operation): aliases.add(operation.selectionSet)
+        case .fragment(let fragment): aliases.add(fragment.selectionSet)
+        default: break
+        }
+    }
+    if aliases.count > limits.maxAliases, let offset = aliases.firstOverLimit {
         errors.append(
             GraphQLError(
                 "Query uses too many aliases: the document has \(aliases.count) aliases; the maximum is \(limits.maxAliases).",
-                locations: [source.location(of: aliases[limits.maxAliases])]))
+                locations: [source.location(of: offset)]))
     }
     return errors
+}
+
+/// Counts the aliases of selection sets in document order (not following spreads),
+/// keeping only the offset of the first alias over the limit, which the error points at.
+private struct AliasCount {
+    let limit: Int
+    private(set) var count = 0
+    private(set) var firstOverLimit: Int? = nil
+
+    init(limit: Int) { self.limit = limit }
+
+    mutating func add(_ selectionSet: SelectionSet) {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field(let field):
+                if let alias = field.alias {
+                    if count == limit { firstOverLimit = alias.span.start }
+                    count += 1
+                }
+                if let inner = field.selectionSet { add(inner) }
+            case .inlineFragment(let fragment): add(fragment.selectionSet)
+            case .fragmentSpread: break
+            }
+        }
+    }
 }
 
 /// The measurements behind `checkLimits`, with each fragment's depth memoised so that
@@ -118,29 +151,5 @@ private struct LimitChecker {
             }
         }
         return count
-    }
-
-    /// The offsets of every alias in the document's operations and fragments, in order.
-    func aliases() -> [Int] {
-        var offsets: [Int] = []
-        func collect(_ selectionSet: SelectionSet) {
-            for selection in selectionSet.selections {
-                switch selection {
-                case .field(let field):
-                    if let alias = field.alias { offsets.append(alias.span.start) }
-                    if let inner = field.selectionSet { collect(inner) }
-                case .inlineFragment(let fragment): collect(fragment.selectionSet)
-                case .fragmentSpread: break
-                }
-            }
-        }
-        for definition in document.definitions {
-            switch definition {
-            case .operation(let operation): collect(operation.selectionSet)
-            case .fragment(let fragment): collect(fragment.selectionSet)
-            default: break
-            }
-        }
-        return offsets
     }
 }

@@ -19,135 +19,179 @@ enum VisitNode {
 }
 
 /// Something a `TypedWalker` calls at every node, with type information current.
-protocol TypedVisitor: AnyObject {
+protocol TypedVisitor {
+    /// Enters the node into the visitor's type information (before `enter`).
+    mutating func enterTypeInfo(_ node: VisitNode)
+    /// Leaves the node in the visitor's type information (after `leave`).
+    mutating func leaveTypeInfo(_ node: VisitNode)
     /// Returns false to skip the node's children (and its `leave`).
-    func enter(_ node: VisitNode, _ typeInfo: TypeInfo) -> Bool
-    func leave(_ node: VisitNode, _ typeInfo: TypeInfo)
+    mutating func enter(_ node: VisitNode) -> Bool
+    mutating func leave(_ node: VisitNode)
     /// True when the walk should stop (the error limit was reached).
     var isStopped: Bool { get }
+    /// The same four calls for a field, the most numerous node, passed as it is rather
+    /// than wrapped in (and copied into) a `VisitNode`. The defaults wrap it.
+    mutating func enterFieldTypeInfo(_ field: Field)
+    mutating func leaveFieldTypeInfo(_ field: Field)
+    mutating func enterField(_ field: Field) -> Bool
+    mutating func leaveField(_ field: Field)
+}
+
+extension TypedVisitor {
+    mutating func enterFieldTypeInfo(_ field: Field) { enterTypeInfo(.field(field)) }
+    mutating func leaveFieldTypeInfo(_ field: Field) { leaveTypeInfo(.field(field)) }
+    mutating func enterField(_ field: Field) -> Bool { enter(.field(field)) }
+    mutating func leaveField(_ field: Field) { leave(.field(field)) }
 }
 
 /// Walks an executable document in graphql-js's visiting order (the order of
-/// `QueryDocumentKeys`), keeping a `TypeInfo` current: type information is entered
-/// before the visitor sees a node and left after it.
+/// `QueryDocumentKeys`), keeping the visitor's type information current: type
+/// information is entered before the visitor sees a node and left after it.
 ///
 /// Type system definitions are not visited; `ExecutableDefinitionsRule` reports them.
 struct TypedWalker<Visitor: TypedVisitor> {
-    let typeInfo: TypeInfo
-    let visitor: Visitor
+    var visitor: Visitor
 
-    init(schema: GraphQLSchema, visitor: Visitor) {
-        self.init(typeInfo: TypeInfo(schema: schema), visitor: visitor)
-    }
+    init(visitor: Visitor) { self.visitor = visitor }
 
-    init(typeInfo: TypeInfo, visitor: Visitor) {
-        self.typeInfo = typeInfo
-        self.visitor = visitor
-    }
-
-    func walk(_ document: Document) {
-        visit(.document(document)) {
-            for definition in document.definitions {
-                if visitor.isStopped { return }
-                switch definition {
-                case .operation(let operation): walk(operation)
-                case .fragment(let fragment): walk(fragment)
-                default: break
-                }
+    mutating func walk(_ document: Document) {
+        let node = VisitNode.document(document)
+        guard enter(node) else { return }
+        for definition in document.definitions {
+            if visitor.isStopped { break }
+            switch definition {
+            case .operation(let operation): walk(operation)
+            case .fragment(let fragment): walk(fragment)
+            default: break
             }
         }
+        leave(node)
     }
 
-    func walk(_ operation: OperationDefinition) {
-        visit(.operation(operation)) {
-            for definition in operation.variableDefinitions { walk(definition) }
-            walk(operation.directives, at: operation.operation.directiveLocation)
-            walk(operation.selectionSet)
-        }
+    mutating func walk(_ operation: OperationDefinition) {
+        let node = VisitNode.operation(operation)
+        guard enter(node) else { return }
+        for definition in operation.variableDefinitions { walk(definition) }
+        walk(operation.directives, at: operation.operation.directiveLocation)
+        walk(operation.selectionSet)
+        leave(node)
     }
 
-    func walk(_ fragment: FragmentDefinition) {
-        visit(.fragmentDefinition(fragment)) {
-            visit(.namedType(fragment.typeCondition)) {}
-            walk(fragment.directives, at: .fragmentDefinition)
-            walk(fragment.selectionSet)
-        }
+    mutating func walk(_ fragment: FragmentDefinition) {
+        let node = VisitNode.fragmentDefinition(fragment)
+        guard enter(node) else { return }
+        walkNamedType(fragment.typeCondition)
+        walk(fragment.directives, at: .fragmentDefinition)
+        walk(fragment.selectionSet)
+        leave(node)
     }
 
-    private func walk(_ definition: VariableDefinition) {
-        visit(.variableDefinition(definition)) {
-            walk(definition.type)
-            if let value = definition.defaultValue { walk(value) }
-            walk(definition.directives, at: .variableDefinition)
-        }
+    private mutating func walk(_ definition: VariableDefinition) {
+        let node = VisitNode.variableDefinition(definition)
+        guard enter(node) else { return }
+        walk(definition.type)
+        if let value = definition.defaultValue { walk(value) }
+        walk(definition.directives, at: .variableDefinition)
+        leave(node)
     }
 
-    private func walk(_ type: TypeReference) {
+    private mutating func walk(_ type: TypeReference) {
         switch type {
-        case .named(let name): visit(.namedType(name)) {}
+        case .named(let name): walkNamedType(name)
         case .list(let inner, _), .nonNull(let inner, _): walk(inner)
         }
     }
 
-    private func walk(_ selectionSet: SelectionSet) {
-        visit(.selectionSet(selectionSet)) {
-            for selection in selectionSet.selections {
-                if visitor.isStopped { return }
-                switch selection {
-                case .field(let field):
-                    visit(.field(field)) {
-                        for argument in field.arguments { walk(argument) }
-                        walk(field.directives, at: .field)
-                        if let set = field.selectionSet { walk(set) }
-                    }
-                case .fragmentSpread(let spread):
-                    visit(.fragmentSpread(spread)) {
-                        walk(spread.directives, at: .fragmentSpread)
-                    }
-                case .inlineFragment(let fragment):
-                    visit(.inlineFragment(fragment)) {
-                        if let condition = fragment.typeCondition { visit(.namedType(condition)) {} }
-                        walk(fragment.directives, at: .inlineFragment)
-                        walk(fragment.selectionSet)
-                    }
-                }
+    private mutating func walkNamedType(_ name: Name) {
+        let node = VisitNode.namedType(name)
+        if enter(node) { leave(node) }
+    }
+
+    private mutating func walk(_ selectionSet: SelectionSet) {
+        let node = VisitNode.selectionSet(selectionSet)
+        guard enter(node) else { return }
+        for selection in selectionSet.selections {
+            if visitor.isStopped { break }
+            switch selection {
+            case .field(let field): walk(field)
+            case .fragmentSpread(let spread):
+                let node = VisitNode.fragmentSpread(spread)
+                guard enter(node) else { continue }
+                walk(spread.directives, at: .fragmentSpread)
+                leave(node)
+            case .inlineFragment(let fragment):
+                let node = VisitNode.inlineFragment(fragment)
+                guard enter(node) else { continue }
+                if let condition = fragment.typeCondition { walkNamedType(condition) }
+                walk(fragment.directives, at: .inlineFragment)
+                walk(fragment.selectionSet)
+                leave(node)
             }
         }
+        leave(node)
     }
 
-    private func walk(_ directives: [Directive], at location: DirectiveLocation) {
-        for directive in directives {
-            visit(.directive(directive, location)) {
-                for argument in directive.arguments { walk(argument) }
-            }
-        }
-    }
-
-    private func walk(_ argument: Argument) {
-        visit(.argument(argument)) { walk(argument.value) }
-    }
-
-    private func walk(_ value: Value) {
-        visit(.value(value)) {
-            switch value.kind {
-            case .list(let items): for item in items { walk(item) }
-            case .object(let fields):
-                for field in fields {
-                    visit(.objectField(field)) { walk(field.value) }
-                }
-            default: break
-            }
-        }
-    }
-
-    private func visit(_ node: VisitNode, _ children: () -> Void) {
+    private mutating func walk(_ field: Field) {
         if visitor.isStopped { return }
-        typeInfo.enter(node)
-        if visitor.enter(node, typeInfo) {
-            children()
-            visitor.leave(node, typeInfo)
+        visitor.enterFieldTypeInfo(field)
+        if visitor.enterField(field) {
+            for argument in field.arguments { walk(argument) }
+            walk(field.directives, at: .field)
+            if let set = field.selectionSet { walk(set) }
+            visitor.leaveField(field)
         }
-        typeInfo.leave(node)
+        visitor.leaveFieldTypeInfo(field)
+    }
+
+    private mutating func walk(_ directives: [Directive], at location: DirectiveLocation) {
+        for directive in directives {
+            let node = VisitNode.directive(directive, location)
+            guard enter(node) else { continue }
+            for argument in directive.arguments { walk(argument) }
+            leave(node)
+        }
+    }
+
+    private mutating func walk(_ argument: Argument) {
+        let node = VisitNode.argument(argument)
+        guard enter(node) else { return }
+        walk(argument.value)
+        leave(node)
+    }
+
+    private mutating func walk(_ value: Value) {
+        let node = VisitNode.value(value)
+        guard enter(node) else { return }
+        switch value.kind {
+        case .list(let items): for item in items { walk(item) }
+        case .object(let fields):
+            for field in fields {
+                let node = VisitNode.objectField(field)
+                guard enter(node) else { continue }
+                walk(field.value)
+                leave(node)
+            }
+        default: break
+        }
+        leave(node)
+    }
+
+    /// Enters a node into the type information and the visitor; when the visitor
+    /// skips it, leaves the type information at once and returns false (then neither
+    /// its children nor `leave` are visited).
+    @inline(__always)
+    private mutating func enter(_ node: VisitNode) -> Bool {
+        if visitor.isStopped { return false }
+        visitor.enterTypeInfo(node)
+        if visitor.enter(node) { return true }
+        visitor.leaveTypeInfo(node)
+        return false
+    }
+
+    @inline(__always)
+    private mutating func leave(_ node: VisitNode) {
+        visitor.leave(node)
+        visitor.leaveTypeInfo(node)
     }
 }
 

@@ -1,5 +1,6 @@
 /// The rules of spec §5, in graphql-js's `specifiedRules` order (which fixes the
 /// order of errors at one node), followed by the recommended `MaxIntrospectionDepthRule`.
+/// `SpecifiedRules` holds the same rules in the same order.
 var specifiedRules: [any ValidationRule.Type] {
     [
     ExecutableDefinitionsRule.self,
@@ -42,21 +43,18 @@ var specifiedRules: [any ValidationRule.Type] {
 /// - Parameters:
 ///   - source: the document's source, for the line and column of each error.
 public func validate(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int = 100) -> [GraphQLError] {
-    validate(
-        schema: schema, document: document, source: source, rules: specifiedRules, tables: .specified,
-        maxErrors: maxErrors)
+    let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
+    var walker = TypedWalker(visitor: SpecifiedRules(context: context))
+    walker.walk(document)
+    return walker.visitor.state.context.errors
 }
 
 /// Validates with a chosen list of rules (used by the tests of each rule).
 func validate(
-    schema: GraphQLSchema, document: Document, source: Source, rules: [any ValidationRule.Type],
-    tables: RuleTables? = nil, maxErrors: Int = 100
+    schema: GraphQLSchema, document: Document, source: Source, rules: [any ValidationRule.Type], maxErrors: Int = 100
 ) -> [GraphQLError] {
-    let walkerTypeInfo = TypeInfo(schema: schema)
-    let context = ValidationContext(
-        schema: schema, document: document, source: source, maxErrors: maxErrors, typeInfo: walkerTypeInfo)
-    let dispatcher = RuleDispatcher(
-        context: context, rules: rules.map { $0.init(context: context) }, tables: tables ?? RuleTables(rules))
-    TypedWalker(typeInfo: walkerTypeInfo, visitor: dispatcher).walk(document)
-    return context.errors
+    let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
+    var walker = TypedWalker(visitor: RuleDispatcher(context: context, rules: rules))
+    walker.walk(document)
+    return walker.visitor.state.context.errors
 }

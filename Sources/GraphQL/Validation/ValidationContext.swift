@@ -12,13 +12,13 @@ struct VariableUsage {
 /// What every rule of one validation shares: the schema and document, the errors so
 /// far (and the limit on them), the current type information, and cached facts about
 /// fragments and variable usages.
-final class ValidationContext {
+struct ValidationContext {
     let schema: GraphQLSchema
     let document: Document
     let source: Source
     let maxErrors: Int
     /// The type information of the main walk, current when a rule is called.
-    let typeInfo: TypeInfo
+    var typeInfo: TypeInfo
     private(set) var errors: [GraphQLError] = []
     /// Set once the error limit is reached; nothing more is reported.
     private(set) var isAborted = false
@@ -30,20 +30,32 @@ final class ValidationContext {
     /// with empty synthetic spans, are not cached).
     private var operationCache: [Int: (fragments: [FragmentDefinition], usages: [VariableUsage]?)] = [:]
 
-    init(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int, typeInfo: TypeInfo) {
+    init(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int) {
         self.schema = schema
         self.document = document
         self.source = source
         self.maxErrors = maxErrors
-        self.typeInfo = typeInfo
+        self.typeInfo = TypeInfo(schema: schema)
         var fragments: [String: FragmentDefinition] = [:]
         for case .fragment(let fragment) in document.definitions { fragments[fragment.name.value] = fragment }
         self.fragments = fragments
+        self.mayUseVariables = Self.mayUseVariables(document, source)
+    }
+
+    /// False when the document cannot use a variable: it was parsed from `source` (its
+    /// span lies in it) and its text has no `$`. Then every variable usage list is
+    /// empty, and the walks that would collect them are skipped.
+    let mayUseVariables: Bool
+
+    private static func mayUseVariables(_ document: Document, _ source: Source) -> Bool {
+        let span = document.span
+        guard span.start >= 0, span.end > span.start, span.end <= source.bytes.count else { return true }
+        return source.bytes[span.start..<span.end].contains(UInt8(ascii: "$"))
     }
 
     /// Records an error at the given byte offsets. At the limit, adds the final
     /// "Too many validation errors" error and stops the validation, as graphql-js does.
-    func report(_ message: String, at offsets: [Int]) {
+    mutating func report(_ message: String, at offsets: [Int]) {
         if isAborted { return }
         if errors.count >= maxErrors {
             errors.append(GraphQLError("Too many validation errors, error limit reached. Validation aborted."))
@@ -53,7 +65,7 @@ final class ValidationContext {
         errors.append(GraphQLError(message, locations: offsets.map { source.location(of: $0) }))
     }
 
-    func report(_ message: String, at offset: Int) { report(message, at: [offset]) }
+    mutating func report(_ message: String, at offset: Int) { report(message, at: [offset]) }
 
     /// The byte offset of the `$` of a variable definition (its span may start at a description).
     func dollarOffset(_ definition: VariableDefinition) -> Int {
@@ -82,7 +94,7 @@ final class ValidationContext {
     }
 
     /// The known fragments an operation uses, directly or through other fragments.
-    func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
+    mutating func recursivelyReferencedFragments(_ operation: OperationDefinition) -> [FragmentDefinition] {
         if fragments.isEmpty { return [] }  // no known fragment can be referenced
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
@@ -104,16 +116,16 @@ final class ValidationContext {
     }
 
     /// The variables used in a fragment definition, with their expected types.
-    func variableUsages(_ fragment: FragmentDefinition) -> [VariableUsage] {
+    mutating func variableUsages(_ fragment: FragmentDefinition) -> [VariableUsage] {
         if let cached = fragmentUsages[fragment.name.value] { return cached }
         guard VariableScan.uses(fragment.directives) || VariableScan.uses(fragment.selectionSet) else {
             fragmentUsages[fragment.name.value] = []
             return []
         }
-        let collector = VariableUsageCollector()
-        TypedWalker(schema: schema, visitor: collector).walk(fragment)
-        fragmentUsages[fragment.name.value] = collector.usages
-        return collector.usages
+        var walker = TypedWalker(visitor: VariableUsageCollector(schema: schema))
+        walker.walk(fragment)
+        fragmentUsages[fragment.name.value] = walker.visitor.usages
+        return walker.visitor.usages
     }
 
     /// The variable usages the main walk found in the operation it just left (keyed by
@@ -121,12 +133,13 @@ final class ValidationContext {
     private var walked: (start: Int, usages: [VariableUsage])? = nil
 
     /// Called by the main walk on leaving an operation, before the rules leave it.
-    func walkedOperation(_ operation: OperationDefinition, usages: [VariableUsage]) {
+    mutating func walkedOperation(_ operation: OperationDefinition, usages: [VariableUsage]) {
         walked = operation.span.end > operation.span.start ? (operation.span.start, usages) : nil
     }
 
     /// The variables used by an operation and every fragment it references.
-    func recursiveVariableUsages(_ operation: OperationDefinition) -> [VariableUsage] {
+    mutating func recursiveVariableUsages(_ operation: OperationDefinition) -> [VariableUsage] {
+        if !mayUseVariables { return [] }
         let fragments = recursivelyReferencedFragments(operation)
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
@@ -135,9 +148,9 @@ final class ValidationContext {
         if isParsed, let walked, walked.start == key {
             usages = walked.usages
         } else if VariableScan.uses(operation.directives) || VariableScan.uses(operation.selectionSet) {
-            let collector = VariableUsageCollector()
-            TypedWalker(schema: schema, visitor: collector).walk(operation)
-            usages = collector.usages
+            var walker = TypedWalker(visitor: VariableUsageCollector(schema: schema))
+            walker.walk(operation)
+            usages = walker.visitor.usages
         }
         for fragment in fragments { usages += variableUsages(fragment) }
         if isParsed { operationCache[key] = (fragments, usages) }
@@ -179,11 +192,17 @@ enum VariableScan {
 
 /// Collects variable usages in visiting order, skipping variable definitions (their
 /// default values are constants).
-private final class VariableUsageCollector: TypedVisitor {
+private struct VariableUsageCollector: TypedVisitor {
+    var typeInfo: TypeInfo
     var usages: [VariableUsage] = []
     var isStopped: Bool { false }
 
-    func enter(_ node: VisitNode, _ typeInfo: TypeInfo) -> Bool {
+    init(schema: GraphQLSchema) { self.typeInfo = TypeInfo(schema: schema) }
+
+    mutating func enterTypeInfo(_ node: VisitNode) { typeInfo.enter(node) }
+    mutating func leaveTypeInfo(_ node: VisitNode) { typeInfo.leave(node) }
+
+    mutating func enter(_ node: VisitNode) -> Bool {
         switch node {
         case .variableDefinition: return false
         case .value(let value):
@@ -195,5 +214,5 @@ private final class VariableUsageCollector: TypedVisitor {
         }
     }
 
-    func leave(_ node: VisitNode, _ typeInfo: TypeInfo) {}
+    mutating func leave(_ node: VisitNode) {}
 }

@@ -35,6 +35,20 @@ struct MaxIntrospectionDepthRuleTests {
         ValidationCase(
             "{ dog { fields { fields { fields { name } } } } }",
             []),
+        // A fragment found within the limit only because a spread back into the path was
+        // not followed (B through A, at depth 2) must not be remembered as within the
+        // limit: from `__type`, B leads through A to a third list.
+        ValidationCase(
+            "{ __schema { types { ...A } } __type(name: \"Dog\") { fields { interfaces { ...B } } } } fragment A on __Type { fields { interfaces { ...B } } } fragment B on __Type { ...A }",
+            [
+                "Maximum introspection depth exceeded (1:31)",
+            ]),
+        ValidationCase(
+            "{ __type(name: \"Dog\") { fields { ...B } } a: __type(name: \"Dog\") { fields { interfaces { ...B } } } } fragment A on __Type { fields { interfaces { ...B } } } fragment B on __Type { ...A name }",
+            [
+                "Maximum introspection depth exceeded (1:3)",
+                "Maximum introspection depth exceeded (1:43)",
+            ]),
     ]
 
     @Test(arguments: cases)

@@ -1,12 +1,10 @@
 /// Executable Definitions (spec §5.1.1): a document for execution contains only
 /// operations and fragments.
-final class ExecutableDefinitionsRule: ValidationRule {
-    static let enters: VisitKinds = .document
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct ExecutableDefinitionsRule: ValidationRule {
+    static var enters: VisitKinds { .document }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .document(let document) = node else { return true }
         for definition in document.definitions where !definition.isExecutable {
             let name: String

@@ -1,28 +1,23 @@
 /// Field Selections (spec §5.3.1): every selected field is defined on the parent
 /// type (or is a meta-field). Suggests inline fragments on types that have the
 /// field, else similarly named fields, as graphql-js does.
-final class FieldsOnCorrectTypeRule: ValidationRule {
-    static let enters: VisitKinds = .field
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct FieldsOnCorrectTypeRule: ValidationRule {
+    static var enters: VisitKinds { .field }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
-        guard case .field(let field) = node, let parent = context.typeInfo.parentType,
-            context.typeInfo.fieldDef == nil
-        else { return true }
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        guard !context.typeInfo.hasFieldDef, let parent = context.typeInfo.parentType else { return true }
         let name = field.name.value
-        var suggestion = didYouMean(suggestedTypeNames(parent, name), sub: "to use an inline fragment on")
-        if suggestion.isEmpty { suggestion = didYouMean(suggestedFieldNames(parent, name)) }
+        var suggestion = didYouMean(Self.suggestedTypeNames(context.schema, parent, name), sub: "to use an inline fragment on")
+        if suggestion.isEmpty { suggestion = didYouMean(Self.suggestedFieldNames(parent, name)) }
         context.report("Cannot query field \"\(name)\" on type \"\(parent.name)\"." + suggestion, at: field.span.start)
         return true
     }
 
     /// Possible types of an abstract parent, and their interfaces, that define the
     /// field: most referenced first, then super types before sub types, then by name.
-    private func suggestedTypeNames(_ type: NamedType, _ fieldName: String) -> [String] {
+    private static func suggestedTypeNames(_ schema: GraphQLSchema, _ type: NamedType, _ fieldName: String) -> [String] {
         guard type.isAbstract else { return [] }
-        let schema = context.schema
         var order: [String] = []
         var usage: [String: Int] = [:]
         var isInterface: [String: Bool] = [:]
@@ -49,7 +44,7 @@ final class FieldsOnCorrectTypeRule: ValidationRule {
         }.map(\.element)
     }
 
-    private func suggestedFieldNames(_ type: NamedType, _ fieldName: String) -> [String] {
+    private static func suggestedFieldNames(_ type: NamedType, _ fieldName: String) -> [String] {
         switch type {
         case .object(let object): Suggestions.list(fieldName, object.fields.map(\.name))
         case .interface(let interface): Suggestions.list(fieldName, interface.fields.map(\.name))

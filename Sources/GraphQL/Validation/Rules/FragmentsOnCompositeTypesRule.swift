@@ -1,12 +1,10 @@
 /// Fragments On Composite Types (spec §5.5.1.3): type conditions name objects,
 /// interfaces or unions.
-final class FragmentsOnCompositeTypesRule: ValidationRule {
-    static let enters: VisitKinds = [.inlineFragment, .fragmentDefinition]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct FragmentsOnCompositeTypesRule: ValidationRule {
+    static var enters: VisitKinds { [.inlineFragment, .fragmentDefinition] }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .inlineFragment(let fragment):
             if let condition = fragment.typeCondition, let type = context.schema.type(condition.value), !type.isComposite {

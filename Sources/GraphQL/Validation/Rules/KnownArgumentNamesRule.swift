@@ -1,34 +1,34 @@
 /// Argument Names (spec §5.4.1): every argument is defined by its field or directive.
-final class KnownArgumentNamesRule: ValidationRule {
-    static let enters: VisitKinds = [.argument, .directive]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct KnownArgumentNamesRule: ValidationRule {
+    static var enters: VisitKinds { [.argument, .directive] }
+    static var leaves: VisitKinds { [] }
     /// Argument names by directive name, built at the first directive met.
-    private lazy var directiveArguments: [String: [String]] = {
+    private var directiveArguments: [String: [String]]? = nil
+
+    private static func directiveArguments(_ context: ValidationContext) -> [String: [String]] {
         var directiveArguments: [String: [String]] = [:]
         for directive in context.schema.directives { directiveArguments[directive.name] = directive.arguments.map(\.name) }
         for case .directive(let definition) in context.document.definitions {
             directiveArguments[definition.name.value] = definition.arguments.map(\.name.value)
         }
         return directiveArguments
-    }()
-    init(context: ValidationContext) {
-        self.context = context
     }
 
-    func enter(_ node: VisitNode) -> Bool {
-        let typeInfo = context.typeInfo
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .argument(let argument):
-            if typeInfo.argument == nil, let field = typeInfo.fieldDef, let parent = typeInfo.parentType {
+            if context.typeInfo.argument == nil, let fieldName = context.typeInfo.fieldName,
+                let fieldArguments = context.typeInfo.fieldArguments, let parent = context.typeInfo.parentType
+            {
                 let name = argument.name.value
                 context.report(
-                    "Unknown argument \"\(name)\" on field \"\(parent.name).\(field.name)\"."
-                        + didYouMean(Suggestions.list(name, field.arguments.map(\.name))),
+                    "Unknown argument \"\(name)\" on field \"\(parent.name).\(fieldName)\"."
+                        + didYouMean(Suggestions.list(name, fieldArguments.map(\.name))),
                     at: argument.span.start)
             }
         case .directive(let directive, _):
-            guard let known = directiveArguments[directive.name.value] else { break }
+            if directiveArguments == nil { directiveArguments = Self.directiveArguments(context) }
+            guard let known = directiveArguments?[directive.name.value] else { break }
             for argument in directive.arguments where !known.contains(argument.name.value) {
                 let name = argument.name.value
                 context.report(

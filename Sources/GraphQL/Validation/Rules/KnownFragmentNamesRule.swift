@@ -1,11 +1,9 @@
 /// Fragment Spread Target Defined (spec §5.5.2.1): spreads name a fragment of the document.
-final class KnownFragmentNamesRule: ValidationRule {
-    static let enters: VisitKinds = .fragmentSpread
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct KnownFragmentNamesRule: ValidationRule {
+    static var enters: VisitKinds { .fragmentSpread }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         if case .fragmentSpread(let spread) = node, context.fragments[spread.name.value] == nil {
             context.report("Unknown fragment \"\(spread.name.value)\".", at: spread.name.span.start)
         }

@@ -1,14 +1,12 @@
 /// Fragment Spread Type Existence and Variables Are Input Types (spec §5.5.1.2,
 /// §5.8.2): every named type in a type condition or variable type exists in the
 /// schema (or is defined by the document itself).
-final class KnownTypeNamesRule: ValidationRule {
-    static let enters: VisitKinds = [.document, .namedType]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct KnownTypeNamesRule: ValidationRule {
+    static var enters: VisitKinds { [.document, .namedType] }
+    static var leaves: VisitKinds { [] }
     private var definedTypes: Set<String> = []
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .document(let document):
             for case .type(let type) in document.definitions { definedTypes.insert(type.name.value) }

@@ -1,13 +1,11 @@
 /// Lone Anonymous Operation (spec §5.2.2.1): an anonymous operation must be the
 /// document's only operation.
-final class LoneAnonymousOperationRule: ValidationRule {
-    static let enters: VisitKinds = [.document, .operation]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct LoneAnonymousOperationRule: ValidationRule {
+    static var enters: VisitKinds { [.document, .operation] }
+    static var leaves: VisitKinds { [] }
     private var operationCount = 0
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .document(let document):
             operationCount = document.definitions.filter { if case .operation = $0 { true } else { false } }.count

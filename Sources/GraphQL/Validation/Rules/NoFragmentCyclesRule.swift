@@ -1,26 +1,24 @@
 /// Fragment Spreads Must Not Form Cycles (spec §5.5.2.2): following spreads from a
 /// fragment never leads back to it. Each fragment is explored once (a depth-first
 /// search over the spread graph), so the rule is linear in the document.
-final class NoFragmentCyclesRule: ValidationRule {
-    static let enters: VisitKinds = [.operation, .fragmentDefinition]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct NoFragmentCyclesRule: ValidationRule {
+    static var enters: VisitKinds { [.operation, .fragmentDefinition] }
+    static var leaves: VisitKinds { [] }
     private var visited: Set<String> = []
     private var spreadPath: [FragmentSpread] = []
     private var pathIndexByName: [String: Int] = [:]
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation: return false
         case .fragmentDefinition(let fragment):
-            detectCycles(from: fragment)
+            detectCycles(from: fragment, &context)
             return false
         default: return true
         }
     }
 
-    private func detectCycles(from fragment: FragmentDefinition) {
+    private mutating func detectCycles(from fragment: FragmentDefinition, _ context: inout ValidationContext) {
         let name = fragment.name.value
         guard !visited.contains(name) else { return }
         visited.insert(name)
@@ -38,7 +36,7 @@ final class NoFragmentCyclesRule: ValidationRule {
                     "Cannot spread fragment \"\(spreadName)\" within itself" + (via.isEmpty ? "." : " via \(via)."),
                     at: cyclePath.map(\.span.start))
             } else if let target = context.fragments[spreadName] {
-                detectCycles(from: target)
+                detectCycles(from: target, &context)
             }
             spreadPath.removeLast()
         }

@@ -1,13 +1,11 @@
 /// All Variable Uses Defined (spec §5.8.3): every variable used by an operation,
 /// directly or in the fragments it spreads, is defined by the operation.
-final class NoUndefinedVariablesRule: ValidationRule {
-    static let enters: VisitKinds = [.operation, .variableDefinition]
-    static let leaves: VisitKinds = .operation
-    private let context: ValidationContext
+struct NoUndefinedVariablesRule: ValidationRule {
+    static var enters: VisitKinds { [.operation, .variableDefinition] }
+    static var leaves: VisitKinds { .operation }
     private var defined: Set<String> = []
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation: defined = []
         case .variableDefinition(let definition): defined.insert(definition.variable.value)
@@ -16,7 +14,7 @@ final class NoUndefinedVariablesRule: ValidationRule {
         return true
     }
 
-    func leave(_ node: VisitNode) {
+    mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .operation(let operation) = node else { return }
         for usage in context.recursiveVariableUsages(operation) where !defined.contains(usage.name) {
             let message =

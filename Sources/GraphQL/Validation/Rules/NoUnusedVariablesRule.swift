@@ -1,12 +1,10 @@
 /// All Variables Used (spec §5.8.4): every variable an operation defines is used by
 /// it or by a fragment it spreads.
-final class NoUnusedVariablesRule: ValidationRule {
-    static let enters: VisitKinds = []
-    static let leaves: VisitKinds = .operation
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct NoUnusedVariablesRule: ValidationRule {
+    static var enters: VisitKinds { [] }
+    static var leaves: VisitKinds { .operation }
 
-    func leave(_ node: VisitNode) {
+    mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .operation(let operation) = node else { return }
         let used = Set(context.recursiveVariableUsages(operation).map(\.name))
         for definition in operation.variableDefinitions where !used.contains(definition.variable.value) {

@@ -5,11 +5,79 @@
 ///
 /// Follows graphql-js's algorithm: field maps are cached per selection set and
 /// compared fragment pairs are memoised, so a document of many fragments spreading
-/// each other is not explored exponentially.
-final class OverlappingFieldsCanBeMergedRule: ValidationRule {
-    static let enters: VisitKinds = .selectionSet
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+/// each other is not explored exponentially. The caches live in a `ConflictFinder`
+/// created at the first selection set that needs it.
+struct OverlappingFieldsCanBeMergedRule: ValidationRule {
+    static var enters: VisitKinds { .selectionSet }
+    private var finder: ConflictFinder? = nil
+
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
+        guard case .selectionSet(let selectionSet) = node else { return true }
+        if Self.hasDistinctFieldsOnly(selectionSet) || Self.isLoneLeafSpread(selectionSet, context) { return true }
+        if finder == nil { finder = ConflictFinder(schema: context.schema, fragments: context.fragments) }
+        for conflict in finder!.conflictsWithin(context.typeInfo.parentType, selectionSet) {
+            context.report(
+                "Fields \"\(conflict.responseName)\" conflict because \(conflict.reason.message). Use different aliases on the fields to fetch both if this was intentional.",
+                at: (conflict.fields1 + conflict.fields2).map(\.span.start))
+        }
+        return true
+    }
+
+    /// Whether the set is a single spread of a fragment that spreads no other fragment
+    /// outside its fields (or of an unknown fragment), as `{ ...TypeRef }`: with no
+    /// field of its own to compare with the fragment's, and no second fragment, the
+    /// set has no conflict and the comparison would record no fragment pair; the
+    /// fragment's own fields are checked when the walk reaches its definition.
+    private static func isLoneLeafSpread(_ selectionSet: SelectionSet, _ context: ValidationContext) -> Bool {
+        guard selectionSet.selections.count == 1, case .fragmentSpread(let spread) = selectionSet.selections[0] else {
+            return false
+        }
+        guard let fragment = context.fragments[spread.name.value] else { return true }
+        return !spreadsAtTopLevel(fragment.selectionSet)
+    }
+
+    /// Whether a set spreads a fragment directly or through inline fragments (the
+    /// fragment names `ConflictFinder.collect` would record for it).
+    private static func spreadsAtTopLevel(_ selectionSet: SelectionSet) -> Bool {
+        for selection in selectionSet.selections {
+            switch selection {
+            case .field: continue
+            case .fragmentSpread: return true
+            case .inlineFragment(let fragment): if spreadsAtTopLevel(fragment.selectionSet) { return true }
+            }
+        }
+        return false
+    }
+
+    /// Whether the set is only fields with distinct response keys (up to 16 of them):
+    /// then no two fields can conflict within it, and its sub-selections are checked
+    /// when the walk reaches them.
+    private static func hasDistinctFieldsOnly(_ selectionSet: SelectionSet) -> Bool {
+        let selections = selectionSet.selections
+        guard selections.count <= 16 else { return false }
+        // A 64-bit filter on each key's length and end bytes: a key whose bit is not yet
+        // set is new; only the others are compared with the earlier keys. No set is built.
+        var filter: UInt64 = 0
+        for (index, selection) in selections.enumerated() {
+            guard case .field(let field) = selection else { return false }
+            let key = field.responseKey
+            let utf8 = key.utf8
+            let bit = UInt64(1) << ((UInt64(utf8.count) &* 7 &+ UInt64(utf8.first ?? 0) &* 3 &+ UInt64(utf8.last ?? 0)) & 63)
+            if filter & bit != 0 {
+                for earlier in selections[..<index] {
+                    if case .field(let other) = earlier, other.responseKey == key { return false }
+                }
+            }
+            filter |= bit
+        }
+        return true
+    }
+}
+
+/// The state of `OverlappingFieldsCanBeMergedRule` across one validation.
+private final class ConflictFinder {
+    private let schema: GraphQLSchema
+    private let fragments: [String: FragmentDefinition]
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()
     private var uncachedCount = 0
@@ -27,34 +95,10 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         let fragment: String
         let mutuallyExclusive: Bool
     }
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
-        guard case .selectionSet(let selectionSet) = node else { return true }
-        if Self.hasDistinctFieldsOnly(selectionSet) { return true }
-        for conflict in conflictsWithin(context.typeInfo.parentType, selectionSet) {
-            context.report(
-                "Fields \"\(conflict.responseName)\" conflict because \(conflict.reason.message). Use different aliases on the fields to fetch both if this was intentional.",
-                at: (conflict.fields1 + conflict.fields2).map(\.span.start))
-        }
-        return true
-    }
-
-    /// Whether the set is only fields with distinct response keys (up to 16 of them):
-    /// then no two fields can conflict within it, and its sub-selections are checked
-    /// when the walk reaches them.
-    private static func hasDistinctFieldsOnly(_ selectionSet: SelectionSet) -> Bool {
-        let selections = selectionSet.selections
-        guard selections.count <= 16 else { return false }
-        var keys: [String] = []
-        keys.reserveCapacity(selections.count)
-        for selection in selections {
-            guard case .field(let field) = selection else { return false }
-            let key = field.responseKey
-            if keys.contains(key) { return false }
-            keys.append(key)
-        }
-        return true
+    init(schema: GraphQLSchema, fragments: [String: FragmentDefinition]) {
+        self.schema = schema
+        self.fragments = fragments
     }
 
     // MARK: Data
@@ -73,7 +117,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         init(id: Int) { self.id = id }
     }
 
-    private indirect enum Reason {
+    indirect enum Reason {
         case message(String)
         case subfields([(String, Reason)])
 
@@ -86,7 +130,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         }
     }
 
-    private struct Conflict {
+    struct Conflict {
         let responseName: String
         let reason: Reason
         let fields1: [Field]
@@ -113,7 +157,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
 
     // MARK: Finding conflicts
 
-    private func conflictsWithin(_ parentType: NamedType?, _ selectionSet: SelectionSet) -> [Conflict] {
+    func conflictsWithin(_ parentType: NamedType?, _ selectionSet: SelectionSet) -> [Conflict] {
         var conflicts: [Conflict] = []
         let map = fieldsAndFragments(parentType, selectionSet)
         for key in map.keys {
@@ -138,7 +182,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
     private func collectBetweenFieldsAndFragment(
         _ conflicts: inout [Conflict], _ mutuallyExclusive: Bool, _ map: FieldsAndFragments, _ fragmentName: String
     ) {
-        guard let fragment = context.fragments[fragmentName] else { return }
+        guard let fragment = fragments[fragmentName] else { return }
         let map2 = referencedFieldsAndFragments(fragment)
         if map.id == map2.id { return }
         let key = FieldsFragmentKey(map: map.id, fragment: fragmentName, mutuallyExclusive: mutuallyExclusive)
@@ -160,7 +204,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         if name1 == name2 { return }
         if comparedFragmentPairs.has(name1, name2, mutuallyExclusive) { return }
         comparedFragmentPairs.add(name1, name2, mutuallyExclusive)
-        guard let fragment1 = context.fragments[name1], let fragment2 = context.fragments[name2] else { return }
+        guard let fragment1 = fragments[name1], let fragment2 = fragments[name2] else { return }
         let map1 = referencedFieldsAndFragments(fragment1)
         let map2 = referencedFieldsAndFragments(fragment2)
         collectBetween(&conflicts, mutuallyExclusive, map1, map2)
@@ -227,7 +271,6 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
                 fields1: [node1], fields2: [node2])
         }
         guard let set1 = node1.selectionSet, let set2 = node2.selectionSet else { return nil }
-        let schema = context.schema
         let sub = conflictsBetweenSubSelections(
             mutuallyExclusive, type1.flatMap { schema.type($0.namedType) }, set1,
             type2.flatMap { schema.type($0.namedType) }, set2)
@@ -268,8 +311,8 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
         case (.nonNull(let inner1), .nonNull(let inner2)): return typesConflict(inner1, inner2)
         case (.nonNull, _), (_, .nonNull): return true
         case (.named(let name1), .named(let name2)):
-            let leaf1 = context.schema.type(name1)?.isLeaf ?? false
-            let leaf2 = context.schema.type(name2)?.isLeaf ?? false
+            let leaf1 = schema.type(name1)?.isLeaf ?? false
+            let leaf2 = schema.type(name2)?.isLeaf ?? false
             return (leaf1 || leaf2) && name1 != name2
         }
     }
@@ -291,7 +334,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
     }
 
     private func referencedFieldsAndFragments(_ fragment: FragmentDefinition) -> FieldsAndFragments {
-        return fieldsAndFragments(context.schema.type(fragment.typeCondition.value), fragment.selectionSet)
+        return fieldsAndFragments(schema.type(fragment.typeCondition.value), fragment.selectionSet)
     }
 
     private func collect(
@@ -308,7 +351,7 @@ final class OverlappingFieldsCanBeMergedRule: ValidationRule {
             case .fragmentSpread(let spread):
                 if seen.insert(spread.name.value).inserted { map.fragmentNames.append(spread.name.value) }
             case .inlineFragment(let fragment):
-                let type = fragment.typeCondition.map { context.schema.type($0.value) } ?? parentType
+                let type = fragment.typeCondition.map { schema.type($0.value) } ?? parentType
                 collect(type, fragment.selectionSet, map, &seen)
             }
         }

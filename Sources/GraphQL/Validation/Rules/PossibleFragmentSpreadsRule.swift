@@ -1,17 +1,14 @@
 /// Fragment Spread Is Possible (spec §5.5.2.3): a fragment's type condition and the
 /// parent type share at least one possible object type.
-final class PossibleFragmentSpreadsRule: ValidationRule {
-    static let enters: VisitKinds = [.inlineFragment, .fragmentSpread]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct PossibleFragmentSpreadsRule: ValidationRule {
+    static var enters: VisitKinds { [.inlineFragment, .fragmentSpread] }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
-        let typeInfo = context.typeInfo
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .inlineFragment(let fragment):
-            guard let fragmentType = typeInfo.named(typeInfo.type), fragmentType.isComposite,
-                let parentType = typeInfo.parentType, parentType.isComposite,
+            guard let fragmentType = context.typeInfo.namedType, fragmentType.isComposite,
+                let parentType = context.typeInfo.parentType, parentType.isComposite,
                 !context.schema.typesOverlap(fragmentType, parentType)
             else { break }
             context.report(
@@ -20,7 +17,7 @@ final class PossibleFragmentSpreadsRule: ValidationRule {
         case .fragmentSpread(let spread):
             guard let fragment = context.fragments[spread.name.value],
                 let fragmentType = context.schema.type(fragment.typeCondition.value), fragmentType.isComposite,
-                let parentType = typeInfo.parentType, parentType.isComposite,
+                let parentType = context.typeInfo.parentType, parentType.isComposite,
                 !context.schema.typesOverlap(fragmentType, parentType)
             else { break }
             context.report(

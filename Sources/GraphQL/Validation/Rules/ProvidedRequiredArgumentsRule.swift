@@ -1,17 +1,13 @@
 /// Required Arguments (spec §5.4.2.1): every required argument (non-null, no
 /// default) of a field or directive is given. Reported when leaving the node, as
 /// graphql-js does.
-final class ProvidedRequiredArgumentsRule: ValidationRule {
-    static let enters: VisitKinds = []
-    static let leaves: VisitKinds = [.field, .directive]
-    private let context: ValidationContext
-    init(context: ValidationContext) {
-        self.context = context
-    }
+struct ProvidedRequiredArgumentsRule: ValidationRule {
+    static var enters: VisitKinds { [] }
+    static var leaves: VisitKinds { [.field, .directive] }
 
     /// The required arguments (name and printed type) of the directive `name`: from
     /// the document's last definition of it, else the schema's; nil when unknown.
-    private func requiredDirectiveArguments(_ name: String) -> [(name: String, type: String)]? {
+    private static func requiredDirectiveArguments(_ name: String, _ context: ValidationContext) -> [(name: String, type: String)]? {
         var defined: DirectiveDefinition? = nil
         for case .directive(let definition) in context.document.definitions where definition.name.value == name {
             defined = definition
@@ -25,18 +21,22 @@ final class ProvidedRequiredArgumentsRule: ValidationRule {
         return context.schema.directive(name).map { $0.arguments.filter(\.isRequired).map { ($0.name, $0.type.description) } }
     }
 
-    func leave(_ node: VisitNode) {
+    mutating func leaveField(_ field: Field, _ context: inout ValidationContext) {
+        guard let arguments = context.typeInfo.fieldArguments else { return }
+        for argument in arguments where argument.isRequired {
+            if field.arguments.contains(where: { $0.name.value == argument.name }) { continue }
+            context.report(
+                "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
+                at: field.span.start)
+        }
+    }
+
+    mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         switch node {
         case .field(let field):
-            guard let def = context.typeInfo.fieldDef else { return }
-            let given = Set(field.arguments.map(\.name.value))
-            for argument in def.arguments where argument.isRequired && !given.contains(argument.name) {
-                context.report(
-                    "Field \"\(field.name.value)\" argument \"\(argument.name)\" of type \"\(argument.type)\" is required, but it was not provided.",
-                    at: field.span.start)
-            }
+            leaveField(field, &context)
         case .directive(let directive, _):
-            guard let required = requiredDirectiveArguments(directive.name.value) else { return }
+            guard let required = Self.requiredDirectiveArguments(directive.name.value, context) else { return }
             let given = Set(directive.arguments.map(\.name.value))
             for argument in required where !given.contains(argument.name) {
                 context.report(

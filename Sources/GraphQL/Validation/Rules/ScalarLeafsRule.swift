@@ -1,17 +1,17 @@
 /// Leaf Field Selections (spec §5.3.3): fields of scalar or enum type have no
 /// selection set; fields of composite type must have one.
-final class ScalarLeafsRule: ValidationRule {
-    static let enters: VisitKinds = .field
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct ScalarLeafsRule: ValidationRule {
+    static var enters: VisitKinds { .field }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
-        guard case .field(let field) = node, let type = context.typeInfo.type,
-            let named = context.typeInfo.named(type)
-        else { return true }
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        guard let isLeaf = context.typeInfo.namedTypeIsLeaf else { return true }
+        // The common case, checked before anything is copied: a leaf without a selection
+        // or a composite with one.
+        if isLeaf == (field.selectionSet == nil) { return true }
+        guard let type = context.typeInfo.type else { return true }
         let name = field.name.value
-        if named.isLeaf {
+        if isLeaf {
             if let selectionSet = field.selectionSet {
                 context.report(
                     "Field \"\(name)\" must not have a selection since type \"\(type)\" has no subfields.",

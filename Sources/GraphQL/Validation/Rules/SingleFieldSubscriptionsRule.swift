@@ -1,13 +1,11 @@
 /// Single Root Field (spec §5.2.3.1): a subscription selects exactly one root field,
 /// and not an introspection field. Fields are collected as CollectFields does,
 /// through fragments, with no variable values.
-final class SingleFieldSubscriptionsRule: ValidationRule {
-    static let enters: VisitKinds = .operation
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct SingleFieldSubscriptionsRule: ValidationRule {
+    static var enters: VisitKinds { .operation }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .operation(let operation) = node, operation.operation == .subscription,
             let root = context.schema.subscriptionType
         else { return true }

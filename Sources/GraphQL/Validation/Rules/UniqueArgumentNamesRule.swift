@@ -1,18 +1,19 @@
 /// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
-final class UniqueArgumentNamesRule: ValidationRule {
-    static let enters: VisitKinds = [.field, .directive]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct UniqueArgumentNamesRule: ValidationRule {
+    static var enters: VisitKinds { [.field, .directive] }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
-        let arguments: [Argument]
-        switch node {
-        case .field(let field): arguments = field.arguments
-        case .directive(let directive, _): arguments = directive.arguments
-        default: return true
-        }
-        if arguments.count < 2 { return true }  // nothing to repeat
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        if field.arguments.count >= 2 { Self.check(field.arguments, &context) }
+        return true
+    }
+
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
+        if case .directive(let directive, _) = node, directive.arguments.count >= 2 { Self.check(directive.arguments, &context) }
+        return true
+    }
+
+    private static func check(_ arguments: [Argument], _ context: inout ValidationContext) {
         var order: [String] = []
         var groups: [String: [Argument]] = [:]
         for argument in arguments {
@@ -23,6 +24,5 @@ final class UniqueArgumentNamesRule: ValidationRule {
             context.report(
                 "There can be only one argument named \"\(name)\".", at: groups[name]!.map(\.name.span.start))
         }
-        return true
     }
 }

@@ -1,23 +1,26 @@
 /// Directives Are Unique per Location (spec §5.7.3): a non-repeatable directive is
 /// used at most once on each node.
-final class UniqueDirectivesPerLocationRule: ValidationRule {
-    static let enters: VisitKinds = [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct UniqueDirectivesPerLocationRule: ValidationRule {
+    static var enters: VisitKinds { [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition] }
+    static var leaves: VisitKinds { [] }
     /// The non-repeatable directives, built at the first node with two directives.
-    private lazy var unique: Set<String> = {
+    private var unique: Set<String>? = nil
+
+    private static func unique(_ context: ValidationContext) -> Set<String> {
         var unique: Set<String> = []
         for directive in context.schema.directives where !directive.isRepeatable { unique.insert(directive.name) }
         for case .directive(let definition) in context.document.definitions {
             if definition.isRepeatable { unique.remove(definition.name.value) } else { unique.insert(definition.name.value) }
         }
         return unique
-    }()
-    init(context: ValidationContext) {
-        self.context = context
     }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
+        if field.directives.count >= 2 { check(field.directives, &context) }
+        return true
+    }
+
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         let directives: [Directive]
         switch node {
         case .operation(let operation): directives = operation.directives
@@ -28,7 +31,13 @@ final class UniqueDirectivesPerLocationRule: ValidationRule {
         case .fragmentDefinition(let fragment): directives = fragment.directives
         default: return true
         }
-        if directives.count < 2 { return true }  // nothing to repeat
+        if directives.count >= 2 { check(directives, &context) }  // else nothing to repeat
+        return true
+    }
+
+    private mutating func check(_ directives: [Directive], _ context: inout ValidationContext) {
+        if unique == nil { unique = Self.unique(context) }
+        let unique = self.unique!
         var seen: [String: Directive] = [:]
         for directive in directives where unique.contains(directive.name.value) {
             let name = directive.name.value
@@ -40,6 +49,5 @@ final class UniqueDirectivesPerLocationRule: ValidationRule {
                 seen[name] = directive
             }
         }
-        return true
     }
 }

@@ -1,12 +1,10 @@
 /// Fragment Name Uniqueness (spec §5.5.1.1): fragment names are unique in a document.
-final class UniqueFragmentNamesRule: ValidationRule {
-    static let enters: VisitKinds = .fragmentDefinition
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct UniqueFragmentNamesRule: ValidationRule {
+    static var enters: VisitKinds { .fragmentDefinition }
+    static var leaves: VisitKinds { [] }
     private var known: [String: Name] = [:]
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .fragmentDefinition(let fragment) = node else { return true }
         let name = fragment.name
         if let first = known[name.value] {

@@ -1,12 +1,10 @@
 /// Input Object Field Uniqueness (spec §5.6.3): an input object literal gives each field once.
-final class UniqueInputFieldNamesRule: ValidationRule {
-    static let enters: VisitKinds = [.value, .objectField]
-    static let leaves: VisitKinds = .value
-    private let context: ValidationContext
+struct UniqueInputFieldNamesRule: ValidationRule {
+    static var enters: VisitKinds { [.value, .objectField] }
+    static var leaves: VisitKinds { .value }
     private var stack: [[String: Name]] = []
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .value(let value):
             if case .object = value.kind { stack.append([:]) }
@@ -23,7 +21,7 @@ final class UniqueInputFieldNamesRule: ValidationRule {
         return true
     }
 
-    func leave(_ node: VisitNode) {
+    mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         if case .value(let value) = node, case .object = value.kind { stack.removeLast() }
     }
 }

@@ -1,12 +1,10 @@
 /// Operation Name Uniqueness (spec §5.2.1.1): each named operation has a unique name.
-final class UniqueOperationNamesRule: ValidationRule {
-    static let enters: VisitKinds = .operation
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct UniqueOperationNamesRule: ValidationRule {
+    static var enters: VisitKinds { .operation }
+    static var leaves: VisitKinds { [] }
     private var known: [String: Name] = [:]
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .operation(let operation) = node, let name = operation.name else { return true }
         if let first = known[name.value] {
             context.report(

@@ -1,11 +1,9 @@
 /// Variable Uniqueness (spec §5.8.1): an operation defines each variable once.
-final class UniqueVariableNamesRule: ValidationRule {
-    static let enters: VisitKinds = .operation
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct UniqueVariableNamesRule: ValidationRule {
+    static var enters: VisitKinds { .operation }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .operation(let operation) = node else { return true }
         var order: [String] = []
         var groups: [String: [Name]] = [:]

@@ -2,22 +2,19 @@
 /// every literal can be coerced to the type expected where it is written. Scalars
 /// decide through their `parseLiteral`, as in graphql-js; `@oneOf` input objects
 /// (spec §3.10.1) must be given exactly one non-null field.
-final class ValuesOfCorrectTypeRule: ValidationRule {
-    static let enters: VisitKinds = [.operation, .variableDefinition, .objectField, .value]
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
+struct ValuesOfCorrectTypeRule: ValidationRule {
+    static var enters: VisitKinds { [.operation, .variableDefinition, .objectField, .value] }
+    static var leaves: VisitKinds { [] }
     private var variableDefinitions: [String: VariableDefinition] = [:]
-    init(context: ValidationContext) { self.context = context }
 
-    func enter(_ node: VisitNode) -> Bool {
-        let typeInfo = context.typeInfo
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation:
             variableDefinitions = [:]
         case .variableDefinition(let definition):
             variableDefinitions[definition.variable.value] = definition
         case .objectField(let field):
-            if typeInfo.inputType == nil, case .inputObject(let parent)? = typeInfo.named(typeInfo.parentInputType) {
+            if context.typeInfo.inputType == nil, case .inputObject(let parent)? = context.typeInfo.parentInputNamedType {
                 let name = field.name.value
                 context.report(
                     "Field \"\(name)\" is not defined by type \"\(parent.name)\"."
@@ -30,29 +27,29 @@ final class ValuesOfCorrectTypeRule: ValidationRule {
                 break
             case .list:
                 // TypeInfo has entered the item type: look at the parent input type.
-                guard case .list? = typeInfo.parentInputType?.nullable else {
-                    checkLiteral(value)
+                guard case .list? = context.typeInfo.parentInputType?.nullable else {
+                    Self.checkLiteral(value, &context)
                     return false
                 }
             case .object(let fields):
-                guard case .inputObject(let type)? = typeInfo.named(typeInfo.inputType) else {
-                    checkLiteral(value)
+                guard case .inputObject(let type)? = context.typeInfo.inputNamedType else {
+                    Self.checkLiteral(value, &context)
                     return false
                 }
-                checkObject(value, fields, type)
+                checkObject(value, fields, type, &context)
             case .null:
-                if let type = typeInfo.inputType, type.isNonNull {
+                if let type = context.typeInfo.inputType, type.isNonNull {
                     context.report("Expected value of type \"\(type)\", found null.", at: value.span.start)
                 }
             case .int, .float, .string, .boolean, .enumValue:
-                checkLiteral(value)
+                Self.checkLiteral(value, &context)
             }
         default: break
         }
         return true
     }
 
-    private func checkObject(_ value: Value, _ fields: [ObjectField], _ type: InputObjectType) {
+    private func checkObject(_ value: Value, _ fields: [ObjectField], _ type: InputObjectType, _ context: inout ValidationContext) {
         var given: [String: ObjectField] = [:]
         var keys: [String] = []
         for field in fields where given[field.name.value] == nil {
@@ -84,8 +81,8 @@ final class ValuesOfCorrectTypeRule: ValidationRule {
     }
 
     /// graphql-js `isValidValueNode`: the literal against the full type expected here.
-    private func checkLiteral(_ value: Value) {
-        guard let locationType = context.typeInfo.inputType, let named = context.typeInfo.named(locationType) else { return }
+    private static func checkLiteral(_ value: Value, _ context: inout ValidationContext) {
+        guard let locationType = context.typeInfo.inputType, let named = context.typeInfo.inputNamedType else { return }
         switch named {
         case .scalar(let scalar):
             do {

@@ -1,12 +1,10 @@
 /// Variables Are Input Types (spec §5.8.2): a variable's type is a scalar, enum or
 /// input object (possibly wrapped).
-final class VariablesAreInputTypesRule: ValidationRule {
-    static let enters: VisitKinds = .variableDefinition
-    static let leaves: VisitKinds = []
-    private let context: ValidationContext
-    init(context: ValidationContext) { self.context = context }
+struct VariablesAreInputTypesRule: ValidationRule {
+    static var enters: VisitKinds { .variableDefinition }
+    static var leaves: VisitKinds { [] }
 
-    func enter(_ node: VisitNode) -> Bool {
+    mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         if case .variableDefinition(let definition) = node,
             let type = context.schema.type(definition.type.namedType.value), !type.isInputType
         {
