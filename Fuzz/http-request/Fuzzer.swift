@@ -19,10 +19,10 @@ import HTTPServer
 /// LeakSanitizer cannot see pointers held in multi-payload enums (the case tag is in
 /// the pointer's spare bits), so every cached document would be reported as a leak.
 let service = GraphQLService(executable: StubSchema.make(String.self), cacheCapacity: 0)
-let plain = GraphQLHTTPResponder(service: service, makeContext: { $0.clientAddress })
+let plain = GraphQLHTTPResponder(service: service, makeContext: { request, _ in request.clientAddress })
 let strict = GraphQLHTTPResponder(
     service: service, configuration: .init(appId: "fuzz-app", maxDocumentSize: 256, maxJSONDepth: 8),
-    makeContext: { $0.clientAddress })
+    makeContext: { request, _ in request.clientAddress })
 let statuses: Set<Int> = [200, 400, 403, 405, 406, 413, 415]
 let unauthorized = GraphQLHTTPResponder<String>.unauthorized
 
@@ -31,6 +31,10 @@ public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let request = frame(UnsafeBufferPointer(start: data, count: size))
     check(plain.respond(to: request).response, request)
     check(strict.respond(to: request).response, request)
+    // The event-thread path: answered like `respond`, or deferred (nothing executed).
+    if case .answered(let outcome) = strict.respondWithoutBlocking(to: request, awaited: nil) {
+        check(outcome.response, request)
+    }
     return 0
 }
 
