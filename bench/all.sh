@@ -158,7 +158,7 @@ SECTION="$DIR/section.md"
     echo "## Load: make bench"
     echo
     echo "$(date -u '+%Y-%m-%d %H:%M UTC'), \`make bench\` (bench/all.sh, ${D} s per run, $N users seeded through signUp at the"
-    echo "production hash cost), release build, embedded PostgreSQL 15, HTTP threads: $THREADS_MODE ($( [ "$THREADS_MODE" = 0 ] && echo "one thread per connection" || echo "epoll pool")),"
+    echo "production hash cost), release build, embedded PostgreSQL 15, HTTP threads: $THREADS_MODE ($( [ "$THREADS_MODE" = 0 ] && echo "one thread per connection" || echo "event threads (epoll), blocking requests on other threads")),"
     echo "hash workers $WORKERS, rate limits off, request log to $SERVER_LOG. 2 cores shared by wrk, server and PostgreSQL;"
     echo "load average $LOAD_START at the start, $LOAD_END at the end (the machine is shared with other engineers)."
     echo
