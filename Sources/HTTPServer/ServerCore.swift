@@ -5,7 +5,8 @@ import Synchronization
 /// The state libmicrohttpd's callbacks reach through their `void *` context.
 ///
 /// Owned (strongly) by ``HTTPServer``, which outlives its daemon; the daemon holds
-/// only an unretained pointer. Immutable apart from atomics, so any worker may use it.
+/// only an unretained pointer. Immutable apart from atomics and the `suspended` table
+/// (behind its lock), so any thread may use it.
 final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
