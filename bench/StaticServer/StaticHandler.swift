@@ -2,7 +2,8 @@ import HTTPServer
 
 /// Serves one fixed small JSON document for every request.
 struct StaticHandler: HTTPHandler {
-    let response = HTTPResponse.json(#"{"data":{"hello":"world"}}"#)
+    /// What `{ health }` answers, so make bench can send both servers the same request and check.
+    let response = HTTPResponse.json(#"{"data":{"health":true}}"#)
 
     func handle(_ request: HTTPRequest) -> HTTPResponse {
         response
