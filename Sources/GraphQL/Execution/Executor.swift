@@ -219,21 +219,26 @@ final class Execution<Context> {
         // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
         // them), so a prefix test stands in for hashing the name into the set.
         let introspective = isQueryRoot || objectType.name.hasPrefix("__")
+        let fieldTypes = executable.fieldTypes(of: objectType)
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
             let fieldName = nodes[0].name.value
             let kind: FieldPlan.Kind
             let definition: FieldDef
+            let namedType: NamedType?
             if fieldName == "__typename" {
                 kind = .typename
                 definition = Introspection.typenameField
+                namedType = schema.type(definition.type.namedType)
             } else if let index = objectType.fieldPosition(fieldName) {
                 kind = .field(index: index)
                 definition = objectType.fields[index]
+                namedType = fieldTypes.map { $0[index] } ?? schema.type(definition.type.namedType)
             } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
                 kind = .meta
                 definition = meta
+                namedType = schema.type(definition.type.namedType)
             } else {
                 continue
             }
@@ -249,7 +254,7 @@ final class Execution<Context> {
             }
             fields.append(FieldPlan(
                 responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
-                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments,
+                namedType: namedType, constantArguments: constantArguments,
                 introspective: introspective))
         }
         return SelectionPlan(
