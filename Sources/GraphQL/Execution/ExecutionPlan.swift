@@ -47,12 +47,17 @@ final class FieldPlan: Sendable {
     let fieldName: String
     let kind: Kind
     let parentType: ObjectType
-    /// The definition (`Introspection.typenameField` for `__typename`).
-    let definition: FieldDef
-    /// The named type of `definition.type`, resolved in the schema (nil if unknown).
+    /// The definition's type (`Introspection.typenameField`'s for `__typename`).
+    let type: TypeRef
+    /// The definition's arguments: kept rather than the whole `FieldDef`, whose names
+    /// and descriptions execution never reads (fewer references to retain and release
+    /// per plan).
+    let arguments: [InputValueDef]
+    /// The named type of `type`, resolved in the schema (nil if unknown).
     let namedType: NamedType?
-    /// The sub-selection sets of `nodes`, for object and abstract return types.
-    let subSelections: [SelectionSet]
+    /// The sub-selection sets of `nodes`, for object and abstract return types: gathered
+    /// when a child plan is built, not stored with every field.
+    var subSelections: [SelectionSet] { nodes.compactMap(\.selectionSet) }
     /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
     /// so completing it never descends.
     let isLeaf: Bool
@@ -78,9 +83,9 @@ final class FieldPlan: Sendable {
         self.fieldName = nodes[0].name.value
         self.kind = kind
         self.parentType = parentType
-        self.definition = definition
+        self.type = definition.type
+        self.arguments = definition.arguments
         self.namedType = namedType
-        self.subSelections = nodes.compactMap(\.selectionSet)
         var type = definition.type
         var hasList = false
         while true {

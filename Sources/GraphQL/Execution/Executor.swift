@@ -93,7 +93,8 @@ extension ExecutableSchema {
         variables: for definition in operation.variableDefinitions {
             let name = definition.variable.value
             let type = TypeRef(definition.type)
-            let location = [source.location(of: definition.span.start)]
+            // Line and column only for an error: finding them scans the source.
+            var location: [SourceLocation] { [source.location(of: definition.span.start)] }
             guard let named = schema.namedType(type), named.isInputType else {
                 guard report(GraphQLError(
                     "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
@@ -247,7 +248,7 @@ final class Execution<Context> {
             if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
                 do throws(GraphQLError) {
                     constantArguments = .success(
-                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, nodes[0]))
+                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition.arguments, nodes[0]))
                 } catch {
                     constantArguments = .failure(error)
                 }
@@ -274,7 +275,7 @@ final class Execution<Context> {
         case .field(let index): resolver = resolvers?[index]
         case .meta: resolver = nil
         }
-        let definition = field.definition
+        let type = field.type
         // The field's response path: allocated up front only when a resolver or a
         // sub-selection or list needs it; a leaf builds it only for an error.
         let eagerPath: ResponsePath? = resolver != nil || !field.isLeaf ? .key(parentPath, field.responseKey) : nil
@@ -285,7 +286,7 @@ final class Execution<Context> {
             if let constant = field.constantArguments {
                 arguments = try constant.get()
             } else {
-                arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+                arguments = field.arguments.isEmpty ? JSONObject() : try coerceArguments(field.arguments, field.nodes[0])
             }
             if case .meta = field.kind, let model = executable.introspectionModel,
                 let value = completeMetaField(field, arguments, model)
@@ -294,7 +295,7 @@ final class Execution<Context> {
             }
             if let resolver {
                 let info = ResolveInfo(
-                    fieldName: field.fieldName, parentType: plan.objectType, returnType: definition.type,
+                    fieldName: field.fieldName, parentType: plan.objectType, returnType: type,
                     responsePath: path, fieldNodes: field.nodes, operation: operation, schema: schema,
                     variables: variables)
                 resolved = try resolver(source, arguments, context, info)
@@ -308,16 +309,16 @@ final class Execution<Context> {
                 resolved = .null
             }
         } catch {
-            return try fieldError(error, field.nodes, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: type)
         }
         do {
             // A leaf's completion does not read the path (its errors are thrown here).
-            return try completeValue(definition.type, field, eagerPath ?? .root, resolved)
+            return try completeValue(type, field, eagerPath ?? .root, resolved)
         } catch is NullPropagation {
-            if definition.type.isNonNull { throw NullPropagation() }
+            if type.isNonNull { throw NullPropagation() }
             return .null
         } catch {
-            return try fieldError(error, field.nodes, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: type)
         }
     }
 
@@ -356,9 +357,9 @@ final class Execution<Context> {
     }
 
     /// CoerceArgumentValues (spec §6.4.1) with graphql-js's messages.
-    private func coerceArguments(_ definition: FieldDef, _ node: Field) throws(GraphQLError) -> JSONObject {
+    private func coerceArguments(_ arguments: [InputValueDef], _ node: Field) throws(GraphQLError) -> JSONObject {
         var coerced = JSONObject()
-        for argument in definition.arguments {
+        for argument in arguments {
             let name = argument.name
             guard let argumentNode = node.arguments.first(where: { $0.name.value == name }) else {
                 if let defaultValue = argument.defaultValue {
