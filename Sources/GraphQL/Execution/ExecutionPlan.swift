@@ -22,11 +22,11 @@ final class SelectionPlan: Sendable {
     /// than the query root, for `Introspection.resolve`).
     let isIntrospectionType: Bool
 
-    init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool) {
+    init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool, isIntrospectionType: Bool) {
         self.objectType = objectType
         self.fields = fields
         self.introspective = introspective
-        self.isIntrospectionType = objectType.name.hasPrefix("__")
+        self.isIntrospectionType = isIntrospectionType
     }
 }
 
@@ -75,18 +75,18 @@ final class FieldPlan: Sendable {
     private let otherChildren = Atomic<UInt>(0)
 
     init(
-        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
-        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
+        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, type: TypeRef,
+        arguments: [InputValueDef], namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
     ) {
         self.responseKey = responseKey
         self.nodes = nodes
         self.fieldName = nodes[0].name.value
         self.kind = kind
         self.parentType = parentType
-        self.type = definition.type
-        self.arguments = definition.arguments
+        self.type = type
+        self.arguments = arguments
         self.namedType = namedType
-        var type = definition.type
+        var type = type
         var hasList = false
         while true {
             switch type {

@@ -219,27 +219,34 @@ final class Execution<Context> {
         let isQueryRoot = objectType === schema.queryType
         // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
         // them), so a prefix test stands in for hashing the name into the set.
-        let introspective = isQueryRoot || objectType.name.hasPrefix("__")
+        let isIntrospectionType = objectType.name.hasPrefix("__")
+        let introspective = isQueryRoot || isIntrospectionType
         let fieldTypes = executable.fieldTypes(of: objectType)
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
             let fieldName = nodes[0].name.value
             let kind: FieldPlan.Kind
-            let definition: FieldDef
+            // The definition's type and arguments, read in place: copying the whole
+            // `FieldDef` retains and releases every one of its strings.
+            let type: TypeRef
+            let arguments: [InputValueDef]
             let namedType: NamedType?
             if fieldName == "__typename" {
                 kind = .typename
-                definition = Introspection.typenameField
-                namedType = schema.type(definition.type.namedType)
+                type = Introspection.typenameField.type
+                arguments = []
+                namedType = schema.type(type.namedType)
             } else if let index = objectType.fieldPosition(fieldName) {
                 kind = .field(index: index)
-                definition = objectType.fields[index]
-                namedType = fieldTypes.map { $0[index] } ?? schema.type(definition.type.namedType)
+                type = objectType.fields[index].type
+                arguments = objectType.fields[index].arguments
+                namedType = fieldTypes.map { $0[index] } ?? schema.type(type.namedType)
             } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
                 kind = .meta
-                definition = meta
-                namedType = schema.type(definition.type.namedType)
+                type = meta.type
+                arguments = meta.arguments
+                namedType = schema.type(type.namedType)
             } else {
                 continue
             }
@@ -248,18 +255,19 @@ final class Execution<Context> {
             if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
                 do throws(GraphQLError) {
                     constantArguments = .success(
-                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition.arguments, nodes[0]))
+                        arguments.isEmpty ? JSONObject() : try coerceArguments(arguments, nodes[0]))
                 } catch {
                     constantArguments = .failure(error)
                 }
             }
             fields.append(FieldPlan(
-                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
+                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, type: type, arguments: arguments,
                 namedType: namedType, constantArguments: constantArguments,
                 introspective: introspective))
         }
         return SelectionPlan(
-            objectType: objectType, fields: fields, introspective: introspective)
+            objectType: objectType, fields: fields, introspective: introspective,
+            isIntrospectionType: isIntrospectionType)
     }
 
     // MARK: Fields
