@@ -15,6 +15,9 @@ final class SelectionPlan: Sendable {
     /// The response keys in request order; fields the type does not define are left out
     /// (ExecuteField yields nothing for them).
     let fields: [FieldPlan]
+    /// The response keys of `fields`, in order: the keys of every object completed with
+    /// the plan.
+    let responseKeys: [String]
     /// Whether the object type's fields without a resolver resolve by introspection
     /// (introspection types and the query root's meta-fields).
     let introspective: Bool
@@ -22,9 +25,13 @@ final class SelectionPlan: Sendable {
     /// than the query root, for `Introspection.resolve`).
     let isIntrospectionType: Bool
 
-    init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool, isIntrospectionType: Bool) {
+    init(
+        objectType: ObjectType, fields: [FieldPlan], responseKeys: [String], introspective: Bool,
+        isIntrospectionType: Bool
+    ) {
         self.objectType = objectType
         self.fields = fields
+        self.responseKeys = responseKeys
         self.introspective = introspective
         self.isIntrospectionType = isIntrospectionType
     }

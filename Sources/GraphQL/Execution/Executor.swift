@@ -193,15 +193,13 @@ final class Execution<Context> {
         let resolvers = plan.isIntrospectionType && executable.introspectionIsBuiltIn
             ? nil : executable.resolvers(of: plan.objectType)
         let parent = plan.introspective ? Introspection.parent(source) : nil
-        var keys: [String] = []
         var values: [JSON] = []
-        keys.reserveCapacity(plan.fields.count)
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
             values.append(try executeField(plan, field, resolvers, source, parent, parentPath: path))
-            keys.append(field.responseKey)
         }
-        return .object(JSONObject(uniqueKeys: keys, values: values))
+        // Every object the plan completes shares the plan's key array.
+        return .object(JSONObject(uniqueKeys: plan.responseKeys, values: values))
     }
 
     /// The plan of the root selection set on `rootType`: shared by the executions of a
@@ -265,8 +263,10 @@ final class Execution<Context> {
                 namedType: namedType, constantArguments: constantArguments,
                 introspective: introspective))
         }
+        // The collected keys serve as the plan's unless a field was left out.
+        let responseKeys = fields.count == grouped.keys.count ? grouped.keys : fields.map(\.responseKey)
         return SelectionPlan(
-            objectType: objectType, fields: fields, introspective: introspective,
+            objectType: objectType, fields: fields, responseKeys: responseKeys, introspective: introspective,
             isIntrospectionType: isIntrospectionType)
     }
 
