@@ -64,7 +64,11 @@ final class FieldPlan: Sendable {
     let namedType: NamedType?
     /// The sub-selection sets of `nodes`, for object and abstract return types: gathered
     /// when a child plan is built, not stored with every field.
-    var subSelections: [SelectionSet] { nodes.compactMap(\.selectionSet) }
+    var subSelections: [SelectionSet] {
+        // Most keys have one node: skip `compactMap`'s growing from empty.
+        if nodes.count == 1 { return nodes[0].selectionSet.map { [$0] } ?? [] }
+        return nodes.compactMap(\.selectionSet)
+    }
     /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
     /// so completing it never descends.
     let isLeaf: Bool
