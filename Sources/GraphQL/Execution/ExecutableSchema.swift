@@ -6,6 +6,10 @@ public final class ExecutableSchema<Context>: Sendable {
     let table: [String: [String: FieldResolver<Context>]]
     /// Resolvers by object type, then field position in the type's `fields`.
     private let resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]]
+    /// The named types of each object type's fields (resolved in the schema, nil if
+    /// unknown), by field position: planning a selection looks its type up once instead
+    /// of hashing each field's type name.
+    private let fieldTypeTable: [ObjectIdentifier: [NamedType?]]
     /// Whether no resolver is bound to an introspection type's field, so that
     /// introspection results depend on the schema alone.
     let introspectionIsBuiltIn: Bool
@@ -63,6 +67,12 @@ public final class ExecutableSchema<Context>: Sendable {
             resolverTable[ObjectIdentifier(object)] = object.fields.map { byName[$0.name] }
         }
         self.resolverTable = resolverTable
+        var fieldTypeTable: [ObjectIdentifier: [NamedType?]] = [:]
+        for type in schema.types {
+            guard case .object(let object) = type else { continue }
+            fieldTypeTable[ObjectIdentifier(object)] = object.fields.map { schema.type($0.type.namedType) }
+        }
+        self.fieldTypeTable = fieldTypeTable
         self.introspectionIsBuiltIn = !table.keys.contains { Prelude.introspectionTypeNames.contains($0) }
         self.introspectionModel = introspectionIsBuiltIn ? IntrospectionModel(schema) : nil
         self.jsonTypes = resolvers.jsonTypes
@@ -73,5 +83,10 @@ public final class ExecutableSchema<Context>: Sendable {
     /// The resolvers of `object`'s fields by position (nil when it has none).
     func resolvers(of object: ObjectType) -> [FieldResolver<Context>?]? {
         resolverTable[ObjectIdentifier(object)]
+    }
+
+    /// The named types of `object`'s fields by position (nil for a type not in the schema).
+    func fieldTypes(of object: ObjectType) -> [NamedType?]? {
+        fieldTypeTable[ObjectIdentifier(object)]
     }
 }

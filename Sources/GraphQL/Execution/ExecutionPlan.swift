@@ -1,4 +1,5 @@
 import Locking
+import Synchronization
 
 /// The fields a selection (one or more selection sets, merged) collects on one object
 /// type (spec §6.3.2 CollectFields), each with what executing it needs: definition,
@@ -14,6 +15,9 @@ final class SelectionPlan: Sendable {
     /// The response keys in request order; fields the type does not define are left out
     /// (ExecuteField yields nothing for them).
     let fields: [FieldPlan]
+    /// The response keys of `fields`, in order: the keys of every object completed with
+    /// the plan.
+    let responseKeys: [String]
     /// Whether the object type's fields without a resolver resolve by introspection
     /// (introspection types and the query root's meta-fields).
     let introspective: Bool
@@ -21,11 +25,15 @@ final class SelectionPlan: Sendable {
     /// than the query root, for `Introspection.resolve`).
     let isIntrospectionType: Bool
 
-    init(objectType: ObjectType, fields: [FieldPlan], introspective: Bool) {
+    init(
+        objectType: ObjectType, fields: [FieldPlan], responseKeys: [String], introspective: Bool,
+        isIntrospectionType: Bool
+    ) {
         self.objectType = objectType
         self.fields = fields
+        self.responseKeys = responseKeys
         self.introspective = introspective
-        self.isIntrospectionType = objectType.name.hasPrefix("__")
+        self.isIntrospectionType = isIntrospectionType
     }
 }
 
@@ -46,12 +54,21 @@ final class FieldPlan: Sendable {
     let fieldName: String
     let kind: Kind
     let parentType: ObjectType
-    /// The definition (`Introspection.typenameField` for `__typename`).
-    let definition: FieldDef
-    /// The named type of `definition.type`, resolved in the schema (nil if unknown).
+    /// The definition's type (`Introspection.typenameField`'s for `__typename`).
+    let type: TypeRef
+    /// The definition's arguments: kept rather than the whole `FieldDef`, whose names
+    /// and descriptions execution never reads (fewer references to retain and release
+    /// per plan).
+    let arguments: [InputValueDef]
+    /// The named type of `type`, resolved in the schema (nil if unknown).
     let namedType: NamedType?
-    /// The sub-selection sets of `nodes`, for object and abstract return types.
-    let subSelections: [SelectionSet]
+    /// The sub-selection sets of `nodes`, for object and abstract return types: gathered
+    /// when a child plan is built, not stored with every field.
+    var subSelections: [SelectionSet] {
+        // Most keys have one node: skip `compactMap`'s growing from empty.
+        if nodes.count == 1 { return nodes[0].selectionSet.map { [$0] } ?? [] }
+        return nodes.compactMap(\.selectionSet)
+    }
     /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
     /// so completing it never descends.
     let isLeaf: Bool
@@ -60,22 +77,27 @@ final class FieldPlan: Sendable {
     /// The coerced arguments, when they are all literals (or absent) and so the same on
     /// every execution; nil when an argument is a variable.
     let constantArguments: Result<JSONObject, GraphQLError>?
-    /// The child plans built so far, by the object type the value completed as.
-    private let children = PublishedList<ObjectIdentifier, SelectionPlan>()
+    /// The first child plan built (retained, 0 until then): a field completes as one
+    /// object type nearly always, so most fields need no list. Keyed by the plan's
+    /// own `objectType`.
+    private let firstChild = Atomic<UInt>(0)
+    /// Child plans of other object types (abstract return types), by object type: a
+    /// retained `PublishedList`, created the first time one is needed (0 until then).
+    private let otherChildren = Atomic<UInt>(0)
 
     init(
-        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, definition: FieldDef,
-        namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
+        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, type: TypeRef,
+        arguments: [InputValueDef], namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
     ) {
         self.responseKey = responseKey
         self.nodes = nodes
         self.fieldName = nodes[0].name.value
         self.kind = kind
         self.parentType = parentType
-        self.definition = definition
+        self.type = type
+        self.arguments = arguments
         self.namedType = namedType
-        self.subSelections = nodes.compactMap(\.selectionSet)
-        var type = definition.type
+        var type = type
         var hasList = false
         while true {
             switch type {
@@ -93,9 +115,47 @@ final class FieldPlan: Sendable {
         self.constantArguments = constantArguments
     }
 
+    deinit {
+        let first = firstChild.load(ordering: .acquiring)
+        if first != 0 { Unmanaged<SelectionPlan>.fromOpaque(UnsafeRawPointer(bitPattern: first)!).release() }
+        let others = otherChildren.load(ordering: .acquiring)
+        if others != 0 { Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: others)!).release() }
+    }
+
+    private typealias Children = PublishedList<ObjectIdentifier, SelectionPlan>
+
     /// The plan of the sub-selections on `objectType`, built by `build` the first time.
+    /// Published without a lock: when two executions race, both may build, and both get
+    /// the plan published first.
     func child(_ objectType: ObjectType, build: (ObjectType, [SelectionSet]) -> SelectionPlan) -> SelectionPlan {
-        children.value(for: ObjectIdentifier(objectType)) { build(objectType, subSelections) }
+        var bits = firstChild.load(ordering: .acquiring)
+        if bits == 0 {
+            let plan = build(objectType, subSelections)
+            let retained = Unmanaged.passRetained(plan)
+            let (exchanged, current) = firstChild.compareExchange(
+                expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
+                successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+            if exchanged { return plan }
+            retained.release()
+            bits = current
+        }
+        let first = Unmanaged<SelectionPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        if first.objectType === objectType { return first }
+        return others().value(for: ObjectIdentifier(objectType)) { build(objectType, subSelections) }
+    }
+
+    /// The list of child plans beyond the first, created on first use.
+    private func others() -> Children {
+        let bits = otherChildren.load(ordering: .acquiring)
+        if bits != 0 { return Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue() }
+        let list = Children()
+        let retained = Unmanaged.passRetained(list)
+        let (exchanged, current) = otherChildren.compareExchange(
+            expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
+            successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
+        if exchanged { return list }
+        retained.release()
+        return Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
     }
 }
 

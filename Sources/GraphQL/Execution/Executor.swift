@@ -93,7 +93,8 @@ extension ExecutableSchema {
         variables: for definition in operation.variableDefinitions {
             let name = definition.variable.value
             let type = TypeRef(definition.type)
-            let location = [source.location(of: definition.span.start)]
+            // Line and column only for an error: finding them scans the source.
+            var location: [SourceLocation] { [source.location(of: definition.span.start)] }
             guard let named = schema.namedType(type), named.isInputType else {
                 guard report(GraphQLError(
                     "Variable \"$\(name)\" expected value of type \"\(type)\" which cannot be used as an input type.",
@@ -192,15 +193,13 @@ final class Execution<Context> {
         let resolvers = plan.isIntrospectionType && executable.introspectionIsBuiltIn
             ? nil : executable.resolvers(of: plan.objectType)
         let parent = plan.introspective ? Introspection.parent(source) : nil
-        var keys: [String] = []
         var values: [JSON] = []
-        keys.reserveCapacity(plan.fields.count)
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
             values.append(try executeField(plan, field, resolvers, source, parent, parentPath: path))
-            keys.append(field.responseKey)
         }
-        return .object(JSONObject(uniqueKeys: keys, values: values))
+        // Every object the plan completes shares the plan's key array.
+        return .object(JSONObject(uniqueKeys: plan.responseKeys, values: values))
     }
 
     /// The plan of the root selection set on `rootType`: shared by the executions of a
@@ -218,22 +217,34 @@ final class Execution<Context> {
         let isQueryRoot = objectType === schema.queryType
         // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
         // them), so a prefix test stands in for hashing the name into the set.
-        let introspective = isQueryRoot || objectType.name.hasPrefix("__")
+        let isIntrospectionType = objectType.name.hasPrefix("__")
+        let introspective = isQueryRoot || isIntrospectionType
+        let fieldTypes = executable.fieldTypes(of: objectType)
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
             let fieldName = nodes[0].name.value
             let kind: FieldPlan.Kind
-            let definition: FieldDef
+            // The definition's type and arguments, read in place: copying the whole
+            // `FieldDef` retains and releases every one of its strings.
+            let type: TypeRef
+            let arguments: [InputValueDef]
+            let namedType: NamedType?
             if fieldName == "__typename" {
                 kind = .typename
-                definition = Introspection.typenameField
+                type = Introspection.typenameField.type
+                arguments = []
+                namedType = schema.type(type.namedType)
             } else if let index = objectType.fieldPosition(fieldName) {
                 kind = .field(index: index)
-                definition = objectType.fields[index]
+                type = objectType.fields[index].type
+                arguments = objectType.fields[index].arguments
+                namedType = fieldTypes.map { $0[index] } ?? schema.type(type.namedType)
             } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
                 kind = .meta
-                definition = meta
+                type = meta.type
+                arguments = meta.arguments
+                namedType = schema.type(type.namedType)
             } else {
                 continue
             }
@@ -242,18 +253,21 @@ final class Execution<Context> {
             if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
                 do throws(GraphQLError) {
                     constantArguments = .success(
-                        definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, nodes[0]))
+                        arguments.isEmpty ? JSONObject() : try coerceArguments(arguments, nodes[0]))
                 } catch {
                     constantArguments = .failure(error)
                 }
             }
             fields.append(FieldPlan(
-                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, definition: definition,
-                namedType: schema.type(definition.type.namedType), constantArguments: constantArguments,
+                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, type: type, arguments: arguments,
+                namedType: namedType, constantArguments: constantArguments,
                 introspective: introspective))
         }
+        // The collected keys serve as the plan's unless a field was left out.
+        let responseKeys = fields.count == grouped.keys.count ? grouped.keys : fields.map(\.responseKey)
         return SelectionPlan(
-            objectType: objectType, fields: fields, introspective: introspective)
+            objectType: objectType, fields: fields, responseKeys: responseKeys, introspective: introspective,
+            isIntrospectionType: isIntrospectionType)
     }
 
     // MARK: Fields
@@ -269,7 +283,7 @@ final class Execution<Context> {
         case .field(let index): resolver = resolvers?[index]
         case .meta: resolver = nil
         }
-        let definition = field.definition
+        let type = field.type
         // The field's response path: allocated up front only when a resolver or a
         // sub-selection or list needs it; a leaf builds it only for an error.
         let eagerPath: ResponsePath? = resolver != nil || !field.isLeaf ? .key(parentPath, field.responseKey) : nil
@@ -280,7 +294,7 @@ final class Execution<Context> {
             if let constant = field.constantArguments {
                 arguments = try constant.get()
             } else {
-                arguments = definition.arguments.isEmpty ? JSONObject() : try coerceArguments(definition, field.nodes[0])
+                arguments = field.arguments.isEmpty ? JSONObject() : try coerceArguments(field.arguments, field.nodes[0])
             }
             if case .meta = field.kind, let model = executable.introspectionModel,
                 let value = completeMetaField(field, arguments, model)
@@ -289,7 +303,7 @@ final class Execution<Context> {
             }
             if let resolver {
                 let info = ResolveInfo(
-                    fieldName: field.fieldName, parentType: plan.objectType, returnType: definition.type,
+                    fieldName: field.fieldName, parentType: plan.objectType, returnType: type,
                     responsePath: path, fieldNodes: field.nodes, operation: operation, schema: schema,
                     variables: variables)
                 resolved = try resolver(source, arguments, context, info)
@@ -303,16 +317,16 @@ final class Execution<Context> {
                 resolved = .null
             }
         } catch {
-            return try fieldError(error, field.nodes, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: type)
         }
         do {
             // A leaf's completion does not read the path (its errors are thrown here).
-            return try completeValue(definition.type, field, eagerPath ?? .root, resolved)
+            return try completeValue(type, field, eagerPath ?? .root, resolved)
         } catch is NullPropagation {
-            if definition.type.isNonNull { throw NullPropagation() }
+            if type.isNonNull { throw NullPropagation() }
             return .null
         } catch {
-            return try fieldError(error, field.nodes, path, type: definition.type)
+            return try fieldError(error, field.nodes, path, type: type)
         }
     }
 
@@ -351,9 +365,9 @@ final class Execution<Context> {
     }
 
     /// CoerceArgumentValues (spec §6.4.1) with graphql-js's messages.
-    private func coerceArguments(_ definition: FieldDef, _ node: Field) throws(GraphQLError) -> JSONObject {
+    private func coerceArguments(_ arguments: [InputValueDef], _ node: Field) throws(GraphQLError) -> JSONObject {
         var coerced = JSONObject()
-        for argument in definition.arguments {
+        for argument in arguments {
             let name = argument.name
             guard let argumentNode = node.arguments.first(where: { $0.name.value == name }) else {
                 if let defaultValue = argument.defaultValue {

@@ -11,6 +11,13 @@ struct FieldCollector {
     /// in request order.
     func collect(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> FieldGroups {
         var groups = FieldGroups()
+        // Room for the selections written directly in the sets (usually all the keys, as
+        // fragments are rarer): growing from empty would reallocate both arrays
+        // several times.
+        var capacity = 0
+        for selectionSet in selectionSets { capacity += selectionSet.selections.count }
+        groups.keys.reserveCapacity(capacity)
+        groups.fields.reserveCapacity(capacity)
         var visited: [String] = []
         for selectionSet in selectionSets {
             collect(objectType, selectionSet, &groups, &visited)
