@@ -11,6 +11,7 @@ public enum Command {
 
     /// Runs the command and returns the process exit status.
     public static func run(_ arguments: [String], environment: [String: String]) -> Int32 {
+        defer { LogWriter.standardError.flush() }  // log lines still buffered, before the process exits
         var arguments = arguments
         let command = arguments.first.flatMap { $0.hasPrefix("-") ? nil : $0 } ?? "serve"
         if !arguments.isEmpty, !arguments[0].hasPrefix("-") { arguments.removeFirst() }
@@ -39,6 +40,7 @@ public enum Command {
     }
 
     static func fail(_ message: String) {
+        LogWriter.standardError.flush()  // the log lines before it come first
         FileHandle.standardError.write(Data(("gatehouse: " + message + "\n").utf8))
     }
 

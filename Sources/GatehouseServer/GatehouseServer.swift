@@ -139,6 +139,7 @@ public final class GatehouseServer: Sendable {
             do { try embedded.stop() } catch { logger.error("embedded database did not stop cleanly", ["error": .string(String(describing: error))]) }
         }
         logger.info("stopped")
+        logger.flush()
     }
 
     /// The external database of `DATABASE_URL`, or the embedded one (created on first run).

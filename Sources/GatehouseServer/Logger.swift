@@ -22,22 +22,24 @@ public enum LogLevel: String, Sendable, Hashable, Comparable {
 public struct Logger: Sendable {
     public let level: LogLevel
     private let write: @Sendable ([UInt8]) -> Void
+    private let flushNow: @Sendable () -> Void
 
-    public init(level: LogLevel, write: @escaping @Sendable ([UInt8]) -> Void = Logger.standardError) {
+    /// Lines go to `write` (default: standard error, buffered: see `LogWriter`); `flush`
+    /// runs after each warning or error and from ``flush()``.
+    public init(
+        level: LogLevel, write: @escaping @Sendable ([UInt8]) -> Void = Logger.standardError,
+        flush: @escaping @Sendable () -> Void = Logger.flushStandardError
+    ) {
         self.level = level
         self.write = write
+        self.flushNow = flush
     }
 
-    public static let standardError: @Sendable ([UInt8]) -> Void = { bytes in
-        bytes.withUnsafeBufferPointer { buffer in
-            var offset = 0
-            while offset < buffer.count {
-                let written = Foundation.write(2, buffer.baseAddress! + offset, buffer.count - offset)
-                if written <= 0 { break }
-                offset += written
-            }
-        }
-    }
+    public static let standardError: @Sendable ([UInt8]) -> Void = { LogWriter.standardError.write($0) }
+    public static let flushStandardError: @Sendable () -> Void = { LogWriter.standardError.flush() }
+
+    /// Writes out buffered lines now (before the process exits).
+    public func flush() { flushNow() }
 
     public func enabled(_ level: LogLevel) -> Bool { level <= self.level }
 
@@ -62,6 +64,7 @@ public struct Logger: Sendable {
         }
         line.append(contentsOf: "}\n".utf8)
         write(line)
+        if level <= .warn { flushNow() }
     }
 
     public func error(_ message: String, _ fields: JSONObject = [:]) { log(.error, message, fields) }
