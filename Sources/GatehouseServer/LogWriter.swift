@@ -3,7 +3,8 @@ import Locking
 
 /// Standard error for log lines, without a `write(2)` per line: lines are appended to a buffer
 /// that one thread writes out 20 ms after the first of them arrives (the request log is one
-/// line per request; the syscall was ~10% of a `{ health }`'s CPU). ``flush()`` writes what is
+/// line per request; the syscall was ~10% of a `{ health }`'s CPU), or at once when 256 KiB are
+/// waiting. Writers only append, so request threads never wait on the descriptor. ``flush()`` writes what is
 /// waiting at once: `Logger` calls it after warnings and errors, the server when it stops.
 /// Lines keep their order. A crash can lose the last 20 ms of lines.
 final class LogWriter: @unchecked Sendable {
@@ -17,24 +18,22 @@ final class LogWriter: @unchecked Sendable {
     private let writing = Lock(())
     private var buffer: [UInt8] = []
     private var threadStarted = false
-    /// Written at once instead when more than this is waiting.
-    private let limit = 64 << 10
+    /// The thread writes at once, without waiting out its 20 ms, when this much is waiting.
+    private let limit = 256 << 10
 
     init(fd: Int32) { self.fd = fd }
 
+    /// Appends `line`; never writes itself, so it never waits on the file descriptor.
     func write(_ line: [UInt8]) {
-        let full: Bool = mutex.withLock {
-            if buffer.isEmpty {
-                if !threadStarted {
-                    threadStarted = true
-                    Thread { [self] in run() }.start()
-                }
-                linesWaiting.signal()
+        mutex.withLock {
+            let before = buffer.count
+            if before == 0 && !threadStarted {
+                threadStarted = true
+                Thread { [self] in run() }.start()
             }
             buffer.append(contentsOf: line)
-            return buffer.count > limit
+            if before == 0 || (before < limit && buffer.count >= limit) { linesWaiting.signal() }
         }
-        if full { flush() }
     }
 
     /// Writes everything buffered, now.
@@ -60,8 +59,12 @@ final class LogWriter: @unchecked Sendable {
         while true {
             mutex.withLock {
                 while buffer.isEmpty { mutex.wait(linesWaiting) }
+                // Let the lines of the next 20 ms join these, unless the buffer fills first.
+                let deadline = ContinuousClock.now + .milliseconds(20)
+                while buffer.count < limit, ContinuousClock.now < deadline {
+                    _ = mutex.wait(linesWaiting, seconds: 0.02)
+                }
             }
-            usleep(20_000)  // let the lines of the next 20 ms join these
             flush()
         }
     }
