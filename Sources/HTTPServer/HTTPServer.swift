@@ -6,7 +6,7 @@ import Synchronization
 /// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.
 ///
 /// Threads: with ``Configuration/workerThreads`` ≥ 1, that many event threads (epoll),
-/// each serving many connections and answering what ``HTTPHandler/respondWithoutBlocking(to:)``
+/// each serving many connections and answering what ``HTTPHandler/respondWithoutBlocking(to:awaited:)``
 /// can answer; the other requests run on a pool of up to ``Configuration/blockingThreads``
 /// threads while their connections are suspended. With `workerThreads` 0, one thread per
 /// connection runs every request. Keep-alive, pipelining and chunked uploads are

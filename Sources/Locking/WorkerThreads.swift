@@ -29,9 +29,6 @@ public final class WorkerThreads: @unchecked Sendable {
         self.idleSeconds = idleSeconds
     }
 
-    /// Threads running now (busy or idle).
-    public var threadCount: Int { mutex.withLock { threads } }
-
     /// Runs `job` on a pool thread: an idle one, else a new one, else the first to free up.
     public func run(_ job: @escaping Job) {
         let spawn: Bool = mutex.withLock {

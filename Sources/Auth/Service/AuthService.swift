@@ -228,7 +228,6 @@ public final class AuthService: Sendable {
         return (token, SHA256.digest(token))
     }
 
-
     // MARK: Helpers
 
     /// `something@something` on one line, as Parse checks (`/^.+@.+$/`).
