@@ -66,6 +66,15 @@ public struct HTTPHeaders: Sendable, Hashable {
     static func namesEqual(_ a: String, _ b: String) -> Bool {
         let a = a.utf8, b = b.utf8
         guard a.count == b.count else { return false }
+        // Native strings are contiguous: compare their bytes in place (a `zip` of the two
+        // UTF-8 views was the largest single cost of header lookups).
+        let fast = a.withContiguousStorageIfAvailable { x in
+            b.withContiguousStorageIfAvailable { y in
+                for i in 0..<x.count where lowercased(x[i]) != lowercased(y[i]) { return false }
+                return true
+            }
+        }
+        if let fast, let result = fast { return result }
         for (x, y) in zip(a, b) where lowercased(x) != lowercased(y) {
             return false
         }

@@ -87,7 +87,7 @@ func gatehouseAccessHandler(
         // large. libmicrohttpd then closes the connection after the 413, since the
         // unread body cannot be skipped.
         if let declared = HTTPHeaders(context.headers)["Content-Length"],
-           let length = UInt64(declared.trimmingSpaces()), length > UInt64(core.maxBodySize) {
+           let length = decimal(declared), length > UInt64(core.maxBodySize) {
             context.responded = true
             return queue(.bodyTooLarge, on: connection, core: core)
         }
@@ -185,16 +185,29 @@ private func isSendable(_ field: HTTPHeaders.Field) -> Bool {
     if field.name.isEmpty { return false }
     if HTTPHeaders.namesEqual(field.name, "Content-Length")
         || HTTPHeaders.namesEqual(field.name, "Transfer-Encoding") { return false }
-    let forbidden: Set<UInt8> = [0, 10, 13]
-    return !field.name.utf8.contains(where: { forbidden.contains($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: " ") })
-        && !field.value.utf8.contains(where: forbidden.contains)
+    func forbidden(_ byte: UInt8) -> Bool { byte == 0 || byte == 10 || byte == 13 }
+    return !field.name.utf8.contains(where: { forbidden($0) || $0 == UInt8(ascii: ":") || $0 == UInt8(ascii: " ") })
+        && !field.value.utf8.contains(where: forbidden)
 }
 
-extension String {
-    func trimmingSpaces() -> Substring {
-        var s = self[...]
-        while s.first == " " || s.first == "\t" { s.removeFirst() }
-        while s.last == " " || s.last == "\t" { s.removeLast() }
-        return s
+/// A Content-Length value: decimal digits between optional spaces and tabs; nil for
+/// anything else (or a value beyond UInt64).
+func decimal(_ text: String) -> UInt64? {
+    var value: UInt64? = nil
+    var ended = false
+    for byte in text.utf8 {
+        switch byte {
+        case UInt8(ascii: " "), UInt8(ascii: "\t"):
+            if value != nil { ended = true }
+        case UInt8(ascii: "0")...UInt8(ascii: "9"):
+            guard !ended else { return nil }
+            let (times10, overflow1) = (value ?? 0).multipliedReportingOverflow(by: 10)
+            let (sum, overflow2) = times10.addingReportingOverflow(UInt64(byte - UInt8(ascii: "0")))
+            guard !overflow1, !overflow2 else { return nil }
+            value = sum
+        default:
+            return nil
+        }
     }
+    return value
 }
