@@ -47,24 +47,67 @@ public struct Logger: Sendable {
     /// buffer (once per request: no intermediate object). `fields` must not use the keys
     /// `time`, `level` or `msg`.
     public func log(_ level: LogLevel, _ message: String, _ fields: JSONObject = [:]) {
+        write(level, message) { line in
+            for (key, value) in fields {
+                line.append(UInt8(ascii: ","))
+                JSONWriter.writeString(key, to: &line)
+                line.append(UInt8(ascii: ":"))
+                JSONWriter.write(value, to: &line)
+            }
+        }
+    }
+
+    /// The info line `"request"` with its fields (as `log` would write them from a
+    /// `JSONObject`), written field by field: most requests log this line only.
+    /// `microseconds` is written as `duration_ms`, a decimal with up to three places.
+    public func request(method: String, path: String, status: Int, microseconds: Int, client: String, operation: String?) {
+        write(.info, "request") { line in
+            Self.append(#","method":"#, to: &line)
+            JSONWriter.writeString(method, to: &line)
+            Self.append(#","path":"#, to: &line)
+            JSONWriter.writeString(path, to: &line)
+            Self.append(#","status":"#, to: &line)
+            JSONWriter.writeInt(status, to: &line)
+            Self.append(#","duration_ms":"#, to: &line)
+            let micros = max(0, microseconds)
+            JSONWriter.writeInt(micros / 1000, to: &line)
+            var fraction = micros % 1000
+            if fraction > 0 {
+                line.append(UInt8(ascii: "."))
+                var divisor = 100
+                while fraction > 0 {
+                    line.append(UInt8(truncatingIfNeeded: 0x30 + fraction / divisor))
+                    fraction %= divisor
+                    divisor /= 10
+                }
+            }
+            Self.append(#","client":"#, to: &line)
+            JSONWriter.writeString(client, to: &line)
+            if let operation {
+                Self.append(#","operation":"#, to: &line)
+                JSONWriter.writeString(operation, to: &line)
+            }
+        }
+    }
+
+    private func write(_ level: LogLevel, _ message: String, fields: (inout [UInt8]) -> Void) {
         guard enabled(level) else { return }
         var line: [UInt8] = []
         line.reserveCapacity(192)
-        line.append(contentsOf: #"{"time":""#.utf8)
+        Self.append(#"{"time":""#, to: &line)
         Self.timestamp(into: &line)
-        line.append(contentsOf: #"","level":""#.utf8)
+        Self.append(#"","level":""#, to: &line)
         line.append(contentsOf: level.rawValue.utf8)
-        line.append(contentsOf: #"","msg":"#.utf8)
+        Self.append(#"","msg":"#, to: &line)
         JSONWriter.writeString(message, to: &line)
-        for (key, value) in fields {
-            line.append(UInt8(ascii: ","))
-            JSONWriter.writeString(key, to: &line)
-            line.append(UInt8(ascii: ":"))
-            JSONWriter.write(value, to: &line)
-        }
-        line.append(contentsOf: "}\n".utf8)
+        fields(&line)
+        Self.append("}\n", to: &line)
         write(line)
         if level <= .warn { flushNow() }
+    }
+
+    private static func append(_ text: StaticString, to line: inout [UInt8]) {
+        line.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     public func error(_ message: String, _ fields: JSONObject = [:]) { log(.error, message, fields) }

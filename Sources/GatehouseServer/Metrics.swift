@@ -43,17 +43,23 @@ public final class Metrics: Sendable {
     /// Records one request: its operation (nil for non-GraphQL paths), status and duration.
     public func record(operation: String?, status: Int, seconds: Double) {
         stripe.state.withLock { state in
-            var name = operation ?? "none"
-            if !state.operations.contains(name) {
-                // First time on this stripe: admit it globally (at most maxOperations names).
-                let admitted = operations.withLock { names in
-                    if names.contains(name) { return true }
-                    if names.count < Self.maxOperations { names.insert(name); return true }
-                    return false
+            let key = RequestKey(operation: operation ?? "none", status: status)
+            // Seen before on this stripe (nearly every request): one hash lookup.
+            if let index = state.requests.index(forKey: key) {
+                state.requests.values[index] += 1
+            } else {
+                var name = key.operation
+                if !state.operations.contains(name) {
+                    // First time on this stripe: admit it globally (at most maxOperations names).
+                    let admitted = operations.withLock { names in
+                        if names.contains(name) { return true }
+                        if names.count < Self.maxOperations { names.insert(name); return true }
+                        return false
+                    }
+                    if admitted { state.operations.insert(name) } else { name = "other" }
                 }
-                if admitted { state.operations.insert(name) } else { name = "other" }
+                state.requests[RequestKey(operation: name, status: status), default: 0] += 1
             }
-            state.requests[RequestKey(operation: name, status: status), default: 0] += 1
             for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
             state.durationCount += 1
             state.durationSum += seconds

@@ -1,0 +1,46 @@
+import GatehouseServer
+import GraphQL
+import Synchronization
+import Testing
+
+/// The request line written field by field reads as the same line built from a JSONObject.
+@Suite struct LoggerTests {
+    final class Lines: Sendable {
+        let all = Mutex<[String]>([])
+        func write(_ bytes: [UInt8]) { all.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+    }
+
+    /// The line without its `time` field (the only one that differs between two calls).
+    static func withoutTime(_ line: String) -> String {
+        line.replacing(/"time":"[^"]*",/, with: "")
+    }
+
+    @Test(arguments: [0, 1, 10, 120, 999, 1000, 1001, 1500, 123_456, 5_000_000, -3])
+    func requestLineMatchesTheGeneralForm(microseconds: Int) throws {
+        let lines = Lines()
+        let logger = Logger(level: .info, write: lines.write, flush: {})
+        for operation in [nil, "Viewer \"quoted\""] as [String?] {
+            logger.request(
+                method: "POST", path: "/graph\u{1}ql", status: 200, microseconds: microseconds, client: "127.0.0.1",
+                operation: operation)
+            var fields: JSONObject = [
+                "method": "POST", "path": "/graph\u{1}ql", "status": .int(200),
+                "duration_ms": .double(Double(max(0, microseconds)) / 1000), "client": "127.0.0.1",
+            ]
+            if let operation { fields["operation"] = .string(operation) }
+            logger.info("request", fields)
+        }
+        let written = lines.all.withLock { $0 }
+        #expect(written.count == 4)
+        #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
+        #expect(Self.withoutTime(written[2]) == Self.withoutTime(written[3]))
+        #expect(written.allSatisfy { $0.hasSuffix("}\n") })
+    }
+
+    @Test func requestLineIsNotWrittenBelowInfo() {
+        let lines = Lines()
+        Logger(level: .warn, write: lines.write, flush: {})
+            .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
+        #expect(lines.all.withLock { $0.isEmpty })
+    }
+}
