@@ -89,7 +89,8 @@ public final class GatehouseServer: Sendable {
         let responder = GraphQLHTTPResponder(
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
-            makeContext: contexts.context(for:mode:), deferral: ContextFactory.deferral(auth: auth), finish: ContextFactory.finish)
+            makeContext: contexts.context(for:mode:), prefetch: ContextFactory.prefetch(auth: auth),
+            deferral: ContextFactory.deferral(auth: auth), finish: ContextFactory.finish)
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing,

@@ -90,12 +90,9 @@ final class Router: HTTPHandler {
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
         metrics.record(operation: request.path == "/graphql" ? operationName : nil, status: response.status, seconds: seconds)
         if logger.enabled(.info) {
-            var fields: JSONObject = [
-                "method": .string(request.method), "path": .string(request.path), "status": .int(response.status),
-                "duration_ms": .double((seconds * 1_000_000).rounded() / 1000), "client": .string(request.clientAddress),
-            ]
-            if let operationName { fields["operation"] = .string(operationName) }
-            logger.info("request", fields)
+            logger.request(
+                method: request.method, path: request.path, status: response.status,
+                microseconds: Int((seconds * 1_000_000).rounded()), client: request.clientAddress, operation: operationName)
         }
         return .response(response)
     }
@@ -165,6 +162,19 @@ struct ContextFactory: Sendable {
 
     /// After an execution on an event thread: what the request needs before it can be
     /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
+    /// Before a query's first execution on an event thread: a viewer the session cache
+    /// does not hold is looked up first, so that the query executes once (rather than once
+    /// to find that out, as `deferral` would, and again).
+    static func prefetch(auth: AuthService) -> @Sendable (RequestContext, Document, OperationDefinition) -> NonBlockingResponse? {
+        { context, document, operation in
+            guard context.viewerLookup == nil, context.sessionToken != nil,
+                document.mayExecute(rootField: "viewer", of: operation),
+                let uncached = auth.uncached(token: context.sessionToken)
+            else { return nil }
+            return .waiting { done in auth.startViewerLookup(uncached) { done($0) } }
+        }
+    }
+
     static func deferral(auth: AuthService) -> @Sendable (RequestContext) -> NonBlockingResponse? {
         { context in
             switch context.need {

@@ -56,28 +56,52 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
     }
 
     private let makeContext: @Sendable (HTTPRequest, ExecutionMode) -> Context
+    private let prefetch: (@Sendable (Context, Document, OperationDefinition) -> NonBlockingResponse?)?
     private let deferral: (@Sendable (Context) -> NonBlockingResponse?)?
     private let finish: @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void
 
     /// - Parameters:
     ///   - makeContext: builds the resolvers' context from the HTTP request; on an event
     ///     thread, resolvers must not block.
+    ///   - prefetch: before the first execution of a query on an event thread: nil, or
+    ///     what its resolvers are known to need (say, a lookup they would otherwise ask
+    ///     for through `deferral`), so that the query executes once, after it.
     ///   - deferral: after an execution on an event thread: nil when its result stands, or
     ///     what the request needs because a resolver gave up rather than block (the result
     ///     is then discarded). nil: resolvers may always block, so no operation executes on
     ///     an event thread.
     ///   - finish: may adjust the response after execution (status, headers).
+    ///
+    /// A request that `.waiting` work resumes is not decoded or prepared again: it executes
+    /// with the awaited value in its `ExecutionMode`.
     public init(
         service: GraphQLService<Context>, configuration: Configuration = Configuration(),
         makeContext: @escaping @Sendable (HTTPRequest, ExecutionMode) -> Context,
+        prefetch: (@Sendable (Context, Document, OperationDefinition) -> NonBlockingResponse?)? = nil,
         deferral: (@Sendable (Context) -> NonBlockingResponse?)? = nil,
         finish: @escaping @Sendable (Context, ExecutionResult, inout HTTPResponse) -> Void = { _, _, _ in }
     ) {
         self.service = service
         self.configuration = configuration
         self.makeContext = makeContext
+        self.prefetch = prefetch
         self.deferral = deferral
         self.finish = finish
+    }
+
+    /// A request that passed every check before execution.
+    private struct Admitted: Sendable {
+        let graphQLRequest: GraphQLRequest
+        let prepared: PreparedDocument
+        let operation: OperationDefinition?
+        let mediaType: GraphQLMediaType
+        let outcome: Outcome
+    }
+
+    /// What `.waiting` work hands back: the admitted request and the awaited value.
+    private struct Resumption: Sendable {
+        let admitted: Admitted
+        let value: any Sendable
     }
 
     /// The body the contract gives a missing or wrong app id.
@@ -102,6 +126,9 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
     }
 
     private func respond(to request: HTTPRequest, mode: ExecutionMode) -> NonBlockingOutcome {
+        if let resumption = mode.awaited as? Resumption {
+            return execute(resumption.admitted, request, mode: .eventThread(awaited: resumption.value))
+        }
         if let appId = configuration.appId, request.headers["X-Parse-Application-Id"] != appId {
             return .answered(Outcome(response: Self.unauthorized))
         }
@@ -155,18 +182,40 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
             outcome.response = response
             return .answered(outcome)
         }
-        let onEventThread = !mode.mayBlock
-        if onEventThread, deferral == nil || (operation.map { $0.operation != .query } ?? false) {
+        if !mode.mayBlock, deferral == nil || (operation.map { $0.operation != .query } ?? false) {
             return .deferred(.needsBlocking)
         }
+        let admitted = Admitted(
+            graphQLRequest: graphQLRequest, prepared: prepared, operation: operation, mediaType: mediaType, outcome: outcome)
+        return execute(admitted, request, mode: mode)
+    }
+
+    /// Executes an admitted request; on an event thread, unless `prefetch` or `deferral`
+    /// says what it needs first.
+    private func execute(_ admitted: Admitted, _ request: HTTPRequest, mode: ExecutionMode) -> NonBlockingOutcome {
+        let onEventThread = !mode.mayBlock
         let context = makeContext(request, mode)
+        if onEventThread, mode.awaited == nil, let prefetch, let operation = admitted.operation,
+            let next = prefetch(context, admitted.prepared.document, operation)
+        {
+            return .deferred(resuming(next, admitted))
+        }
+        let graphQLRequest = admitted.graphQLRequest
         let result = service.execute(
-            prepared, operationName: graphQLRequest.operationName, variables: graphQLRequest.variables, context: context)
-        if onEventThread, let deferral, let next = deferral(context) { return .deferred(next) }
-        var response = resultResponse(result, mediaType)
+            admitted.prepared, operationName: graphQLRequest.operationName, variables: graphQLRequest.variables,
+            context: context)
+        if onEventThread, let deferral, let next = deferral(context) { return .deferred(resuming(next, admitted)) }
+        var response = resultResponse(result, admitted.mediaType)
         finish(context, result, &response)
+        var outcome = admitted.outcome
         outcome.response = response
         return .answered(outcome)
+    }
+
+    /// `next`, with `.waiting` work handing back a ``Resumption`` of `admitted`.
+    private func resuming(_ next: NonBlockingResponse, _ admitted: Admitted) -> NonBlockingResponse {
+        guard case .waiting(let start) = next else { return next }
+        return .waiting { done in start { value in done(Resumption(admitted: admitted, value: value)) } }
     }
 
     /// A GraphQL response: 200, except that under graphql-response+json a response

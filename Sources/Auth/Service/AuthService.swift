@@ -176,19 +176,38 @@ public final class AuthService: Sendable {
 
     /// A database lookup of a token's session, made by ``startViewerLookup(token:done:)``.
     public struct ViewerLookup: Sendable {
+        fileprivate let token: String
         fileprivate let digest: [UInt8]
         fileprivate let generation: UInt64
         fileprivate let found: Result<UserStore.StoredSession?, any Error>
+    }
+
+    /// A token the session cache cannot answer for: what ``startViewerLookup(_:done:)`` looks up.
+    public struct UncachedToken: Sendable {
+        fileprivate let token: String
+        fileprivate let digest: [UInt8]
+    }
+
+    /// The token, when `viewer(token:)` would need the database for it (a non-empty token
+    /// the session cache does not hold); nil when ``cachedViewer(token:)`` answers.
+    public func uncached(token: String?) -> UncachedToken? {
+        guard let token, !token.isEmpty else { return nil }
+        let digest = SHA256.digest(token)
+        return cachedGrant(token, digest) == nil ? UncachedToken(token: token, digest: digest) : nil
     }
 
     /// Starts the lookup `viewer(token:)` would make, batched with other requests', and
     /// calls `done` with it on a lookup thread; never blocks. (An empty token needs no
     /// lookup: ``cachedViewer(token:)`` answers it.)
     public func startViewerLookup(token: String, done: @escaping @Sendable (ViewerLookup) -> Void) {
-        let digest = SHA256.digest(token)
+        startViewerLookup(UncachedToken(token: token, digest: SHA256.digest(token)), done: done)
+    }
+
+    /// ``startViewerLookup(token:done:)`` for a token whose digest is already known.
+    public func startViewerLookup(_ uncached: UncachedToken, done: @escaping @Sendable (ViewerLookup) -> Void) {
         let generation = sessionCache?.generation ?? 0
-        sessionLookups.lookup(digest) { found in
-            done(ViewerLookup(digest: digest, generation: generation, found: found))
+        sessionLookups.lookup(uncached.digest) { found in
+            done(ViewerLookup(token: uncached.token, digest: uncached.digest, generation: generation, found: found))
         }
     }
 
@@ -196,11 +215,11 @@ public final class AuthService: Sendable {
     /// the database once more (the session has expired and is to be deleted) or the lookup
     /// was for another token.
     public func viewer(token: String?, lookedUp lookup: ViewerLookup) throws(AuthError) -> SessionGrant? {
-        let (token, digest) = try digest(of: token)
-        guard digest == lookup.digest else { return nil }
+        guard let token, !token.isEmpty else { throw .invalidSession }
+        guard token == lookup.token else { return nil }
         let found = try database { () throws in try lookup.found.get() }
         if let session = found, session.expiresAt <= now() { return nil }
-        return try grant(token, digest, found, generation: lookup.generation)
+        return try grant(token, lookup.digest, found, generation: lookup.generation)
     }
 
     /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
