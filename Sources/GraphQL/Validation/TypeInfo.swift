@@ -6,24 +6,22 @@
 /// A `nil` entry means "unknown here" (an unknown field, type or argument); rules
 /// treat unknown positions as already reported by another rule.
 ///
-/// Each entry keeps the named type of its type reference, resolved once when it is
-/// pushed, so that rules and nested selections need no second lookup by name. A value
-/// type: the walk's dispatcher owns it, and entering and leaving nodes allocates only
-/// when a stack first grows.
+/// The output stacks hold numbers from the schema's `ValidationIndex`, resolved once
+/// when pushed, so that rules and nested selections need no second lookup by name and
+/// a field costs no reference counting. A value type: the walk's dispatcher owns it,
+/// and entering and leaving nodes allocates only when a stack first grows.
 struct TypeInfo {
     let schema: GraphQLSchema
-    /// The output type of each enclosing field, operation or fragment. The reference is
-    /// nil for operations and fragments (whose type is a named type, built on demand).
-    ///
-    /// Each named type comes with its position among the schema's composite types
-    /// (`ValidationIndex`), through which a field's type is found by position.
-    private var outputs: [(ref: TypeRef?, named: NamedType?, composite: Int)] = []
-    private var parentTypes: [(named: NamedType?, composite: Int)] = []
     private let index: ValidationIndex
+    /// The output type of each enclosing field, operation or fragment: the number of its
+    /// named type (`ValidationIndex.types`) and of the field (`ValidationIndex.fields`),
+    /// -1 when unknown or, for operations and fragments, when there is no field.
+    private var outputs: [(type: Int32, field: Int32)] = []
+    /// The number of the composite type of each enclosing selection set (-1: unknown).
+    private var parentTypes: [Int32] = []
     private var inputs: [(type: TypeRef?, named: NamedType?, defaultValue: Value?)] = []
-    /// The name and arguments of each enclosing field's definition (not the whole
-    /// definition, whose copies cost more than the lookups).
-    private var fieldDefs: [(name: String, arguments: [InputValueDef])?] = []
+    /// The number of each enclosing field's definition (-1: unknown).
+    private var fieldDefs: [Int32] = []
     private(set) var directive: DirectiveDef?
     private(set) var argument: InputValueDef?
 
@@ -34,13 +32,19 @@ struct TypeInfo {
 
     /// The output type of the current field, operation or fragment.
     var type: TypeRef? {
-        guard let top = outputs.last else { return nil }
-        return top.ref ?? top.named.map { .named($0.name) }
+        guard let top = outputs.last, top.type >= 0 else { return nil }
+        return top.field >= 0 ? index.fields[Int(top.field)].type : .named(index.types[Int(top.type)].type.name)
     }
     /// The named type of `type`.
-    var namedType: NamedType? { outputs.last?.named ?? nil }
+    var namedType: NamedType? {
+        guard let top = outputs.last, top.type >= 0 else { return nil }
+        return index.types[Int(top.type)].type
+    }
     /// The composite type whose selection set is being visited.
-    var parentType: NamedType? { parentTypes.last?.named ?? nil }
+    var parentType: NamedType? {
+        guard let top = parentTypes.last, top >= 0 else { return nil }
+        return index.types[Int(top)].type
+    }
     /// The input type expected at the current argument, list item or object field.
     var inputType: TypeRef? { inputs.last?.type ?? nil }
     /// The named type of `inputType`.
@@ -52,45 +56,36 @@ struct TypeInfo {
     /// Whether the field being visited has a definition (is known on its parent type).
     var hasFieldDef: Bool {
         let count = fieldDefs.count
-        return count > 0 && fieldDefs[count - 1] != nil
+        return count > 0 && fieldDefs[count - 1] >= 0
     }
     /// Whether `namedType` is a leaf type; nil when it is unknown.
     var namedTypeIsLeaf: Bool? {
         let count = outputs.count
-        guard count > 0 else { return nil }
-        switch outputs[count - 1].named {
-        case .scalar?, .enumType?: return true
-        case nil: return nil
-        default: return false
-        }
+        guard count > 0, outputs[count - 1].type >= 0 else { return nil }
+        return index.types[Int(outputs[count - 1].type)].isLeaf
+    }
+    /// The definition of the field being visited, when it has one.
+    private var fieldDef: ValidationIndex.FieldEntry? {
+        guard let top = fieldDefs.last, top >= 0 else { return nil }
+        return index.fields[Int(top)]
     }
     /// The name of the definition of the field being visited.
-    var fieldName: String? { fieldDefs.last??.name }
+    var fieldName: String? { fieldDef?.name }
     /// The arguments of the definition of the field being visited.
-    var fieldArguments: [InputValueDef]? { fieldDefs.last??.arguments }
+    var fieldArguments: [InputValueDef]? { fieldDef?.arguments }
+    /// Whether the definition of the field being visited has a required argument.
+    var fieldHasRequiredArguments: Bool {
+        let count = fieldDefs.count
+        guard count > 0, fieldDefs[count - 1] >= 0 else { return false }
+        return index.fields[Int(fieldDefs[count - 1])].hasRequiredArguments
+    }
     /// The default value of the current argument or input field, if it has one.
     var defaultValue: Value? { inputs.last?.defaultValue ?? nil }
 
-    // MARK: Meta-fields (spec §4.1 and §4.2), known wherever graphql-js's TypeInfo knows them.
-
-    static let schemaMetaField = FieldDef(
-        name: "__schema", description: "Access the current type schema of this server.",
-        type: .nonNull(.named("__Schema")))
-    static let typeMetaField = FieldDef(
-        name: "__type", description: "Request the type information of a single type.",
-        arguments: [InputValueDef(name: "name", type: .nonNull(.named("String")))], type: .named("__Type"))
-    static let typenameMetaField = FieldDef(
-        name: "__typename", description: "The name of the current Object type at runtime.",
-        type: .nonNull(.named("String")))
-
     /// The schema type of a syntax-tree type, or nil when its named type is unknown.
     func typeRef(_ node: TypeReference) -> TypeRef? {
-        schema.type(node.namedType.value) == nil ? nil : TypeRef(node)
+        index.typeNumber(node.namedType.value) < 0 ? nil : TypeRef(node)
     }
-
-    func named(_ ref: TypeRef?) -> NamedType? { ref.flatMap { schema.type($0.namedType) } }
-    func isInputType(_ ref: TypeRef?) -> Bool { named(ref)?.isInputType ?? false }
-    func isOutputType(_ ref: TypeRef?) -> Bool { named(ref)?.isOutputType ?? false }
 
     // MARK: Entering and leaving nodes
 
@@ -98,60 +93,35 @@ struct TypeInfo {
     /// allocated once instead of growing one element at a time.
     private static let initialCapacity = 16
 
-    /// Pushes an output type: `ref` (nil for an operation or fragment, whose type is
-    /// the named type) resolved to `resolved`, or unknown when that is not an output type.
-    private mutating func pushOutput(_ ref: TypeRef?, _ resolved: ValidationIndex.Resolved?) {
+    /// Pushes an output type: the type numbered `type` (-1: unknown) returned by the
+    /// field numbered `field` (-1: an operation or fragment), or unknown when that is not
+    /// an output type.
+    private mutating func pushOutput(_ type: Int, field: Int = -1) {
         if outputs.capacity == 0 { outputs.reserveCapacity(Self.initialCapacity) }
-        if let resolved, resolved.type.isOutputType {
-            outputs.append((ref, resolved.type, resolved.composite))
+        if type >= 0, index.types[type].isOutputType {
+            outputs.append((Int32(type), Int32(field)))
         } else {
-            outputs.append((nil, nil, -1))
+            outputs.append((-1, -1))
         }
-    }
-
-    /// The arguments and type of field `name` on `parentType` (the composite type at
-    /// `composite`), including meta-fields, with the named type it returns.
-    private func resolveField(_ name: String, on parentType: NamedType, _ composite: Int)
-        -> (arguments: [InputValueDef], type: TypeRef, resolved: ValidationIndex.Resolved?)?
-    {
-        if name.utf8.first == UInt8(ascii: "_") {
-            if name == "__schema" || name == "__type", parentType.name == schema.queryType.name,
-                case .object = parentType
-            {
-                return name == "__schema"
-                    ? ([], Self.schemaMetaField.type, index.schemaMetaType)
-                    : (Self.typeMetaField.arguments, Self.typeMetaField.type, index.typeMetaType)
-            }
-            if name == "__typename", parentType.isComposite { return ([], Self.typenameMetaField.type, index.typenameMetaType) }
-        }
-        let object: ObjectType
-        switch parentType {
-        case .object(let type), .interface(let type): object = type
-        default: return nil
-        }
-        guard let position = object.fieldPosition(name) else { return nil }
-        let fieldTypes = index.fieldTypes[composite]
-        // Two projections rather than a copy of the whole definition.
-        return (object.fields[position].arguments, object.fields[position].type,
-                position < fieldTypes.count ? fieldTypes[position] : nil)
     }
 
     private mutating func pushInput(_ type: TypeRef?, _ defaultValue: Value?) {
         if inputs.capacity == 0 { inputs.reserveCapacity(Self.initialCapacity) }
-        let named = type.flatMap { schema.type($0.namedType) }
+        let named = type.flatMap { type in
+            let number = index.typeNumber(type.namedType)
+            return number < 0 ? nil : index.types[number].type
+        }
         if let named, named.isInputType { inputs.append((type, named, defaultValue)) } else { inputs.append((nil, nil, defaultValue)) }
     }
 
     mutating func enterField(_ field: Field) {
         if fieldDefs.capacity == 0 { fieldDefs.reserveCapacity(Self.initialCapacity) }
-        if let parent = parentTypes.last, let parentType = parent.named,
-            let def = resolveField(field.name.value, on: parentType, parent.composite)
-        {
-            fieldDefs.append((field.name.value, def.arguments))
-            pushOutput(def.type, def.resolved)
+        if let parent = parentTypes.last, parent >= 0, let number = index.field(field.name.value, on: Int(parent)) {
+            fieldDefs.append(Int32(number))
+            pushOutput(index.fields[number].typeNumber, field: number)
         } else {
-            fieldDefs.append(nil)
-            pushOutput(nil, nil)
+            fieldDefs.append(-1)
+            pushOutput(-1)
         }
     }
 
@@ -164,32 +134,31 @@ struct TypeInfo {
         switch node {
         case .selectionSet:
             if parentTypes.capacity == 0 { parentTypes.reserveCapacity(Self.initialCapacity) }
-            if let top = outputs.last, let named = top.named, named.isComposite {
-                parentTypes.append((named, top.composite))
+            if let top = outputs.last, top.type >= 0, index.types[Int(top.type)].composite >= 0 {
+                parentTypes.append(top.type)
             } else {
-                parentTypes.append((nil, -1))
+                parentTypes.append(-1)
             }
         case .field(let field):
             enterField(field)
         case .directive(let node, _):
             directive = schema.directive(node.name.value)
         case .operation(let operation):
-            pushOutput(nil, index.root(operation.operation))
+            pushOutput(index.root(operation.operation))
         case .inlineFragment(let fragment):
             if let condition = fragment.typeCondition {
-                pushOutput(nil, index.byName[condition.value])
-            } else if let top = outputs.last, let named = top.named {
-                pushOutput(nil, ValidationIndex.Resolved(type: named, composite: top.composite))
+                pushOutput(index.typeNumber(condition.value))
             } else {
-                pushOutput(nil, nil)
+                pushOutput(Int(outputs.last?.type ?? -1))
             }
         case .fragmentDefinition(let fragment):
-            pushOutput(nil, index.byName[fragment.typeCondition.value])
+            pushOutput(index.typeNumber(fragment.typeCondition.value))
         case .variableDefinition(let definition):
             // No argument encloses a variable definition: its default value is nil.
             if inputs.capacity == 0 { inputs.reserveCapacity(Self.initialCapacity) }
-            if let named = schema.type(definition.type.namedType.value), named.isInputType {
-                inputs.append((TypeRef(definition.type), named, nil))
+            let number = index.typeNumber(definition.type.namedType.value)
+            if number >= 0, index.types[number].type.isInputType {
+                inputs.append((TypeRef(definition.type), index.types[number].type, nil))
             } else {
                 inputs.append((nil, nil, nil))
             }

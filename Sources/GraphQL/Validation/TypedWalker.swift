@@ -110,9 +110,10 @@ struct TypedWalker<Visitor: TypedVisitor> {
     private mutating func walk(_ selectionSet: SelectionSet) {
         let node = VisitNode.selectionSet(selectionSet)
         guard enter(node) else { return }
-        for selection in selectionSet.selections {
+        // By index: iterating copies each selection (retaining all it holds).
+        for index in selectionSet.selections.indices {
             if visitor.isStopped { break }
-            switch selection {
+            switch selectionSet.selections[index] {
             case .field(let field): walk(field)
             case .fragmentSpread(let spread):
                 let node = VisitNode.fragmentSpread(spread)

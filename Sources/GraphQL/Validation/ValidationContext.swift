@@ -24,7 +24,7 @@ struct ValidationContext {
     private(set) var isAborted = false
 
     /// Fragment definitions by name (the last of equally named ones, as graphql-js).
-    let fragments: [String: FragmentDefinition]
+    let fragments: FragmentTable
     private var fragmentUsages: [String: [VariableUsage]] = [:]
     /// Per operation, keyed by where it starts in the source (operations built in code,
     /// with empty synthetic spans, are not cached).
@@ -36,9 +36,7 @@ struct ValidationContext {
         self.source = source
         self.maxErrors = maxErrors
         self.typeInfo = TypeInfo(schema: schema)
-        var fragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions { fragments[fragment.name.value] = fragment }
-        self.fragments = fragments
+        self.fragments = FragmentTable(document)
         self.mayUseVariables = Self.mayUseVariables(document, source)
     }
 
@@ -50,7 +48,21 @@ struct ValidationContext {
     private static func mayUseVariables(_ document: Document, _ source: Source) -> Bool {
         let span = document.span
         guard span.start >= 0, span.end > span.start, span.end <= source.bytes.count else { return true }
-        return source.bytes[span.start..<span.end].contains(UInt8(ascii: "$"))
+        return source.bytes.withUnsafeBytes { containsDollar(UnsafeRawBufferPointer(rebasing: $0[span.start..<span.end])) }
+    }
+
+    /// Whether `bytes` contain a `$`, tested eight bytes at a time: XOR with `$$$$$$$$`
+    /// turns each `$` into a zero byte, which `(x - 0x01…) & ~x & 0x80…` detects.
+    private static func containsDollar(_ bytes: UnsafeRawBufferPointer) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101
+        let dollars = ones &* UInt64(UInt8(ascii: "$"))
+        var offset = 0
+        while offset + 8 <= bytes.count {
+            let word = bytes.loadUnaligned(fromByteOffset: offset, as: UInt64.self) ^ dollars
+            if (word &- ones) & ~word & (ones &* 0x80) != 0 { return true }
+            offset += 8
+        }
+        return bytes[offset...].contains(UInt8(ascii: "$"))
     }
 
     /// Records an error at the given byte offsets. At the limit, adds the final

@@ -56,7 +56,7 @@ extension GraphQLSchema {
 /// order (spec CollectFields), with no variables: a `@skip`/`@include` whose `if` is a
 /// variable keeps the selection.
 func collectFields(
-    schema: GraphQLSchema, fragments: [String: FragmentDefinition], type: ObjectType, selectionSet: SelectionSet
+    schema: GraphQLSchema, fragments: FragmentTable, type: ObjectType, selectionSet: SelectionSet
 ) -> [(key: String, fields: [Field])] {
     var keys: [String] = []
     var groups: [String: [Field]] = [:]

@@ -4,7 +4,7 @@ struct KnownFragmentNamesRule: ValidationRule {
     static var leaves: VisitKinds { [] }
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        if case .fragmentSpread(let spread) = node, context.fragments[spread.name.value] == nil {
+        if case .fragmentSpread(let spread) = node, context.fragments.number(of: spread.name.value) == nil {
             context.report("Unknown fragment \"\(spread.name.value)\".", at: spread.name.span.start)
         }
         return true

@@ -8,7 +8,8 @@ struct LoneAnonymousOperationRule: ValidationRule {
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .document(let document):
-            operationCount = document.definitions.filter { if case .operation = $0 { true } else { false } }.count
+            operationCount = 0
+            for case .operation in document.definitions { operationCount += 1 }
         case .operation(let operation):
             if operation.name == nil, operationCount > 1 {
                 context.report("This anonymous operation must be the only defined operation.", at: operation.span.start)

@@ -4,9 +4,11 @@
 struct NoFragmentCyclesRule: ValidationRule {
     static var enters: VisitKinds { [.operation, .fragmentDefinition] }
     static var leaves: VisitKinds { [] }
-    private var visited: Set<String> = []
+    /// Per fragment number, whether it was explored.
+    private var visited: [Bool] = []
     private var spreadPath: [FragmentSpread] = []
-    private var pathIndexByName: [String: Int] = [:]
+    /// Per fragment number, its index in `spreadPath` while it is being explored, else -1.
+    private var pathIndex: [Int] = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
@@ -19,27 +21,33 @@ struct NoFragmentCyclesRule: ValidationRule {
     }
 
     private mutating func detectCycles(from fragment: FragmentDefinition, _ context: inout ValidationContext) {
-        let name = fragment.name.value
-        guard !visited.contains(name) else { return }
-        visited.insert(name)
+        // Every fragment of the document has a number.
+        guard let number = context.fragments.number(of: fragment.name.value) else { return }
+        if visited.isEmpty {
+            visited = Array(repeating: false, count: context.fragments.count)
+            pathIndex = Array(repeating: -1, count: context.fragments.count)
+        }
+        guard !visited[number] else { return }
+        visited[number] = true
         let spreads = context.fragmentSpreads(fragment.selectionSet)
         guard !spreads.isEmpty else { return }
-        pathIndexByName[name] = spreadPath.count
+        pathIndex[number] = spreadPath.count
         for spread in spreads {
             let spreadName = spread.name.value
-            let cycleIndex = pathIndexByName[spreadName]
+            let target = context.fragments.number(of: spreadName)
+            let cycleIndex = target.map { pathIndex[$0] } ?? -1
             spreadPath.append(spread)
-            if let cycleIndex {
+            if cycleIndex >= 0 {
                 let cyclePath = spreadPath[cycleIndex...]
                 let via = cyclePath.dropLast().map { "\"\($0.name.value)\"" }.joined(separator: ", ")
                 context.report(
                     "Cannot spread fragment \"\(spreadName)\" within itself" + (via.isEmpty ? "." : " via \(via)."),
                     at: cyclePath.map(\.span.start))
-            } else if let target = context.fragments[spreadName] {
-                detectCycles(from: target, &context)
+            } else if let target {
+                detectCycles(from: context.fragments[target], &context)
             }
             spreadPath.removeLast()
         }
-        pathIndexByName[name] = nil
+        pathIndex[number] = -1
     }
 }

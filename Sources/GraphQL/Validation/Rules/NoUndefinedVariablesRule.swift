@@ -3,11 +3,11 @@
 struct NoUndefinedVariablesRule: ValidationRule {
     static var enters: VisitKinds { [.operation, .variableDefinition] }
     static var leaves: VisitKinds { .operation }
-    private var defined: Set<String> = []
+    private var defined = NameTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
-        case .operation: defined = []
+        case .operation: defined = NameTable()
         case .variableDefinition(let definition): defined.insert(definition.variable.value)
         default: break
         }
@@ -16,7 +16,7 @@ struct NoUndefinedVariablesRule: ValidationRule {
 
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .operation(let operation) = node else { return }
-        for usage in context.recursiveVariableUsages(operation) where !defined.contains(usage.name) {
+        for usage in context.recursiveVariableUsages(operation) where defined.number(of: usage.name) == nil {
             let message =
                 operation.name.map { "Variable \"$\(usage.name)\" is not defined by operation \"\($0.value)\"." }
                 ?? "Variable \"$\(usage.name)\" is not defined."

@@ -7,29 +7,32 @@
 struct NoUnusedFragmentsRule: ValidationRule {
     static var enters: VisitKinds { [.operation, .fragmentDefinition, .fragmentSpread] }
     static var leaves: VisitKinds { .document }
-    private var fragments: [FragmentDefinition] = []
-    /// The fragment names spread anywhere in an operation.
-    private var operationSpreads: [String] = []
-    /// Per fragment name, the names its (last) definition spreads, as `context.fragments`
-    /// keeps the last of equally named definitions.
-    private var fragmentSpreads: [String: [String]] = [:]
-    /// The fragment being walked; nil in an operation.
-    private var current: String? = nil
+    /// Every fragment definition in document order: its number, name and start.
+    private var definitions: [(number: Int, name: String, start: Int)] = []
+    /// The numbers of the fragments spread anywhere in an operation (unknown fragments,
+    /// `KnownFragmentNamesRule`'s, lead nowhere and are left out).
+    private var operationSpreads: [Int] = []
+    /// Per fragment number, the fragments its (last) definition spreads, as
+    /// `context.fragments` keeps the last of equally named definitions.
+    private var fragmentSpreads: [[Int]] = []
+    /// The number of the fragment being walked; nil in an operation.
+    private var current: Int? = nil
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation:
             current = nil
         case .fragmentDefinition(let fragment):
-            fragments.append(fragment)
-            current = fragment.name.value
-            fragmentSpreads[fragment.name.value] = []
+            guard let number = context.fragments.number(of: fragment.name.value) else { break }
+            if fragmentSpreads.isEmpty { fragmentSpreads = Array(repeating: [], count: context.fragments.count) }
+            definitions.append((number, fragment.name.value, fragment.span.start))
+            current = number
+            fragmentSpreads[number] = []
         case .fragmentSpread(let spread):
             // Without fragment definitions nothing can be unused: nothing to record.
             if context.fragments.isEmpty { break }
-            if let current { fragmentSpreads[current, default: []].append(spread.name.value) } else {
-                operationSpreads.append(spread.name.value)
-            }
+            guard let target = context.fragments.number(of: spread.name.value) else { break }
+            if let current { fragmentSpreads[current].append(target) } else { operationSpreads.append(target) }
         default:
             break
         }
@@ -37,17 +40,16 @@ struct NoUnusedFragmentsRule: ValidationRule {
     }
 
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
-        guard case .document = node, !fragments.isEmpty else { return }
-        var used: Set<String> = []
+        guard case .document = node, !definitions.isEmpty else { return }
+        var used = Array(repeating: false, count: context.fragments.count)
         var toVisit = operationSpreads
-        while let name = toVisit.popLast() {
-            // Unknown fragments (KnownFragmentNamesRule's) lead nowhere.
-            guard !used.contains(name), let spreads = fragmentSpreads[name] else { continue }
-            used.insert(name)
-            toVisit += spreads
+        while let number = toVisit.popLast() {
+            guard !used[number] else { continue }
+            used[number] = true
+            toVisit += fragmentSpreads[number]
         }
-        for fragment in fragments where !used.contains(fragment.name.value) {
-            context.report("Fragment \"\(fragment.name.value)\" is never used.", at: fragment.span.start)
+        for definition in definitions where !used[definition.number] {
+            context.report("Fragment \"\(definition.name)\" is never used.", at: definition.start)
         }
     }
 }

@@ -6,8 +6,9 @@ struct NoUnusedVariablesRule: ValidationRule {
 
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .operation(let operation) = node else { return }
-        let used = Set(context.recursiveVariableUsages(operation).map(\.name))
-        for definition in operation.variableDefinitions where !used.contains(definition.variable.value) {
+        guard !operation.variableDefinitions.isEmpty else { return }
+        let used = NameTable(context.recursiveVariableUsages(operation).lazy.map(\.name))
+        for definition in operation.variableDefinitions where used.number(of: definition.variable.value) == nil {
             let name = definition.variable.value
             let message =
                 operation.name.map { "Variable \"$\(name)\" is never used in operation \"\($0.value)\"." }

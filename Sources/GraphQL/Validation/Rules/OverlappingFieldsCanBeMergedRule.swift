@@ -77,7 +77,7 @@ struct OverlappingFieldsCanBeMergedRule: ValidationRule {
 /// The state of `OverlappingFieldsCanBeMergedRule` across one validation.
 private final class ConflictFinder {
     private let schema: GraphQLSchema
-    private let fragments: [String: FragmentDefinition]
+    private let fragments: FragmentTable
     private var cache: [Int: FieldsAndFragments] = [:]
     private var comparedFragmentPairs = PairSet()
     private var uncachedCount = 0
@@ -96,7 +96,7 @@ private final class ConflictFinder {
         let mutuallyExclusive: Bool
     }
 
-    init(schema: GraphQLSchema, fragments: [String: FragmentDefinition]) {
+    init(schema: GraphQLSchema, fragments: FragmentTable) {
         self.schema = schema
         self.fragments = fragments
     }

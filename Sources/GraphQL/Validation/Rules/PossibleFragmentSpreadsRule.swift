@@ -15,9 +15,9 @@ struct PossibleFragmentSpreadsRule: ValidationRule {
                 "Fragment cannot be spread here as objects of type \"\(parentType.name)\" can never be of type \"\(fragmentType.name)\".",
                 at: fragment.span.start)
         case .fragmentSpread(let spread):
-            guard let fragment = context.fragments[spread.name.value],
+            guard let parentType = context.typeInfo.parentType, parentType.isComposite,
+                let fragment = context.fragments[spread.name.value],
                 let fragmentType = context.schema.type(fragment.typeCondition.value), fragmentType.isComposite,
-                let parentType = context.typeInfo.parentType, parentType.isComposite,
                 !context.schema.typesOverlap(fragmentType, parentType)
             else { break }
             context.report(

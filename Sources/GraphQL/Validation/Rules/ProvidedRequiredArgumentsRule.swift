@@ -22,7 +22,7 @@ struct ProvidedRequiredArgumentsRule: ValidationRule {
     }
 
     mutating func leaveField(_ field: Field, _ context: inout ValidationContext) {
-        guard let arguments = context.typeInfo.fieldArguments else { return }
+        guard context.typeInfo.fieldHasRequiredArguments, let arguments = context.typeInfo.fieldArguments else { return }
         for argument in arguments where argument.isRequired {
             if field.arguments.contains(where: { $0.name.value == argument.name }) { continue }
             context.report(

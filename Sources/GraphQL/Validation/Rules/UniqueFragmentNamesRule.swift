@@ -2,16 +2,20 @@
 struct UniqueFragmentNamesRule: ValidationRule {
     static var enters: VisitKinds { .fragmentDefinition }
     static var leaves: VisitKinds { [] }
-    private var known: [String: Name] = [:]
+    /// Per fragment number, where its first definition's name starts (-1: not seen yet).
+    private var firstStarts: [Int] = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .fragmentDefinition(let fragment) = node else { return true }
+        guard case .fragmentDefinition(let fragment) = node,
+            let number = context.fragments.number(of: fragment.name.value)
+        else { return true }
+        if firstStarts.isEmpty { firstStarts = Array(repeating: -1, count: context.fragments.count) }
         let name = fragment.name
-        if let first = known[name.value] {
+        if firstStarts[number] >= 0 {
             context.report(
-                "There can be only one fragment named \"\(name.value)\".", at: [first.span.start, name.span.start])
+                "There can be only one fragment named \"\(name.value)\".", at: [firstStarts[number], name.span.start])
         } else {
-            known[name.value] = name
+            firstStarts[number] = name.span.start
         }
         return true
     }

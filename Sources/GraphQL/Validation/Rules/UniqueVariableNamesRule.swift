@@ -4,7 +4,8 @@ struct UniqueVariableNamesRule: ValidationRule {
     static var leaves: VisitKinds { [] }
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
-        guard case .operation(let operation) = node else { return true }
+        // Fewer than two definitions cannot repeat a name.
+        guard case .operation(let operation) = node, operation.variableDefinitions.count >= 2 else { return true }
         var order: [String] = []
         var groups: [String: [Name]] = [:]
         for definition in operation.variableDefinitions {
