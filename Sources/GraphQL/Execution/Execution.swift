@@ -5,31 +5,32 @@ struct NullPropagation: Error {}
 /// The state of one execution: its errors, variables and fragments.
 final class Execution {
     let executor: Executor
-    let schema: GraphQLSchema
     let source: Source
-    let operation: OperationDefinition
+    /// The operation and variables, as resolvers are told them.
+    let request: ExecutionRequest
     let fragments: [String: FragmentDefinition]
-    let variables: JSONObject
     /// The request's context, for the resolvers (`ResolverTable.Resolver`).
     let context: UnsafeRawPointer
     private(set) var errors: [GraphQLError] = []
-    private let coercer: InputCoercer
-    let collector: FieldCollector
 
     init(
-        executor: Executor, source: Source, operation: OperationDefinition,
-        fragments: [String: FragmentDefinition], variables: JSONObject, context: UnsafeRawPointer
+        executor: Executor, source: Source, request: ExecutionRequest, fragments: [String: FragmentDefinition],
+        context: UnsafeRawPointer
     ) {
         self.executor = executor
-        self.schema = executor.schema
         self.source = source
-        self.operation = operation
+        self.request = request
         self.fragments = fragments
-        self.variables = variables
         self.context = context
-        self.coercer = InputCoercer(schema: executor.schema)
-        self.collector = FieldCollector(
-            schema: executor.schema, fragments: fragments, variables: variables, coercer: coercer)
+    }
+
+    var schema: GraphQLSchema { executor.schema }
+    var operation: OperationDefinition { request.operation }
+    var variables: JSONObject { request.variables }
+    private var coercer: InputCoercer { InputCoercer(schema: executor.schema) }
+    /// Built when a plan or an introspection result is, not for every execution.
+    var collector: FieldCollector {
+        FieldCollector(schema: executor.schema, fragments: fragments, variables: variables, coercer: coercer)
     }
 
     /// Executes the operation's root selection (spec §6.2) and collects its errors.
@@ -53,14 +54,12 @@ final class Execution {
     func executeSelectionSet(
         _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
     ) throws(NullPropagation) -> JSON {
-        // Introspection types have no resolvers unless the executable binds some.
-        let resolvers = plan.isIntrospectionType && executor.introspectionIsBuiltIn
-            ? nil : executor.resolvers.resolvers(of: plan.objectType)
-        let parent = plan.introspective ? Introspection.parent(source) : nil
+        // Only an introspection type's fields read the parent (the query root's meta-fields do not).
+        let parent = plan.isIntrospectionType ? Introspection.parent(source) : nil
         var values: [JSON] = []
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
-            values.append(try executeField(plan, field, resolvers, source, parent, parentPath: path))
+            values.append(try executeField(plan, field, source, parent, parentPath: path))
         }
         // Every object the plan completes shares the plan's key array.
         return .object(JSONObject(uniqueKeys: plan.responseKeys, values: values))
@@ -69,9 +68,10 @@ final class Execution {
     /// The plan of the root selection set on `rootType`: shared by the executions of a
     /// prepared document when field collection cannot depend on variables.
     func rootPlan(_ rootType: ObjectType, plans: ExecutionPlans?) -> SelectionPlan {
-        let build = { self.makePlan(rootType, [self.operation.selectionSet]) }
-        guard let plans else { return build() }
-        return plans.root(operationStart: operation.span.start, rootType: rootType, build: build)
+        guard let plans else { return makePlan(rootType, [operation.selectionSet]) }
+        return plans.root(operationStart: operation.span.start, executor: executor) {
+            makePlan(rootType, [operation.selectionSet])
+        }
     }
 
     /// CollectFields over `selectionSets` on `objectType`, with each response key's
@@ -84,11 +84,15 @@ final class Execution {
         let isIntrospectionType = objectType.name.hasPrefix("__")
         let introspective = isQueryRoot || isIntrospectionType
         let fieldTypes = executor.fieldTypes(of: objectType)
+        // Introspection types have no resolvers unless the executable binds some.
+        let resolvers = isIntrospectionType && executor.introspectionIsBuiltIn
+            ? nil : executor.resolvers.resolvers(of: objectType)
         var fields: [FieldPlan] = []
         fields.reserveCapacity(grouped.keys.count)
         for (key, nodes) in zip(grouped.keys, grouped.fields) {
             let fieldName = nodes[0].name.value
             let kind: FieldPlan.Kind
+            var resolver: ResolverTable.Resolver? = nil
             // The definition's type and arguments, read in place: copying the whole
             // `FieldDef` retains and releases every one of its strings.
             let type: TypeRef
@@ -100,7 +104,8 @@ final class Execution {
                 arguments = []
                 namedType = schema.type(type.namedType)
             } else if let index = objectType.fieldPosition(fieldName) {
-                kind = .field(index: index)
+                kind = .field
+                resolver = resolvers?[index]
                 type = objectType.fields[index].type
                 arguments = objectType.fields[index].arguments
                 namedType = fieldTypes.map { $0[index] } ?? schema.type(type.namedType)
@@ -123,8 +128,8 @@ final class Execution {
                 }
             }
             fields.append(FieldPlan(
-                responseKey: key, nodes: nodes, kind: kind, parentType: objectType, type: type, arguments: arguments,
-                namedType: namedType, constantArguments: constantArguments,
+                responseKey: key, nodes: nodes, kind: kind, resolver: resolver, parentType: objectType, type: type,
+                arguments: arguments, namedType: namedType, constantArguments: constantArguments,
                 introspective: introspective))
         }
         // The collected keys serve as the plan's unless a field was left out.
@@ -138,19 +143,14 @@ final class Execution {
 
     /// ExecuteField (spec §6.4).
     private func executeField(
-        _ plan: SelectionPlan, _ field: FieldPlan, _ resolvers: [ResolverTable.Resolver?]?, _ source: ResolvedValue,
-        _ parent: Introspection.Parent?, parentPath: ResponsePath
+        _ plan: SelectionPlan, _ field: FieldPlan, _ source: ResolvedValue, _ parent: Introspection.Parent?,
+        parentPath: ResponsePath
     ) throws(NullPropagation) -> JSON {
-        let resolver: ResolverTable.Resolver?
-        switch field.kind {
-        case .typename: return .string(plan.objectType.name)
-        case .field(let index): resolver = resolvers?[index]
-        case .meta: resolver = nil
-        }
+        if case .typename = field.kind { return .string(plan.objectType.name) }
         let type = field.type
-        // The field's response path: allocated up front only when a resolver or a
-        // sub-selection or list needs it; a leaf builds it only for an error.
-        let eagerPath: ResponsePath? = resolver != nil || !field.isLeaf ? .key(parentPath, field.responseKey) : nil
+        // The field's response path: allocated up front only when a sub-selection or list
+        // needs it; a leaf (and its resolver's info) builds it only when asked.
+        let eagerPath: ResponsePath? = field.isLeaf ? nil : .key(parentPath, field.responseKey)
         var path: ResponsePath { eagerPath ?? .key(parentPath, field.responseKey) }
         let resolved: ResolvedValue
         do {
@@ -165,11 +165,8 @@ final class Execution {
             {
                 return value
             }
-            if let resolver {
-                let info = ResolveInfo(
-                    fieldName: field.fieldName, parentType: plan.objectType, returnType: type,
-                    responsePath: path, fieldNodes: field.nodes, operation: operation, schema: schema,
-                    variables: variables)
+            if let resolver = field.resolver {
+                let info = ResolveInfo(field: field, parentPath: parentPath, request: request)
                 resolved = try resolver(source, arguments, context, info)
             } else if plan.introspective {
                 resolved = try Introspection.resolve(

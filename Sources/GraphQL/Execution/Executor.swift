@@ -48,9 +48,10 @@ final class Executor: Sendable {
         context: UnsafeRawPointer, plans: ExecutionPlans?
     ) -> ExecutionResult {
         let operation: OperationDefinition
-        switch selectOperation(document, operationName) {
-        case .success(let selected): operation = selected
-        case .failure(let error): return ExecutionResult(data: nil, errors: [error])
+        do throws(GraphQLError) {
+            operation = try selectOperation(document, operationName)
+        } catch {
+            return ExecutionResult(data: nil, errors: [error])
         }
         let coercion = coerceVariables(operation, variables, source)
         guard case .success(let coercedVariables) = coercion else {
@@ -63,20 +64,17 @@ final class Executor: Sendable {
                 locations: [source.location(of: operation.span.start)])
             return ExecutionResult(data: .null, errors: [error])
         }
-        var fragments: [String: FragmentDefinition] = [:]
-        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
-            fragments[fragment.name.value] = fragment
-        }
         let execution = Execution(
-            executor: self, source: source, operation: operation, fragments: fragments,
-            variables: coercedVariables, context: context)
+            executor: self, source: source,
+            request: ExecutionRequest(operation: operation, variables: coercedVariables, schema: schema),
+            fragments: plans?.fragments ?? ExecutionPlans.fragments(of: document), context: context)
         let rootPlan = execution.rootPlan(rootType, plans: plans)
         // An operation that only introspects (no variables, no resolvers of ours) has the
         // same result every time: a prepared document keeps it.
         if let plans, introspectionIsBuiltIn, operation.variableDefinitions.isEmpty,
             rootPlan.fields.allSatisfy({ if case .field = $0.kind { false } else { true } })
         {
-            return plans.introspectionResult(operationStart: operation.span.start, rootType: rootType) {
+            return plans.introspectionResult(operationStart: operation.span.start, executor: self) {
                 execution.run(rootPlan)
             }
         }
@@ -84,21 +82,24 @@ final class Executor: Sendable {
     }
 
     /// GetOperation (spec §6.1).
-    private func selectOperation(_ document: Document, _ name: String?) -> Result<OperationDefinition, GraphQLError> {
+    private func selectOperation(_ document: Document, _ name: String?) throws(GraphQLError) -> OperationDefinition {
+        // Definitions are read in place (iterating copies each one, retaining every array
+        // and string in it).
         var found: OperationDefinition? = nil
         var count = 0
-        for case .operation(let operation) in document.definitions {
-            count += 1
+        for index in document.definitions.indices {
+            guard case .operation(let operation) = document.definitions[index] else { continue }
             if let name {
-                if operation.name?.value == name { return .success(operation) }
-            } else {
-                found = operation
+                if operation.name?.value == name { return operation }
+                continue
             }
+            count += 1
+            found = operation
         }
-        if let name { return .failure(GraphQLError("Unknown operation named \"\(name)\".")) }
-        if count == 0 { return .failure(GraphQLError("Must provide an operation.")) }
-        if count > 1 { return .failure(GraphQLError("Must provide operation name if query contains multiple operations.")) }
-        return .success(found!)
+        if let name { throw GraphQLError("Unknown operation named \"\(name)\".") }
+        guard let found else { throw GraphQLError("Must provide an operation.") }
+        guard count == 1 else { throw GraphQLError("Must provide operation name if query contains multiple operations.") }
+        return found
     }
 
     private struct VariableErrors: Error { var errors: [GraphQLError] }
