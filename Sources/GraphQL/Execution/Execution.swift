@@ -155,10 +155,12 @@ final class Execution {
         let resolved: ResolvedValue
         do {
             let arguments: JSONObject
-            if let constant = field.constantArguments {
+            if field.arguments.isEmpty {
+                arguments = JSONObject()
+            } else if let constant = field.constantArguments {
                 arguments = try constant.get()
             } else {
-                arguments = field.arguments.isEmpty ? JSONObject() : try coerceArguments(field.arguments, field.nodes[0])
+                arguments = try coerceArguments(field.arguments, field.nodes[0])
             }
             if case .meta = field.kind, let model = executor.introspectionModel,
                 let value = completeMetaField(field, arguments, model)
@@ -179,6 +181,13 @@ final class Execution {
             }
         } catch {
             return try fieldError(error, field.nodes, path, type: type)
+        }
+        if let scalar = field.scalar {
+            do throws(GraphQLError) {
+                return try completeScalar(scalar, field, resolved)
+            } catch {
+                return try fieldError(error, field.nodes, path, type: type)
+            }
         }
         do {
             // A leaf's completion does not read the path (its errors are thrown here).
@@ -272,6 +281,26 @@ final class Execution {
     }
 
     // MARK: Value completion
+
+    /// CompleteValue for a field whose type is a scalar, nullable or not: the common
+    /// leaf, completed without descending through its type.
+    private func completeScalar(_ scalar: ScalarType, _ field: FieldPlan, _ value: ResolvedValue) throws(GraphQLError) -> JSON {
+        let completed: JSON
+        switch value {
+        case .null, .json(.null):
+            completed = .null
+        default:
+            do {
+                completed = try scalar.coercion.serialize(value)
+            } catch {
+                throw GraphQLError(error.message)
+            }
+        }
+        if case .null = completed, field.type.isNonNull {
+            throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
+        }
+        return completed
+    }
 
     /// CompleteValue (spec §6.4.3). Throws `GraphQLError` for this field's own
     /// problems and `NullPropagation` when a non-null descendant was null.

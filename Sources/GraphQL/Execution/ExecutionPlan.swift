@@ -74,6 +74,8 @@ final class FieldPlan: Sendable {
     /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
     /// so completing it never descends.
     let isLeaf: Bool
+    /// The scalar type when the field's type is one, nullable or not (no list).
+    let scalar: ScalarType?
     /// The field as introspection names it (for fields that introspection resolves).
     let introspectionName: Introspection.FieldName
     /// The coerced arguments, when they are all literals (or absent) and so the same on
@@ -115,6 +117,7 @@ final class FieldPlan: Sendable {
         case .scalar?, .enumType?, nil: self.isLeaf = !hasList
         default: self.isLeaf = false
         }
+        if !hasList, case .scalar(let scalar)? = namedType { self.scalar = scalar } else { self.scalar = nil }
         self.introspectionName = introspective ? Introspection.FieldName(nodes[0].name.value) : .other
         self.constantArguments = constantArguments
     }
