@@ -5,14 +5,18 @@ import Synchronization
 /// plans). Writers publish a new head with a compare-and-swap; entries are never removed,
 /// so a reader can walk the chain it loaded while others prepend.
 ///
-/// Meant for a handful of entries (a linear search): one per operation and root type,
+/// Meant for a handful of entries (a linear search): one per operation and executor,
 /// one per object type a field completes as.
+///
+/// Inlinable, so that each use is specialised for its key and value types: unspecialised,
+/// a lookup spent most of its time fetching generic metadata.
 public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Sendable {
-    private final class Entry: Sendable {
-        let key: Key
-        let value: Value
-        let next: Entry?
-        init(key: Key, value: Value, next: Entry?) {
+    @usableFromInline
+    final class Entry: Sendable {
+        @usableFromInline let key: Key
+        @usableFromInline let value: Value
+        @usableFromInline let next: Entry?
+        @usableFromInline init(key: Key, value: Value, next: Entry?) {
             self.key = key
             self.value = value
             self.next = next
@@ -20,9 +24,9 @@ public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Se
     }
 
     /// The head entry, retained once by the list (0 when empty).
-    private let head = Atomic<UInt>(0)
+    @usableFromInline let head = Atomic<UInt>(0)
 
-    public init() {}
+    @inlinable public init() {}
 
     deinit {
         let bits = head.load(ordering: .acquiring)
@@ -30,13 +34,13 @@ public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Se
     }
 
     /// The value stored for `key`, if any.
-    public func value(for key: Key) -> Value? {
+    @inlinable public func value(for key: Key) -> Value? {
         Self.find(key, from: head.load(ordering: .acquiring))
     }
 
     /// The value stored for `key`; if there is none, stores `make()`'s. When two threads
     /// race, both may call `make`, and both get the value that was published first.
-    public func value(for key: Key, orInsert make: () throws -> Value) rethrows -> Value {
+    @inlinable public func value(for key: Key, orInsert make: () throws -> Value) rethrows -> Value {
         var bits = head.load(ordering: .acquiring)
         if let found = Self.find(key, from: bits) { return found }
         let value = try make()
@@ -57,7 +61,7 @@ public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Se
         }
     }
 
-    private static func find(_ key: Key, from bits: UInt) -> Value? {
+    @inlinable static func find(_ key: Key, from bits: UInt) -> Value? {
         guard bits != 0 else { return nil }
         var entry: Entry? = Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
         while let current = entry {

@@ -2,25 +2,9 @@
 /// has a resolver (or reads JSON), and every resolver names a field.
 public final class ExecutableSchema<Context>: Sendable {
     public let schema: GraphQLSchema
-    /// Resolvers by object type name, then field name.
-    let table: [String: [String: FieldResolver<Context>]]
-    /// Resolvers by object type, then field position in the type's `fields`.
-    private let resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]]
-    /// The named types of each object type's fields (resolved in the schema, nil if
-    /// unknown), by field position: planning a selection looks its type up once instead
-    /// of hashing each field's type name.
-    private let fieldTypeTable: [ObjectIdentifier: [NamedType?]]
-    /// Whether no resolver is bound to an introspection type's field, so that
-    /// introspection results depend on the schema alone.
-    let introspectionIsBuiltIn: Bool
-    /// What introspection answers with, derived once; nil when resolvers are bound to
-    /// introspection types (they then resolve field by field).
-    let introspectionModel: IntrospectionModel?
-    let jsonTypes: Set<String>
-    let typeTests: [String: @Sendable (any Sendable) -> Bool]
-    /// Turns an error a resolver threw (that is not a `GraphQLError`) into the error
-    /// the client sees; the default uses the error's description.
-    let mapError: @Sendable (any Error) -> GraphQLError
+    /// What executes requests: everything but the context type, which is erased once
+    /// here so that execution itself is not generic.
+    let executor: Executor
 
     public init(
         schema: GraphQLSchema, resolvers: Resolvers<Context>,
@@ -60,33 +44,33 @@ public final class ExecutableSchema<Context>: Sendable {
         }
         if !problems.isEmpty { throw SchemaError(sourceName: "resolvers", errors: problems) }
         self.schema = schema
-        self.table = table
-        var resolverTable: [ObjectIdentifier: [FieldResolver<Context>?]] = [:]
-        for type in schema.types {
-            guard case .object(let object) = type, let byName = table[object.name] else { continue }
-            resolverTable[ObjectIdentifier(object)] = object.fields.map { byName[$0.name] }
-        }
-        self.resolverTable = resolverTable
-        var fieldTypeTable: [ObjectIdentifier: [NamedType?]] = [:]
-        for type in schema.types {
-            guard case .object(let object) = type else { continue }
-            fieldTypeTable[ObjectIdentifier(object)] = object.fields.map { schema.type($0.type.namedType) }
-        }
-        self.fieldTypeTable = fieldTypeTable
-        self.introspectionIsBuiltIn = !table.keys.contains { Prelude.introspectionTypeNames.contains($0) }
-        self.introspectionModel = introspectionIsBuiltIn ? IntrospectionModel(schema) : nil
-        self.jsonTypes = resolvers.jsonTypes
-        self.typeTests = resolvers.typeTests
-        self.mapError = mapError
+        self.executor = Executor(
+            schema: schema, resolvers: ResolverTable(schema: schema, resolvers: table),
+            typeTests: resolvers.typeTests, mapError: mapError)
     }
 
-    /// The resolvers of `object`'s fields by position (nil when it has none).
-    func resolvers(of object: ObjectType) -> [FieldResolver<Context>?]? {
-        resolverTable[ObjectIdentifier(object)]
+    /// Executes a validated document (spec §6 ExecuteRequest): selects the operation,
+    /// coerces variables, executes the selection (mutation root fields serially) and
+    /// collects field errors with paths and locations.
+    public func execute(
+        document: Document, source: Source, operationName: String? = nil, variables: JSONObject = [:],
+        context: Context
+    ) -> ExecutionResult {
+        execute(
+            document: document, source: source, operationName: operationName, variables: variables,
+            context: context, plans: nil)
     }
 
-    /// The named types of `object`'s fields by position (nil for a type not in the schema).
-    func fieldTypes(of object: ObjectType) -> [NamedType?]? {
-        fieldTypeTable[ObjectIdentifier(object)]
+    /// `execute(document:…)` with the selection plans of a prepared document, if it has any.
+    func execute(
+        document: Document, source: Source, operationName: String?, variables: JSONObject, context: Context,
+        plans: ExecutionPlans?
+    ) -> ExecutionResult {
+        // The resolvers read the context through this pointer (`ResolverTable`).
+        withUnsafePointer(to: context) { context in
+            executor.execute(
+                document: document, source: source, operationName: operationName, variables: variables,
+                context: UnsafeRawPointer(context), plans: plans)
+        }
     }
 }

@@ -43,8 +43,8 @@ final class FieldPlan: Sendable {
     enum Kind: Sendable {
         /// `__typename`: the object type's name.
         case typename
-        /// A field of the object type, at `index` in its `fields`.
-        case field(index: Int)
+        /// A field of the object type.
+        case field
         /// `__schema` or `__type` on the query root.
         case meta
     }
@@ -53,6 +53,8 @@ final class FieldPlan: Sendable {
     let nodes: [Field]
     let fieldName: String
     let kind: Kind
+    /// The resolver bound to the field, if any (the plan is built for one `Executor`).
+    let resolver: ResolverTable.Resolver?
     let parentType: ObjectType
     /// The definition's type (`Introspection.typenameField`'s for `__typename`).
     let type: TypeRef
@@ -72,6 +74,8 @@ final class FieldPlan: Sendable {
     /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
     /// so completing it never descends.
     let isLeaf: Bool
+    /// The scalar type when the field's type is one, nullable or not (no list).
+    let scalar: ScalarType?
     /// The field as introspection names it (for fields that introspection resolves).
     let introspectionName: Introspection.FieldName
     /// The coerced arguments, when they are all literals (or absent) and so the same on
@@ -86,13 +90,15 @@ final class FieldPlan: Sendable {
     private let otherChildren = Atomic<UInt>(0)
 
     init(
-        responseKey: String, nodes: [Field], kind: Kind, parentType: ObjectType, type: TypeRef,
-        arguments: [InputValueDef], namedType: NamedType?, constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
+        responseKey: String, nodes: [Field], kind: Kind, resolver: ResolverTable.Resolver?, parentType: ObjectType,
+        type: TypeRef, arguments: [InputValueDef], namedType: NamedType?,
+        constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
     ) {
         self.responseKey = responseKey
         self.nodes = nodes
         self.fieldName = nodes[0].name.value
         self.kind = kind
+        self.resolver = resolver
         self.parentType = parentType
         self.type = type
         self.arguments = arguments
@@ -111,6 +117,7 @@ final class FieldPlan: Sendable {
         case .scalar?, .enumType?, nil: self.isLeaf = !hasList
         default: self.isLeaf = false
         }
+        if !hasList, case .scalar(let scalar)? = namedType { self.scalar = scalar } else { self.scalar = nil }
         self.introspectionName = introspective ? Introspection.FieldName(nodes[0].name.value) : .other
         self.constantArguments = constantArguments
     }
@@ -159,33 +166,43 @@ final class FieldPlan: Sendable {
     }
 }
 
-/// The root selection plans of a prepared document, shared by its executions. Only
-/// documents whose `@skip`/`@include` conditions are all literals have one: otherwise
-/// field collection depends on the variables of each execution.
+/// The root selection plans of a prepared document, shared by its executions, and its
+/// fragments by name. Only documents whose `@skip`/`@include` conditions are all literals
+/// have one: otherwise field collection depends on the variables of each execution.
 final class ExecutionPlans: Sendable {
-    private struct Key: Hashable {
+    /// An operation (by its start in the source) executed by an executor: plans hold
+    /// the executor's resolvers. The key keeps the executor, so its identity is not reused.
+    private struct Key: Equatable, Sendable {
         let operation: Int
-        let rootType: ObjectIdentifier
+        let executor: Executor
+
+        static func == (left: Key, right: Key) -> Bool {
+            left.operation == right.operation && left.executor === right.executor
+        }
     }
     private let roots = PublishedList<Key, SelectionPlan>()
-    /// Results of operations that only introspect, by operation and root type.
+    /// Results of operations that only introspect, by operation and executor.
     private let introspectionResults = PublishedList<Key, ExecutionResult>()
+    /// The document's fragments by name (the first of a name, as validation allows one).
+    let fragments: [String: FragmentDefinition]
 
-    /// The result of the introspection-only operation starting at `operationStart` on
-    /// `rootType`, from `execute` the first time. Such an operation declares no variables
-    /// and reaches only built-in resolvers, so its result depends on the schema alone.
-    func introspectionResult(
-        operationStart: Int, rootType: ObjectType, execute: () -> ExecutionResult
-    ) -> ExecutionResult {
-        let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
-        return introspectionResults.value(for: key, orInsert: execute)
+    private init(fragments: [String: FragmentDefinition]) {
+        self.fragments = fragments
     }
 
-    /// The root plan of the operation starting at `operationStart` on `rootType`,
-    /// built by `build` the first time.
-    func root(operationStart: Int, rootType: ObjectType, build: () -> SelectionPlan) -> SelectionPlan {
-        let key = Key(operation: operationStart, rootType: ObjectIdentifier(rootType))
-        return roots.value(for: key, orInsert: build)
+    /// The result of the introspection-only operation starting at `operationStart`, from
+    /// `execute` the first time. Such an operation declares no variables and reaches only
+    /// built-in resolvers, so its result depends on the schema alone.
+    func introspectionResult(
+        operationStart: Int, executor: Executor, execute: () -> ExecutionResult
+    ) -> ExecutionResult {
+        introspectionResults.value(for: Key(operation: operationStart, executor: executor), orInsert: execute)
+    }
+
+    /// The root plan of the operation starting at `operationStart` when `executor` runs
+    /// it, built by `build` the first time.
+    func root(operationStart: Int, executor: Executor, build: () -> SelectionPlan) -> SelectionPlan {
+        roots.value(for: Key(operation: operationStart, executor: executor), orInsert: build)
     }
 
     /// Plans for `document`, or nil when a `@skip`/`@include` condition is a variable
@@ -201,7 +218,17 @@ final class ExecutionPlans: Sendable {
                 break
             }
         }
-        return ExecutionPlans()
+        return ExecutionPlans(fragments: fragments(of: document))
+    }
+
+    /// The fragments of `document` by name; of two with one name (an invalid document
+    /// executed directly), the first.
+    static func fragments(of document: Document) -> [String: FragmentDefinition] {
+        var fragments: [String: FragmentDefinition] = [:]
+        for case .fragment(let fragment) in document.definitions where fragments[fragment.name.value] == nil {
+            fragments[fragment.name.value] = fragment
+        }
+        return fragments
     }
 
     private static func hasVariableCondition(_ selectionSet: SelectionSet) -> Bool {

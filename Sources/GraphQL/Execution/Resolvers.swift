@@ -1,17 +1,37 @@
 /// What a resolver is told about the field it resolves (graphql-js's `info`).
+///
+/// Three references, whatever the field: its plan, its parent's response path and the
+/// execution's request, so that telling a resolver costs next to nothing.
 public struct ResolveInfo: Sendable {
-    public let fieldName: String
-    public let parentType: ObjectType
-    public let returnType: TypeRef
-    let responsePath: ResponsePath
+    let field: FieldPlan
+    let parentPath: ResponsePath
+    let request: ExecutionRequest
+
+    public var fieldName: String { field.fieldName }
+    public var parentType: ObjectType { field.parentType }
+    public var returnType: TypeRef { field.type }
     /// The response path of this field.
-    public var path: [PathElement] { responsePath.elements }
+    public var path: [PathElement] { ResponsePath.key(parentPath, field.responseKey).elements }
     /// The field's nodes in the document (several when merged).
-    public let fieldNodes: [Field]
-    public let operation: OperationDefinition
-    public let schema: GraphQLSchema
+    public var fieldNodes: [Field] { field.nodes }
+    public var operation: OperationDefinition { request.operation }
+    public var schema: GraphQLSchema { request.schema }
     /// The operation's coerced variables.
-    public let variables: JSONObject
+    public var variables: JSONObject { request.variables }
+}
+
+/// The operation, coerced variables and schema of one execution, shared by the
+/// `ResolveInfo` of each resolver it calls.
+final class ExecutionRequest: Sendable {
+    let operation: OperationDefinition
+    let variables: JSONObject
+    let schema: GraphQLSchema
+
+    init(operation: OperationDefinition, variables: JSONObject, schema: GraphQLSchema) {
+        self.operation = operation
+        self.variables = variables
+        self.schema = schema
+    }
 }
 
 /// Resolves one field: from the parent value, the coerced arguments, the request's

@@ -15,20 +15,34 @@ struct InputCoercer {
 
     /// Coerces a JSON value (a variable's) to `type`; problems are reported, not thrown,
     /// so that every problem of a value is listed.
-    func coerce(_ value: JSON, to type: TypeRef, path: [PathElement] = [], problems: inout [Problem]) -> JSON {
+    func coerce(_ value: JSON, to type: TypeRef, problems: inout [Problem]) -> JSON {
+        var path: [PathElement] = []
+        return coerce(value, to: type, path: &path, problems: &problems)
+    }
+
+    /// `coerce(_:to:problems:)` at `path` inside the variable: one array, extended and
+    /// shortened in place as the value is walked (a problem keeps a copy).
+    private func coerce(_ value: JSON, to type: TypeRef, path: inout [PathElement], problems: inout [Problem]) -> JSON {
         switch type {
         case .nonNull(let inner):
             if case .null = value {
                 problems.append(Problem(path: path, value: value, message: "Expected non-nullable type \"\(type)\" not to be null."))
                 return .null
             }
-            return coerce(value, to: inner, path: path, problems: &problems)
+            return coerce(value, to: inner, path: &path, problems: &problems)
         case .list(let inner):
             if case .null = value { return .null }
             if case .array(let items) = value {
-                return .array(items.enumerated().map { coerce($0.element, to: inner, path: path + [.index($0.offset)], problems: &problems) })
+                var out: [JSON] = []
+                out.reserveCapacity(items.count)
+                for (index, item) in items.enumerated() {
+                    path.append(.index(index))
+                    out.append(coerce(item, to: inner, path: &path, problems: &problems))
+                    path.removeLast()
+                }
+                return .array(out)
             }
-            return .array([coerce(value, to: inner, path: path, problems: &problems)])
+            return .array([coerce(value, to: inner, path: &path, problems: &problems)])
         case .named(let name):
             if case .null = value { return .null }
             guard let named = schema.type(name) else {
@@ -61,19 +75,28 @@ struct InputCoercer {
                     problems.append(Problem(path: path, value: value, message: "Expected type \"\(input.name)\" to be an object."))
                     return .null
                 }
-                var coerced = JSONObject()
-                for field in input.fields {
-                    if let fieldValue = object[field.name] {
-                        coerced.appendUnchecked(field.name, coerce(fieldValue, to: field.type, path: path + [.key(field.name)], problems: &problems))
-                    } else if let defaultValue = field.defaultValue {
-                        coerced.appendUnchecked(field.name, literal(defaultValue, type: field.type, variables: [:]) ?? .null)
-                    } else if field.type.isNonNull {
-                        problems.append(Problem(path: path, value: value, message: "Field \"\(field.name)\" of required type \"\(field.type)\" was not provided."))
+                var coerced = JSONObject(minimumCapacity: input.fields.count)
+                // The value's keys that name a field: when all do, none is unknown.
+                var known = 0
+                // Fields are read in place: copying one retains each of its strings.
+                for index in input.fields.indices {
+                    let name = input.fields[index].name
+                    if let fieldValue = object[name] {
+                        known += 1
+                        path.append(.key(name))
+                        coerced.appendUnchecked(name, coerce(fieldValue, to: input.fields[index].type, path: &path, problems: &problems))
+                        path.removeLast()
+                    } else if let defaultValue = input.fields[index].defaultValue {
+                        coerced.appendUnchecked(name, literal(defaultValue, type: input.fields[index].type, variables: [:]) ?? .null)
+                    } else if input.fields[index].type.isNonNull {
+                        problems.append(Problem(path: path, value: value, message: "Field \"\(name)\" of required type \"\(input.fields[index].type)\" was not provided."))
                     }
                 }
-                for key in object.keys where input.field(key) == nil {
-                    let suggestions = Suggestions.didYouMean(Suggestions.list(key, input.fields.map(\.name)))
-                    problems.append(Problem(path: path, value: value, message: "Field \"\(key)\" is not defined by type \"\(input.name)\"." + suggestions))
+                if known < object.count {
+                    for key in object.keys where !input.fields.contains(where: { $0.name == key }) {
+                        let suggestions = Suggestions.didYouMean(Suggestions.list(key, input.fields.map(\.name)))
+                        problems.append(Problem(path: path, value: value, message: "Field \"\(key)\" is not defined by type \"\(input.name)\"." + suggestions))
+                    }
                 }
                 // graphql-js counts the coerced fields (unknown keys are not among them), and
                 // reports a null field at the field's own path.

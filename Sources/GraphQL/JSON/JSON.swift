@@ -18,6 +18,12 @@ public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryL
 
     public init() {}
 
+    /// An empty object with room for `minimumCapacity` keys.
+    init(minimumCapacity: Int) {
+        keys.reserveCapacity(minimumCapacity)
+        values.reserveCapacity(minimumCapacity)
+    }
+
     public init(dictionaryLiteral elements: (String, JSON)...) {
         for (key, value) in elements { self[key] = value }
     }

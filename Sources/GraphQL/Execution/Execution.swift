@@ -1,0 +1,401 @@
+/// Thrown upward when a non-null field completed to null; the error was recorded
+/// already and the nearest nullable parent becomes null (spec §6.4.4).
+struct NullPropagation: Error {}
+
+/// The state of one execution: its errors, variables and fragments.
+final class Execution {
+    let executor: Executor
+    let source: Source
+    /// The operation and variables, as resolvers are told them.
+    let request: ExecutionRequest
+    let fragments: [String: FragmentDefinition]
+    /// The request's context, for the resolvers (`ResolverTable.Resolver`).
+    let context: UnsafeRawPointer
+    private(set) var errors: [GraphQLError] = []
+
+    init(
+        executor: Executor, source: Source, request: ExecutionRequest, fragments: [String: FragmentDefinition],
+        context: UnsafeRawPointer
+    ) {
+        self.executor = executor
+        self.source = source
+        self.request = request
+        self.fragments = fragments
+        self.context = context
+    }
+
+    var schema: GraphQLSchema { executor.schema }
+    var operation: OperationDefinition { request.operation }
+    var variables: JSONObject { request.variables }
+    private var coercer: InputCoercer { InputCoercer(schema: executor.schema) }
+    /// Built when a plan or an introspection result is, not for every execution.
+    var collector: FieldCollector {
+        FieldCollector(schema: executor.schema, fragments: fragments, variables: variables, coercer: coercer)
+    }
+
+    /// Executes the operation's root selection (spec §6.2) and collects its errors.
+    func run(_ rootPlan: SelectionPlan) -> ExecutionResult {
+        let data: JSON
+        do {
+            data = try executeSelectionSet(rootPlan, source: .null, path: .root)
+        } catch {
+            data = .null  // a non-null root field was null: spec §6.4.4
+        }
+        return ExecutionResult(data: data, errors: errors)
+    }
+
+    private func locations(_ nodes: [Field]) -> [SourceLocation] {
+        nodes.map { source.location(of: $0.span.start) }
+    }
+
+    // MARK: Selection sets
+
+    /// ExecuteSelectionSet: the plan's fields in request order.
+    func executeSelectionSet(
+        _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
+    ) throws(NullPropagation) -> JSON {
+        // Only an introspection type's fields read the parent (the query root's meta-fields do not).
+        let parent = plan.isIntrospectionType ? Introspection.parent(source) : nil
+        var values: [JSON] = []
+        values.reserveCapacity(plan.fields.count)
+        for field in plan.fields {
+            values.append(try executeField(plan, field, source, parent, parentPath: path))
+        }
+        // Every object the plan completes shares the plan's key array.
+        return .object(JSONObject(uniqueKeys: plan.responseKeys, values: values))
+    }
+
+    /// The plan of the root selection set on `rootType`: shared by the executions of a
+    /// prepared document when field collection cannot depend on variables.
+    func rootPlan(_ rootType: ObjectType, plans: ExecutionPlans?) -> SelectionPlan {
+        guard let plans else { return makePlan(rootType, [operation.selectionSet]) }
+        return plans.root(operationStart: operation.span.start, executor: executor) {
+            makePlan(rootType, [operation.selectionSet])
+        }
+    }
+
+    /// CollectFields over `selectionSets` on `objectType`, with each response key's
+    /// definition looked up once.
+    func makePlan(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> SelectionPlan {
+        let grouped = collector.collect(objectType, selectionSets)
+        let isQueryRoot = objectType === schema.queryType
+        // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
+        // them), so a prefix test stands in for hashing the name into the set.
+        let isIntrospectionType = objectType.name.hasPrefix("__")
+        let introspective = isQueryRoot || isIntrospectionType
+        let fieldTypes = executor.fieldTypes(of: objectType)
+        // Introspection types have no resolvers unless the executable binds some.
+        let resolvers = isIntrospectionType && executor.introspectionIsBuiltIn
+            ? nil : executor.resolvers.resolvers(of: objectType)
+        var fields: [FieldPlan] = []
+        fields.reserveCapacity(grouped.keys.count)
+        for (key, nodes) in zip(grouped.keys, grouped.fields) {
+            let fieldName = nodes[0].name.value
+            let kind: FieldPlan.Kind
+            var resolver: ResolverTable.Resolver? = nil
+            // The definition's type and arguments, read in place: copying the whole
+            // `FieldDef` retains and releases every one of its strings.
+            let type: TypeRef
+            let arguments: [InputValueDef]
+            let namedType: NamedType?
+            if fieldName == "__typename" {
+                kind = .typename
+                type = Introspection.typenameField.type
+                arguments = []
+                namedType = schema.type(type.namedType)
+            } else if let index = objectType.fieldPosition(fieldName) {
+                kind = .field
+                resolver = resolvers?[index]
+                type = objectType.fields[index].type
+                arguments = objectType.fields[index].arguments
+                namedType = fieldTypes.map { $0[index] } ?? schema.type(type.namedType)
+            } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
+                kind = .meta
+                type = meta.type
+                arguments = meta.arguments
+                namedType = schema.type(type.namedType)
+            } else {
+                continue
+            }
+            // Arguments without variables coerce the same way every time (an error too).
+            var constantArguments: Result<JSONObject, GraphQLError>? = nil
+            if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
+                do throws(GraphQLError) {
+                    constantArguments = .success(
+                        arguments.isEmpty ? JSONObject() : try coerceArguments(arguments, nodes[0]))
+                } catch {
+                    constantArguments = .failure(error)
+                }
+            }
+            fields.append(FieldPlan(
+                responseKey: key, nodes: nodes, kind: kind, resolver: resolver, parentType: objectType, type: type,
+                arguments: arguments, namedType: namedType, constantArguments: constantArguments,
+                introspective: introspective))
+        }
+        // The collected keys serve as the plan's unless a field was left out.
+        let responseKeys = fields.count == grouped.keys.count ? grouped.keys : fields.map(\.responseKey)
+        return SelectionPlan(
+            objectType: objectType, fields: fields, responseKeys: responseKeys, introspective: introspective,
+            isIntrospectionType: isIntrospectionType)
+    }
+
+    // MARK: Fields
+
+    /// ExecuteField (spec §6.4).
+    private func executeField(
+        _ plan: SelectionPlan, _ field: FieldPlan, _ source: ResolvedValue, _ parent: Introspection.Parent?,
+        parentPath: ResponsePath
+    ) throws(NullPropagation) -> JSON {
+        if case .typename = field.kind { return .string(plan.objectType.name) }
+        let type = field.type
+        // The field's response path: allocated up front only when a sub-selection or list
+        // needs it; a leaf (and its resolver's info) builds it only when asked.
+        let eagerPath: ResponsePath? = field.isLeaf ? nil : .key(parentPath, field.responseKey)
+        var path: ResponsePath { eagerPath ?? .key(parentPath, field.responseKey) }
+        let resolved: ResolvedValue
+        do {
+            let arguments: JSONObject
+            if field.arguments.isEmpty {
+                arguments = JSONObject()
+            } else if let constant = field.constantArguments {
+                arguments = try constant.get()
+            } else {
+                arguments = try coerceArguments(field.arguments, field.nodes[0])
+            }
+            if case .meta = field.kind, let model = executor.introspectionModel,
+                let value = completeMetaField(field, arguments, model)
+            {
+                return value
+            }
+            if let resolver = field.resolver {
+                let info = ResolveInfo(field: field, parentPath: parentPath, request: request)
+                resolved = try resolver(source, arguments, context, info)
+            } else if plan.introspective {
+                resolved = try Introspection.resolve(
+                    plan.objectType.name, field.fieldName, field.introspectionName, parent, arguments, schema,
+                    isIntrospectionType: plan.isIntrospectionType)
+            } else if case .json(.object(let object)) = source {
+                resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null
+            } else {
+                resolved = .null
+            }
+        } catch {
+            return try fieldError(error, field.nodes, path, type: type)
+        }
+        if let scalar = field.scalar {
+            do throws(GraphQLError) {
+                return try completeScalar(scalar, field, resolved)
+            } catch {
+                return try fieldError(error, field.nodes, path, type: type)
+            }
+        }
+        do {
+            // A leaf's completion does not read the path (its errors are thrown here).
+            return try completeValue(type, field, eagerPath ?? .root, resolved)
+        } catch is NullPropagation {
+            if type.isNonNull { throw NullPropagation() }
+            return .null
+        } catch {
+            return try fieldError(error, field.nodes, path, type: type)
+        }
+    }
+
+    /// `__schema` or `__type` completed from the introspection model; nil when the general
+    /// way must complete it (an argument of an introspection field did not coerce).
+    private func completeMetaField(_ field: FieldPlan, _ arguments: JSONObject, _ model: IntrospectionModel) -> JSON? {
+        let introspection = IntrospectionExecution(model: model, collector: collector)
+        do throws(IntrospectionExecution.Fallback) {
+            switch field.introspectionName {
+            case .schemaMeta:
+                return try introspection.schema(field.subSelections)
+            case .typeMeta:
+                guard case .string(let name)? = arguments["name"] else { return .null }
+                return try introspection.type(named: name, field.subSelections)
+            default:
+                return nil
+            }
+        } catch {
+            return nil
+        }
+    }
+
+    /// Records a field error (spec §6.4.4) and returns null, or propagates when the
+    /// field is non-null.
+    private func fieldError(_ error: any Error, _ fields: [Field], _ path: ResponsePath, type: TypeRef) throws(NullPropagation) -> JSON {
+        if error is NullPropagation {
+            if type.isNonNull { throw NullPropagation() }
+            return .null
+        }
+        var graphQLError = (error as? GraphQLError) ?? executor.mapError(error)
+        if graphQLError.locations.isEmpty { graphQLError.locations = locations(fields) }
+        if graphQLError.path == nil { graphQLError.path = path.elements }
+        errors.append(graphQLError)
+        if type.isNonNull { throw NullPropagation() }
+        return .null
+    }
+
+    /// CoerceArgumentValues (spec §6.4.1) with graphql-js's messages.
+    private func coerceArguments(_ arguments: [InputValueDef], _ node: Field) throws(GraphQLError) -> JSONObject {
+        var coerced = JSONObject()
+        for argument in arguments {
+            let name = argument.name
+            guard let argumentNode = node.arguments.first(where: { $0.name.value == name }) else {
+                if let defaultValue = argument.defaultValue {
+                    coerced.appendUnchecked(name, coercer.literal(defaultValue, type: argument.type, variables: [:]) ?? .null)
+                } else if argument.type.isNonNull {
+                    throw GraphQLError(
+                        "Argument \"\(name)\" of required type \"\(argument.type)\" was not provided.",
+                        locations: [source.location(of: node.span.start)])
+                }
+                continue
+            }
+            let valueNode = argumentNode.value
+            var isNull = false
+            if case .null = valueNode.kind { isNull = true }
+            if case .variable(let variable) = valueNode.kind {
+                guard let value = variables[variable] else {
+                    if let defaultValue = argument.defaultValue {
+                        coerced.appendUnchecked(name, coercer.literal(defaultValue, type: argument.type, variables: [:]) ?? .null)
+                    } else if argument.type.isNonNull {
+                        throw GraphQLError(
+                            "Argument \"\(name)\" of required type \"\(argument.type)\" was provided the variable \"$\(variable)\" which was not provided a runtime value.",
+                            locations: [source.location(of: valueNode.span.start)])
+                    }
+                    continue
+                }
+                if case .null = value { isNull = true }
+            }
+            if isNull && argument.type.isNonNull {
+                throw GraphQLError(
+                    "Argument \"\(name)\" of non-null type \"\(argument.type)\" must not be null.",
+                    locations: [source.location(of: valueNode.span.start)])
+            }
+            guard let value = coercer.literal(valueNode, type: argument.type, variables: variables) else {
+                throw GraphQLError(
+                    "Argument \"\(name)\" has invalid value \(print(valueNode)).",
+                    locations: [source.location(of: valueNode.span.start)])
+            }
+            coerced.appendUnchecked(name, value)
+        }
+        return coerced
+    }
+
+    // MARK: Value completion
+
+    /// CompleteValue for a field whose type is a scalar, nullable or not: the common
+    /// leaf, completed without descending through its type.
+    private func completeScalar(_ scalar: ScalarType, _ field: FieldPlan, _ value: ResolvedValue) throws(GraphQLError) -> JSON {
+        let completed: JSON
+        switch value {
+        case .null, .json(.null):
+            completed = .null
+        default:
+            do {
+                completed = try scalar.coercion.serialize(value)
+            } catch {
+                throw GraphQLError(error.message)
+            }
+        }
+        if case .null = completed, field.type.isNonNull {
+            throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
+        }
+        return completed
+    }
+
+    /// CompleteValue (spec §6.4.3). Throws `GraphQLError` for this field's own
+    /// problems and `NullPropagation` when a non-null descendant was null.
+    private func completeValue(
+        _ type: TypeRef, _ field: FieldPlan, _ path: ResponsePath, _ value: ResolvedValue
+    ) throws -> JSON {
+        if case .nonNull(let inner) = type {
+            let completed = try completeValue(inner, field, path, value)
+            if case .null = completed {
+                throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
+            }
+            return completed
+        }
+        if case .null = value { return .null }
+        if case .json(.null) = value { return .null }
+        switch type {
+        case .nonNull:
+            fatalError("unreachable: handled above")
+        case .list(let itemType):
+            let items: [ResolvedValue]
+            switch value {
+            case .list(let list): items = list
+            case .json(.array(let array)): items = array.map(ResolvedValue.init)
+            default:
+                throw GraphQLError("Expected Iterable, but did not find one for field \"\(field.parentType.name).\(field.fieldName)\".")
+            }
+            var out: [JSON] = []
+            out.reserveCapacity(items.count)
+            for (index, item) in items.enumerated() {
+                let itemPath = ResponsePath.index(path, index)
+                do {
+                    out.append(try completeValue(itemType, field, itemPath, item))
+                } catch {
+                    out.append(try fieldError(error, field.nodes, itemPath, type: itemType))
+                }
+            }
+            return .array(out)
+        case .named(let name):
+            guard let named = field.namedType else {
+                throw GraphQLError("Unknown type \"\(name)\".")
+            }
+            switch named {
+            case .scalar(let scalar):
+                do {
+                    return try scalar.coercion.serialize(value)
+                } catch {
+                    throw GraphQLError(error.message)
+                }
+            case .enumType(let enumType):
+                guard case .string(let string) = value.flattenedJSON, enumType.value(string) != nil else {
+                    throw GraphQLError("Enum \"\(enumType.name)\" cannot represent value: \(value.inspected)")
+                }
+                return .string(string)
+            case .object(let object):
+                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
+            case .interface, .union:
+                let object = try resolveAbstractType(named, value, field)
+                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
+            case .inputObject:
+                throw GraphQLError("Type \"\(name)\" is an input type and cannot be a field's type.")
+            }
+        }
+    }
+
+    /// ResolveAbstractType: by the Swift type bound to an object type, or a JSON
+    /// parent's `__typename`.
+    private func resolveAbstractType(_ abstract: NamedType, _ value: ResolvedValue, _ field: FieldPlan) throws -> ObjectType {
+        let candidates = schema.possibleTypes(abstract.name)
+        var resolvedName: String? = nil
+        switch value {
+        case .value(let swiftValue):
+            resolvedName = candidates.first { executor.typeTests[$0.name]?(swiftValue) == true }?.name
+        case .json(.object(let object)):
+            if case .string(let name)? = object["__typename"] { resolvedName = name }
+        default:
+            break
+        }
+        guard let resolvedName else {
+            throw GraphQLError(
+                "Abstract type \"\(abstract.name)\" must resolve to an Object type at runtime for field \"\(field.parentType.name).\(field.fieldName)\". Either the \"\(abstract.name)\" type should provide a \"resolveType\" function or each possible type should provide an \"isTypeOf\" function.")
+        }
+        guard case .object(let object)? = schema.type(resolvedName) else {
+            throw GraphQLError("Abstract type \"\(abstract.name)\" was resolved to a type \"\(resolvedName)\" that does not exist inside the schema.")
+        }
+        guard candidates.contains(where: { $0 === object }) else {
+            throw GraphQLError("Runtime Object type \"\(object.name)\" is not a possible type for \"\(abstract.name)\".")
+        }
+        return object
+    }
+}
+
+extension ResolvedValue {
+    /// A JSON scalar inside `.json` unwrapped to its plain case, for enum completion.
+    var flattenedJSON: JSON? {
+        if case .json(let json) = self { return json }
+        return plainJSON
+    }
+}
