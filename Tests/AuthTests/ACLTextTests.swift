@@ -10,6 +10,7 @@ import Testing
         #"{"role:Admins": {"write": true}, "u1": {"read": false, "write": false}, "*": {"read": true, "write": false}}"#,
         #"{"q\"uote\\d\/": {"read": true}, "ünï": {"write": true}}"#,
         #"{"u": {"read": true, "other": false}}"#,
+        #"{"a": {}, "tail\\": {"write": true}}"#,
     ]
 
     @Test(arguments: texts)
@@ -26,7 +27,7 @@ import Testing
 
     @Test(arguments: [
         #"{"\u0041": {"read": true}}"#, #"{"u": {"read": 1}}"#, #"{"u": "x"}"#, #"[]"#, #"{"u": {"read": true}"#,
-        #"{"u": {"read": true}} x"#, "", #"{"u": {"read": tru}}"#,
+        #"{"u": {"read": true}} x"#, "", #"{"u": {"read": tru}}"#, #"{"u": {"read": truex}}"#, "{\"u\u{1}\": {}}",
     ])
     func otherShapesAreLeftToFoundation(_ text: String) {
         #expect(JSONText.flagEntries(text) == nil)

@@ -15,74 +15,107 @@ enum JSONText {
     /// then uses ``object(_:)``.
     static func flagEntries(_ text: String) -> [(key: String, read: Bool, write: Bool)]? {
         var text = text
-        return text.withUTF8 { bytes -> [(key: String, read: Bool, write: Bool)]? in
-            var i = 0
-            func skipSpace() { while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 } }
-            func expect(_ byte: UInt8) -> Bool {
-                skipSpace()
-                guard i < bytes.count, bytes[i] == byte else { return false }
-                i += 1
-                return true
-            }
-            func string() -> String? {
-                guard expect(0x22) else { return nil }
-                var out: [UInt8] = []
-                while i < bytes.count {
-                    let byte = bytes[i]
-                    i += 1
-                    switch byte {
-                    case 0x22: return String(validating: out, as: UTF8.self)
-                    case 0x5C:
-                        guard i < bytes.count else { return nil }
-                        let escaped = bytes[i]
-                        i += 1
-                        switch escaped {
-                        case 0x22, 0x5C, 0x2F: out.append(escaped)
-                        case 0x6E: out.append(0x0A)
-                        case 0x72: out.append(0x0D)
-                        case 0x74: out.append(0x09)
-                        case 0x62: out.append(0x08)
-                        case 0x66: out.append(0x0C)
-                        default: return nil  // \u: left to Foundation
-                        }
-                    case 0..<0x20: return nil
-                    default: out.append(byte)
-                    }
-                }
-                return nil
-            }
-            func boolean() -> Bool? {
-                skipSpace()
-                for (word, value) in [("true", true), ("false", false)] where bytes.count - i >= word.utf8.count {
-                    if zip(word.utf8, bytes[i...]).allSatisfy({ $0 == $1 }) {
-                        i += word.utf8.count
-                        return value
-                    }
-                }
-                return nil
-            }
-            /// `{ "a": x, … }` with `member` reading each value; false on a syntax error.
-            func members(_ member: (String) -> Bool) -> Bool {
-                guard expect(0x7B) else { return false }
-                if expect(0x7D) { return true }
-                repeat {
-                    guard let key = string(), expect(0x3A), member(key) else { return false }
-                } while expect(0x2C)
-                return expect(0x7D)
-            }
+        return text.withUTF8 { bytes in
+            var reader = FlagReader(bytes: bytes)
+            return reader.entries()
+        }
+    }
+
+    /// The reader of ``flagEntries(_:)``: a cursor over the text's bytes. A struct with
+    /// mutating methods, not nested functions sharing a captured index: those paid for a
+    /// dynamic exclusivity check on every byte.
+    private struct FlagReader {
+        let bytes: UnsafeBufferPointer<UInt8>
+        var i = 0
+
+        mutating func entries() -> [(key: String, read: Bool, write: Bool)]? {
             var entries: [(key: String, read: Bool, write: Bool)] = []
-            let parsed = members { key in
-                var read = false, write = false
-                let ok = members { flag in
-                    guard let value = boolean() else { return false }
-                    if flag == "read" { read = value } else if flag == "write" { write = value }
-                    return true
-                }
-                entries.append((key, read, write))
-                return ok
+            guard expect(0x7B) else { return nil }
+            if !expect(0x7D) {
+                repeat {
+                    guard let key = string(), expect(0x3A), let (read, write) = flags() else { return nil }
+                    entries.append((key, read, write))
+                } while expect(0x2C)
+                guard expect(0x7D) else { return nil }
             }
             skipSpace()
-            return parsed && i == bytes.count ? entries : nil
+            return i == bytes.count ? entries : nil
+        }
+
+        /// `{"read": bool, "write": bool, …}` (other keys with boolean values are ignored).
+        mutating func flags() -> (read: Bool, write: Bool)? {
+            var read = false, write = false
+            guard expect(0x7B) else { return nil }
+            if expect(0x7D) { return (read, write) }
+            repeat {
+                guard let flag = string(), expect(0x3A), let value = boolean() else { return nil }
+                if flag == "read" { read = value } else if flag == "write" { write = value }
+            } while expect(0x2C)
+            return expect(0x7D) ? (read, write) : nil
+        }
+
+        mutating func skipSpace() {
+            while i < bytes.count, bytes[i] == 0x20 || bytes[i] == 0x0A || bytes[i] == 0x0D || bytes[i] == 0x09 { i += 1 }
+        }
+
+        mutating func expect(_ byte: UInt8) -> Bool {
+            skipSpace()
+            guard i < bytes.count, bytes[i] == byte else { return false }
+            i += 1
+            return true
+        }
+
+        /// A string without `\u` escapes (those are left to Foundation: nil).
+        mutating func string() -> String? {
+            guard expect(0x22) else { return nil }
+            let start = i
+            // Most keys have no escapes: their bytes are the string.
+            while i < bytes.count, bytes[i] != 0x22, bytes[i] != 0x5C, bytes[i] >= 0x20 { i += 1 }
+            guard i < bytes.count else { return nil }
+            if bytes[i] == 0x22 {
+                defer { i += 1 }
+                return String(validating: UnsafeBufferPointer(rebasing: bytes[start..<i]), as: UTF8.self)
+            }
+            var out = Array(bytes[start..<i])
+            while i < bytes.count {
+                let byte = bytes[i]
+                i += 1
+                switch byte {
+                case 0x22: return String(validating: out, as: UTF8.self)
+                case 0x5C:
+                    guard i < bytes.count else { return nil }
+                    let escaped = bytes[i]
+                    i += 1
+                    switch escaped {
+                    case 0x22, 0x5C, 0x2F: out.append(escaped)
+                    case 0x6E: out.append(0x0A)
+                    case 0x72: out.append(0x0D)
+                    case 0x74: out.append(0x09)
+                    case 0x62: out.append(0x08)
+                    case 0x66: out.append(0x0C)
+                    default: return nil  // \u: left to Foundation
+                    }
+                case 0..<0x20: return nil
+                default: out.append(byte)
+                }
+            }
+            return nil
+        }
+
+        mutating func boolean() -> Bool? {
+            skipSpace()
+            if matches("true") { return true }
+            if matches("false") { return false }
+            return nil
+        }
+
+        /// Consumes `word` if the text continues with it.
+        mutating func matches(_ word: StaticString) -> Bool {
+            let count = word.utf8CodeUnitCount
+            guard bytes.count - i >= count else { return false }
+            for k in 0..<count where bytes[i + k] != word.utf8Start[k] { return false }
+            i += count
+            return true
         }
     }
 
