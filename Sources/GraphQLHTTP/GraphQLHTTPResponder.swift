@@ -1,59 +1,69 @@
 import GraphQL
 import HTTPServer
 
+/// The settings of a ``GraphQLHTTPResponder``.
+public struct GraphQLHTTPConfiguration: Sendable {
+    /// When set, requests must send it in `X-Parse-Application-Id` (else 403).
+    public var appId: String?
+    /// The largest GraphQL document accepted, in bytes (413 above it).
+    public var maxDocumentSize: Int
+    /// The deepest nesting accepted in the JSON of the body and of GET parameters.
+    public var maxJSONDepth: Int
+
+    public init(appId: String? = nil, maxDocumentSize: Int = 64 * 1024, maxJSONDepth: Int = 64) {
+        self.appId = appId
+        self.maxDocumentSize = maxDocumentSize
+        self.maxJSONDepth = maxJSONDepth
+    }
+}
+
+/// What a request came to, for logs and metrics.
+public struct GraphQLHTTPOutcome: Sendable {
+    public var response: HTTPResponse
+    /// The operation's name when the request named or had one.
+    public var operationName: String?
+    /// The operation's type when the document was prepared.
+    public var operationType: OperationType?
+}
+
+/// Where resolvers run: on a thread that may block, or on an HTTP event thread
+/// (``GraphQLHTTPResponder/respondWithoutBlocking(to:awaited:)``) with what earlier
+/// `.waiting` work delivered.
+public enum GraphQLExecutionMode {
+    case mayBlock
+    case eventThread(awaited: (any Sendable)?)
+
+    public var mayBlock: Bool {
+        if case .mayBlock = self { true } else { false }
+    }
+
+    /// What the request's earlier `.waiting` work delivered (event threads only).
+    public var awaited: (any Sendable)? {
+        if case .eventThread(let awaited) = self { awaited } else { nil }
+    }
+}
+
+/// The outcome of ``GraphQLHTTPResponder/respondWithoutBlocking(to:awaited:)``.
+public enum GraphQLHTTPNonBlockingOutcome {
+    case answered(GraphQLHTTPOutcome)
+    /// Not answered (and nothing changed): `.needsBlocking` or `.waiting`.
+    case deferred(NonBlockingResponse)
+}
+
 /// Serves one GraphQL endpoint by the GraphQL-over-HTTP specification: GET (queries
 /// only) and POST with `application/json`, `Accept` negotiation between
 /// `application/graphql-response+json` and `application/json`, and the status code
 /// each outcome gets. Also the Parse app-id check of the contract.
 public struct GraphQLHTTPResponder<Context>: Sendable {
-    public struct Configuration: Sendable {
-        /// When set, requests must send it in `X-Parse-Application-Id` (else 403).
-        public var appId: String?
-        /// The largest GraphQL document accepted, in bytes (413 above it).
-        public var maxDocumentSize: Int
-        /// The deepest nesting accepted in the JSON of the body and of GET parameters.
-        public var maxJSONDepth: Int
-
-        public init(appId: String? = nil, maxDocumentSize: Int = 64 * 1024, maxJSONDepth: Int = 64) {
-            self.appId = appId
-            self.maxDocumentSize = maxDocumentSize
-            self.maxJSONDepth = maxJSONDepth
-        }
-    }
-
-    /// What a request came to, for logs and metrics.
-    public struct Outcome: Sendable {
-        public var response: HTTPResponse
-        /// The operation's name when the request named or had one.
-        public var operationName: String?
-        /// The operation's type when the document was prepared.
-        public var operationType: OperationType?
-    }
+    // The nested types do not depend on `Context`: declared outside the generic type, they
+    // need no generic metadata at run time (looked up a few times per request otherwise).
+    public typealias Configuration = GraphQLHTTPConfiguration
+    public typealias Outcome = GraphQLHTTPOutcome
+    public typealias ExecutionMode = GraphQLExecutionMode
+    public typealias NonBlockingOutcome = GraphQLHTTPNonBlockingOutcome
 
     public let service: GraphQLService<Context>
     public let configuration: Configuration
-    /// Where resolvers run: on a thread that may block, or on an HTTP event thread
-    /// (``respondWithoutBlocking(to:awaited:)``) with what earlier `.waiting` work delivered.
-    public enum ExecutionMode {
-        case mayBlock
-        case eventThread(awaited: (any Sendable)?)
-
-        public var mayBlock: Bool {
-            if case .mayBlock = self { true } else { false }
-        }
-
-        /// What the request's earlier `.waiting` work delivered (event threads only).
-        public var awaited: (any Sendable)? {
-            if case .eventThread(let awaited) = self { awaited } else { nil }
-        }
-    }
-
-    /// The outcome of ``respondWithoutBlocking(to:awaited:)``.
-    public enum NonBlockingOutcome {
-        case answered(Outcome)
-        /// Not answered (and nothing changed): `.needsBlocking` or `.waiting`.
-        case deferred(NonBlockingResponse)
-    }
 
     private let makeContext: @Sendable (HTTPRequest, ExecutionMode) -> Context
     private let prefetch: (@Sendable (Context, Document, OperationDefinition) -> NonBlockingResponse?)?
@@ -87,21 +97,6 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         self.prefetch = prefetch
         self.deferral = deferral
         self.finish = finish
-    }
-
-    /// A request that passed every check before execution.
-    private struct Admitted: Sendable {
-        let graphQLRequest: GraphQLRequest
-        let prepared: PreparedDocument
-        let operation: OperationDefinition?
-        let mediaType: GraphQLMediaType
-        let outcome: Outcome
-    }
-
-    /// What `.waiting` work hands back: the admitted request and the awaited value.
-    private struct Resumption: Sendable {
-        let admitted: Admitted
-        let value: any Sendable
     }
 
     /// The body the contract gives a missing or wrong app id.
@@ -233,4 +228,19 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         let body = ExecutionResult(data: nil, errors: [GraphQLError(message)]).json.serialized()
         return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
     }
+}
+
+/// A request that passed every check before execution.
+private struct Admitted: Sendable {
+    let graphQLRequest: GraphQLRequest
+    let prepared: PreparedDocument
+    let operation: OperationDefinition?
+    let mediaType: GraphQLMediaType
+    let outcome: GraphQLHTTPOutcome
+}
+
+/// What `.waiting` work hands back: the admitted request and the awaited value.
+private struct Resumption: Sendable {
+    let admitted: Admitted
+    let value: any Sendable
 }
