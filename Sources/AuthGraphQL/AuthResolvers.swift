@@ -23,6 +23,7 @@ public enum AuthGraphQL {
                 if context.mayBlock { return .value(try auth.viewer(token: context.sessionToken)) }
                 // On an event thread: from the cache, or from the lookup made for this request;
                 // else record what is needed (the result is discarded and the request runs again).
+                if let grant = context.prefetchedViewer { return .value(grant) }
                 if let lookup = context.viewerLookup {
                     if let grant = try auth.viewer(token: context.sessionToken, lookedUp: lookup) { return .value(grant) }
                     context.record(.blocking)

@@ -31,6 +31,13 @@ public final class RequestContext: Sendable {
     }
     private let needs = Mutex<Need?>(nil)
 
+    /// The viewer found in the session cache before execution (on an event thread).
+    public var prefetchedViewer: SessionGrant? {
+        get { prefetched.withLock { $0 } }
+        set { prefetched.withLock { $0 = newValue } }
+    }
+    private let prefetched = Mutex<SessionGrant?>(nil)
+
     public init(sessionToken: String?, request: AuthRequest, mayBlock: Bool = true, viewerLookup: AuthService.ViewerLookup? = nil) {
         self.sessionToken = sessionToken.flatMap { $0.isEmpty ? nil : $0 }
         self.request = request

@@ -162,16 +162,24 @@ struct ContextFactory: Sendable {
 
     /// After an execution on an event thread: what the request needs before it can be
     /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
-    /// Before a query's first execution on an event thread: a viewer the session cache
-    /// does not hold is looked up first, so that the query executes once (rather than once
-    /// to find that out, as `deferral` would, and again).
+    /// Before a query's first execution on an event thread, when it may execute `viewer`:
+    /// the viewer from the session cache, handed to the resolver; or, when the cache does not
+    /// hold it, its lookup, so that the query executes once, after it (rather than once to find
+    /// that out, as `deferral` would, and again).
     static func prefetch(auth: AuthService) -> @Sendable (RequestContext, Document, OperationDefinition) -> NonBlockingResponse? {
         { context, document, operation in
             guard context.viewerLookup == nil, context.sessionToken != nil,
-                document.mayExecute(rootField: "viewer", of: operation),
-                let uncached = auth.uncached(token: context.sessionToken)
+                document.mayExecute(rootField: "viewer", of: operation)
             else { return nil }
-            return .waiting { done in auth.startViewerLookup(uncached) { done($0) } }
+            switch auth.viewerSource(token: context.sessionToken) {
+            case .cache(let grant)?:
+                context.prefetchedViewer = grant
+                return nil
+            case .database(let uncached)?:
+                return .waiting { done in auth.startViewerLookup(uncached) { done($0) } }
+            case nil:
+                return nil
+            }
         }
     }
 

@@ -188,12 +188,21 @@ public final class AuthService: Sendable {
         fileprivate let digest: [UInt8]
     }
 
-    /// The token, when `viewer(token:)` would need the database for it (a non-empty token
-    /// the session cache does not hold); nil when ``cachedViewer(token:)`` answers.
-    public func uncached(token: String?) -> UncachedToken? {
+    /// Where `viewer(token:)` gets its answer for a token.
+    public enum ViewerSource: Sendable {
+        /// The session cache holds the token's session.
+        case cache(SessionGrant)
+        /// Only the database can tell: ``startViewerLookup(_:done:)`` looks it up.
+        case database(UncachedToken)
+    }
+
+    /// Where `viewer(token:)` would get its answer (the token digested once, for both);
+    /// nil for a missing or empty token, which ``cachedViewer(token:)`` answers.
+    public func viewerSource(token: String?) -> ViewerSource? {
         guard let token, !token.isEmpty else { return nil }
         let digest = SHA256.digest(token)
-        return cachedGrant(token, digest) == nil ? UncachedToken(token: token, digest: digest) : nil
+        if let grant = cachedGrant(token, digest) { return .cache(grant) }
+        return .database(UncachedToken(token: token, digest: digest))
     }
 
     /// Starts the lookup `viewer(token:)` would make, batched with other requests', and

@@ -1,0 +1,63 @@
+import Foundation
+import GatehouseServer
+import GraphQL
+import Synchronization
+import Testing
+import TestSupport
+
+/// The viewer on the HTTP event threads answers the same from the session cache (handed to the
+/// resolver before execution) as from a batched database lookup (the request waits for it, then
+/// executes once), for every way a document can ask for it.
+@Suite struct ViewerPathsTests {
+    @Test(arguments: [true, false])
+    func viewerFromCacheOrLookup(sessionCache: Bool) throws {
+        let live = try LiveServer { $0.sessionCache = sessionCache }
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("vera", "correct horse"))
+        let token = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue)
+        let headers = [("X-Parse-Session-Token", token)]
+
+        for query in [
+            Documents.viewer,
+            "{ me: viewer { user { username } } health }",
+            "query { ...V } fragment V on Query { viewer { user { username } } }",
+            "{ ... on Query { viewer { user { username } } } }",
+        ] {
+            let response = try live.graphQL(query, headers: headers)
+            #expect(response.status == 200, "\(query)")
+            let data = try response.json()["data"]
+            let viewer = data?["viewer"] ?? data?["me"]
+            #expect(viewer?.at("user", "username") == "vera", "\(query)")
+        }
+        // A token on a query without the viewer changes nothing.
+        #expect(try live.graphQL("{ health }", headers: headers).json() == ["data": ["health": true]])
+
+        let bogus = try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", "r:" + String(repeating: "0", count: 32))])
+        #expect(try bogus.json()["errors"]?[0]?.at("extensions", "code") == 209)
+    }
+
+    /// Concurrent lookups share batches; each request still gets its own user.
+    @Test func concurrentLookupsGetTheirOwnUsers() throws {
+        let live = try LiveServer { $0.sessionCache = false }
+        var tokens: [String: String] = [:]
+        for index in 0..<6 {
+            let name = "user\(index)"
+            let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials(name, "correct horse"))
+            tokens[name] = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue)
+        }
+        let failures = Mutex<[String]>([])
+        let port = live.server.port, byName = tokens
+        DispatchQueue.concurrentPerform(iterations: 48) { index in
+            let name = "user\(index % 6)"
+            do {
+                let response = try HTTPConnection(port: port).graphQL(
+                    Documents.viewer, headers: [("X-Parse-Session-Token", byName[name]!)])
+                if try response.json().at("data", "viewer", "user", "username") != .string(name) {
+                    failures.withLock { $0.append("\(name): \(response.status)") }
+                }
+            } catch {
+                failures.withLock { $0.append("\(name): \(error)") }
+            }
+        }
+        #expect(failures.withLock { $0 } == [])
+    }
+}
