@@ -109,7 +109,9 @@ struct Lexer {
         while pos < count {
             let b = bytes[pos]
             switch b {
-            case 0x09, 0x20, 0x2C, 0x0A, 0x0D:
+            case 0x20:
+                pos = skipSpaces(from: pos + 1)
+            case 0x09, 0x2C, 0x0A, 0x0D:
                 pos += 1
             case 0xEF where byte(pos + 1) == 0xBB && byte(pos + 2) == 0xBF:
                 pos += 3  // UnicodeBOM
@@ -131,6 +133,29 @@ struct Lexer {
             }
         }
         set(.endOfFile, count, count, value: count, count)
+    }
+
+    /// The offset of the first byte from `start` on that is not a space, read eight bytes
+    /// at a time: indentation is most of a document's ignored bytes.
+    @inline(__always)
+    private func skipSpaces(from start: Int) -> Int {
+        let count = bytes.count
+        var pos = start
+        while pos + 8 <= count {
+            // The first byte that is not a space is the lowest non-zero byte of the difference.
+            let difference = word(at: pos) ^ 0x2020_2020_2020_2020
+            if difference != 0 { return pos + (difference.trailingZeroBitCount >> 3) }
+            pos += 8
+        }
+        while pos < count, bytes[pos] == 0x20 { pos += 1 }
+        return pos
+    }
+
+    /// The eight bytes from `pos` (which has eight bytes after it) as one integer, the
+    /// first byte lowest, whatever the machine's byte order.
+    @inline(__always)
+    private func word(at pos: Int) -> UInt64 {
+        UInt64(littleEndian: UnsafeRawPointer(bytes.baseAddress!).loadUnaligned(fromByteOffset: pos, as: UInt64.self))
     }
 
     @inline(__always)
@@ -179,6 +204,15 @@ struct Lexer {
     private mutating func readName(_ start: Int) {
         var pos = start + 1
         let count = bytes.count
+        // Eight bytes at a time while eight are left, then byte by byte.
+        while pos + 8 <= count {
+            let others = nonNameContinueBytes(word(at: pos))
+            if others != 0 {
+                pos += others.trailingZeroBitCount >> 3
+                return set(.name, start, pos, value: start, pos)
+            }
+            pos += 8
+        }
         while pos < count, isNameContinue(bytes[pos]) { pos += 1 }
         set(.name, start, pos, value: start, pos)
     }
@@ -573,11 +607,29 @@ struct Lexer {
     (b | 0x20) &- 0x61 < 26 || b == 0x5F
 }
 
-/// NameContinue :: Letter | Digit | `_`, as a bit test: bit `b % 64` of one mask for
-/// bytes below 64 (the digits) and of another for 64..<128 (letters and `_`).
+/// NameContinue :: Letter | Digit | `_`, letters tested first: they are most of a name.
 @inline(__always) func isNameContinue(_ b: UInt8) -> Bool {
-    let mask: UInt64 = b < 64 ? 0x03FF_0000_0000_0000 : (b < 128 ? 0x07FF_FFFE_87FF_FFFE : 0)
-    return (mask >> UInt64(b & 63)) & 1 != 0
+    (b | 0x20) &- 0x61 < 26 || b &- 0x30 < 10 || b == 0x5F
+}
+
+/// The bytes of `word` (eight bytes, the first one lowest) that are not NameContinue:
+/// bit 7 of each such byte set, every other bit clear.
+///
+/// Each test works on all eight bytes at once. Bytes are first cut to seven bits, so
+/// adding a constant below 0x80 never carries into the next byte, and bit 7 of each
+/// sum tells whether that byte reached a bound: `x + (0x80 - low)` sets it when
+/// `x >= low`, `x + (0x7F - high)` when `x > high`. Bytes of 0x80 and above are not
+/// name characters whatever their low bits.
+@inline(__always) func nonNameContinueBytes(_ word: UInt64) -> UInt64 {
+    let highBits: UInt64 = 0x8080_8080_8080_8080
+    @inline(__always) func repeated(_ byte: UInt8) -> UInt64 { 0x0101_0101_0101_0101 &* UInt64(byte) }
+    let low = word & ~highBits
+    let lowercased = low | repeated(0x20)
+    let letters = (lowercased &+ repeated(0x80 - 0x61)) & ~(lowercased &+ repeated(0x7F - 0x7A))
+    let digits = (low &+ repeated(0x80 - 0x30)) & ~(low &+ repeated(0x7F - 0x39))
+    // `x ^ 0x5F` is zero only for `_`; adding 0x7F sets bit 7 of every other byte.
+    let underscores = ~((low ^ repeated(0x5F)) &+ repeated(0x7F))
+    return ~(letters | digits | underscores) & highBits | word & highBits
 }
 
 @inline(__always) private func hexValue(_ b: UInt8) -> UInt32? {

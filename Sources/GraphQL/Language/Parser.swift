@@ -50,7 +50,8 @@ public func parseType(_ source: Source) throws(GraphQLError) -> TypeReference {
 struct Parser {
     private var lexer: Lexer
     private let options: ParseOptions
-    private var tokenCount = 0
+    /// How many more tokens the document may have (`options.maxTokens`, or unlimited).
+    private var tokensLeft: Int
     private var depth = 0
     /// The end offset of the last consumed token, for node spans.
     private var lastEnd = 0
@@ -68,6 +69,7 @@ struct Parser {
     private init(lexer: Lexer, options: ParseOptions) {
         self.lexer = lexer
         self.options = options
+        self.tokensLeft = options.maxTokens ?? .max
     }
 
     // MARK: Token helpers
@@ -78,9 +80,11 @@ struct Parser {
     private mutating func advance() throws(GraphQLError) {
         lastEnd = lexer.end
         try lexer.advance()
-        if let maxTokens = options.maxTokens, lexer.kind != .endOfFile {
-            tokenCount += 1
-            if tokenCount > maxTokens { throw tooManyTokens(maxTokens) }
+        // The end of the file is not counted: it is the last token, and only it may
+        // follow the last allowed one.
+        tokensLeft &-= 1
+        if tokensLeft < 0, lexer.kind != .endOfFile, let maxTokens = options.maxTokens {
+            throw tooManyTokens(maxTokens)
         }
     }
 

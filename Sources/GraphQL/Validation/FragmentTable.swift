@@ -31,4 +31,11 @@ struct FragmentTable {
 
     /// The definition of the fragment numbered `number`.
     subscript(number: Int) -> FragmentDefinition { definitions[number] }
+
+    /// The selection set of the fragment numbered `number`: reading it alone does not
+    /// copy (and retain) the rest of the definition, as the subscripts do.
+    func selectionSet(_ number: Int) -> SelectionSet { definitions[number].selectionSet }
+
+    /// The type condition of the fragment numbered `number`.
+    func typeCondition(_ number: Int) -> String { definitions[number].typeCondition.value }
 }

@@ -82,6 +82,12 @@ struct TypeInfo {
     /// The default value of the current argument or input field, if it has one.
     var defaultValue: Value? { inputs.last?.defaultValue ?? nil }
 
+    /// The schema's type named `name` (as `GraphQLSchema.type(_:)`, found by number).
+    func namedType(_ name: String) -> NamedType? {
+        let number = index.typeNumber(name)
+        return number < 0 ? nil : index.types[number].type
+    }
+
     /// The schema type of a syntax-tree type, or nil when its named type is unknown.
     func typeRef(_ node: TypeReference) -> TypeRef? {
         index.typeNumber(node.namedType.value) < 0 ? nil : TypeRef(node)

@@ -26,9 +26,10 @@ struct ValidationContext {
     /// Fragment definitions by name (the last of equally named ones, as graphql-js).
     let fragments: FragmentTable
     private var fragmentUsages: [String: [VariableUsage]] = [:]
-    /// Per operation, keyed by where it starts in the source (operations built in code,
-    /// with empty synthetic spans, are not cached).
-    private var operationCache: [Int: (fragments: [FragmentDefinition], usages: [VariableUsage]?)] = [:]
+    /// The fragments and variable usages of the operation last asked about, with where it
+    /// starts in the source: the rules ask about an operation one after another on
+    /// leaving it. Operations built in code, with empty synthetic spans, are not cached.
+    private var operationCache: (start: Int, fragments: [FragmentDefinition], usages: [VariableUsage]?)? = nil
 
     init(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int) {
         self.schema = schema
@@ -89,16 +90,27 @@ struct ValidationContext {
 
     // MARK: Fragments and variable usages
 
+    /// A fragment spread as the fragment rules use it: the fragment's name and where the
+    /// spread starts (copying the whole spread would retain its directives too).
+    struct SpreadReference {
+        let name: String
+        let start: Int
+    }
+
     /// The fragment spreads in a selection set, not following fragments, in graphql-js's order.
-    func fragmentSpreads(_ selectionSet: SelectionSet) -> [FragmentSpread] {
-        var spreads: [FragmentSpread] = []
-        var setsToVisit = [selectionSet]
-        while let set = setsToVisit.popLast() {
-            for selection in set.selections {
-                switch selection {
-                case .fragmentSpread(let spread): spreads.append(spread)
-                case .field(let field): if let inner = field.selectionSet { setsToVisit.append(inner) }
-                case .inlineFragment(let fragment): setsToVisit.append(fragment.selectionSet)
+    func fragmentSpreads(_ selectionSet: SelectionSet) -> [SpreadReference] {
+        var spreads: [SpreadReference] = []
+        var setsToVisit = [selectionSet.selections]
+        while let selections = setsToVisit.popLast() {
+            // By index: iterating copies each selection (retaining all it holds).
+            for index in selections.indices {
+                switch selections[index] {
+                case .fragmentSpread(let spread):
+                    spreads.append(SpreadReference(name: spread.name.value, start: spread.span.start))
+                case .field(let field):
+                    if let inner = field.selectionSet { setsToVisit.append(inner.selections) }
+                case .inlineFragment(let fragment):
+                    setsToVisit.append(fragment.selectionSet.selections)
                 }
             }
         }
@@ -110,20 +122,20 @@ struct ValidationContext {
         if fragments.isEmpty { return [] }  // no known fragment can be referenced
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
-        if isParsed, let cached = operationCache[key] { return cached.fragments }
+        if isParsed, let cached = operationCache, cached.start == key { return cached.fragments }
         var result: [FragmentDefinition] = []
         var collected: Set<String> = []
         var setsToVisit = [operation.selectionSet]
         while let set = setsToVisit.popLast() {
-            for spread in fragmentSpreads(set) where !collected.contains(spread.name.value) {
-                collected.insert(spread.name.value)
-                if let fragment = fragments[spread.name.value] {
+            for spread in fragmentSpreads(set) where !collected.contains(spread.name) {
+                collected.insert(spread.name)
+                if let fragment = fragments[spread.name] {
                     result.append(fragment)
                     setsToVisit.append(fragment.selectionSet)
                 }
             }
         }
-        if isParsed { operationCache[key] = (result, nil) }
+        if isParsed { operationCache = (key, result, nil) }
         return result
     }
 
@@ -155,7 +167,7 @@ struct ValidationContext {
         let fragments = recursivelyReferencedFragments(operation)
         let key = operation.span.start
         let isParsed = operation.span.end > operation.span.start
-        if isParsed, let usages = operationCache[key]?.usages { return usages }
+        if isParsed, let cached = operationCache, cached.start == key, let usages = cached.usages { return usages }
         var usages: [VariableUsage] = []
         if isParsed, let walked, walked.start == key {
             usages = walked.usages
@@ -165,7 +177,7 @@ struct ValidationContext {
             usages = walker.visitor.usages
         }
         for fragment in fragments { usages += variableUsages(fragment) }
-        if isParsed { operationCache[key] = (fragments, usages) }
+        if isParsed { operationCache = (key, fragments, usages) }
         return usages
     }
 }

@@ -267,6 +267,34 @@ struct ByteErrorCase: Sendable, CustomTestStringConvertible {
         #expect(tokens.map { [$0.start, $0.end] } == [[3, 4], [4, 8], [9, 12], [13, 20], [21, 25]])
     }
 
+    /// Names and runs of spaces are read eight bytes at a time: names and indentation of
+    /// every length up to a few words, so that each ends at every offset in a word and in
+    /// the last bytes of the input, before each kind of byte that can follow a name.
+    @Test(arguments: [" ", "\t", "\n", ",", "(", ":", "{", "}", "!", "$", "@", "[", "=", "|", "&", "...", "\"s\"", "#c", ""])
+    func namesAndSpacesOfEveryLength(_ next: String) throws {
+        let continues = Array("aZ_09zA".utf8)
+        for length in 1...20 {
+            let name = "n" + String(decoding: (1..<length).map { continues[$0 % continues.count] }, as: UTF8.self)
+            for spaces in 0...17 {
+                let source = Source(String(repeating: " ", count: spaces) + name + next)
+                let first = try #require(try lexAll(source).first)
+                #expect(first.kind == .name)
+                #expect(first.value == name)
+                #expect([first.start, first.end] == [spaces, spaces + length])
+            }
+        }
+    }
+
+    /// A byte of 0x80 or above ends a name, in the bytes read eight at a time as in the rest.
+    @Test func nonASCIIEndsAName() throws {
+        for length in 1...12 {
+            let name = String(repeating: "x", count: length)
+            let error = try #require(syntaxError { () throws(GraphQLError) in try lexAll(Source(name + "é" + name)) })
+            #expect(error.message == "Syntax Error: Unexpected character: U+00E9.")
+            #expect(error.locations == [SourceLocation(line: 1, column: length + 1)])
+        }
+    }
+
     @Test func errorDescriptionsNameTokens() throws {
         let tokens = try lexAll(Source("a 1 1.0 \"s\" \"\"\"b\"\"\" { ..."))
         #expect(tokens.map(\.errorDescription) == [

@@ -7,13 +7,13 @@ struct FragmentsOnCompositeTypesRule: ValidationRule {
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .inlineFragment(let fragment):
-            if let condition = fragment.typeCondition, let type = context.schema.type(condition.value), !type.isComposite {
+            if let condition = fragment.typeCondition, let type = context.typeInfo.namedType(condition.value), !type.isComposite {
                 context.report(
                     "Fragment cannot condition on non composite type \"\(condition.value)\".", at: condition.span.start)
             }
         case .fragmentDefinition(let fragment):
             let condition = fragment.typeCondition
-            if let type = context.schema.type(condition.value), !type.isComposite {
+            if let type = context.typeInfo.namedType(condition.value), !type.isComposite {
                 context.report(
                     "Fragment \"\(fragment.name.value)\" cannot condition on non composite type \"\(condition.value)\".",
                     at: condition.span.start)

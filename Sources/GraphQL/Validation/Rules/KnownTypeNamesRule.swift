@@ -11,7 +11,7 @@ struct KnownTypeNamesRule: ValidationRule {
         case .document(let document):
             for case .type(let type) in document.definitions { definedTypes.insert(type.name.value) }
         case .namedType(let name):
-            if context.schema.type(name.value) == nil, !definedTypes.contains(name.value) {
+            if context.typeInfo.namedType(name.value) == nil, !definedTypes.contains(name.value) {
                 let names = context.schema.types.map(\.name) + definedTypes.sorted()
                 context.report(
                     "Unknown type \"\(name.value)\"." + didYouMean(Suggestions.list(name.value, names)),

@@ -60,7 +60,7 @@ struct MaxIntrospectionDepthRule: ValidationRule {
                 let prunedBefore = pruned
                 pruned = false
                 path.append(number)
-                let exceeds = exceedsDepth(fragments[number].selectionSet, depth, fragments)
+                let exceeds = exceedsDepth(fragments.selectionSet(number), depth, fragments)
                 path.removeLast()
                 if exceeds { return true }
                 if !pruned { withinLimit[number] |= bit }

@@ -32,8 +32,8 @@ struct OverlappingFieldsCanBeMergedRule: ValidationRule {
         guard selectionSet.selections.count == 1, case .fragmentSpread(let spread) = selectionSet.selections[0] else {
             return false
         }
-        guard let fragment = context.fragments[spread.name.value] else { return true }
-        return !spreadsAtTopLevel(fragment.selectionSet)
+        guard let fragment = context.fragments.number(of: spread.name.value) else { return true }
+        return !spreadsAtTopLevel(context.fragments.selectionSet(fragment))
     }
 
     /// Whether a set spreads a fragment directly or through inline fragments (the
@@ -55,17 +55,19 @@ struct OverlappingFieldsCanBeMergedRule: ValidationRule {
     private static func hasDistinctFieldsOnly(_ selectionSet: SelectionSet) -> Bool {
         let selections = selectionSet.selections
         guard selections.count <= 16 else { return false }
-        // A 64-bit filter on each key's length and end bytes: a key whose bit is not yet
-        // set is new; only the others are compared with the earlier keys. No set is built.
+        // A 64-bit filter on each key's length (a count a string knows without reading its
+        // bytes): a key whose bit is not yet set is new; only the others are compared with
+        // the earlier keys. No set is built, and by index no selection is copied.
         var filter: UInt64 = 0
-        for (index, selection) in selections.enumerated() {
-            guard case .field(let field) = selection else { return false }
-            let key = field.responseKey
-            let utf8 = key.utf8
-            let bit = UInt64(1) << ((UInt64(utf8.count) &* 7 &+ UInt64(utf8.first ?? 0) &* 3 &+ UInt64(utf8.last ?? 0)) & 63)
+        for index in selections.indices {
+            guard case .field(let field) = selections[index] else { return false }
+            let key = field.alias?.value ?? field.name.value
+            let bit = UInt64(1) << (UInt64(key.utf8.count) & 63)
             if filter & bit != 0 {
-                for earlier in selections[..<index] {
-                    if case .field(let other) = earlier, other.responseKey == key { return false }
+                for earlier in 0..<index {
+                    if case .field(let other) = selections[earlier], (other.alias?.value ?? other.name.value) == key {
+                        return false
+                    }
                 }
             }
             filter |= bit

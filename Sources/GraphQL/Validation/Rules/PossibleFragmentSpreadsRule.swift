@@ -16,8 +16,9 @@ struct PossibleFragmentSpreadsRule: ValidationRule {
                 at: fragment.span.start)
         case .fragmentSpread(let spread):
             guard let parentType = context.typeInfo.parentType, parentType.isComposite,
-                let fragment = context.fragments[spread.name.value],
-                let fragmentType = context.schema.type(fragment.typeCondition.value), fragmentType.isComposite,
+                let fragment = context.fragments.number(of: spread.name.value),
+                let fragmentType = context.typeInfo.namedType(context.fragments.typeCondition(fragment)),
+                fragmentType.isComposite,
                 !context.schema.typesOverlap(fragmentType, parentType)
             else { break }
             context.report(

@@ -5,14 +5,14 @@
 struct ValuesOfCorrectTypeRule: ValidationRule {
     static var enters: VisitKinds { [.operation, .variableDefinition, .objectField, .value] }
     static var leaves: VisitKinds { [] }
-    private var variableDefinitions: [String: VariableDefinition] = [:]
+    private var variableDefinitions = VariableDefinitionTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
         case .operation:
-            variableDefinitions = [:]
+            variableDefinitions = VariableDefinitionTable()
         case .variableDefinition(let definition):
-            variableDefinitions[definition.variable.value] = definition
+            variableDefinitions.add(definition)
         case .objectField(let field):
             if context.typeInfo.inputType == nil, case .inputObject(let parent)? = context.typeInfo.parentInputNamedType {
                 let name = field.name.value

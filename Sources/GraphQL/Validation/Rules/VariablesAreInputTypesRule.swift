@@ -6,7 +6,7 @@ struct VariablesAreInputTypesRule: ValidationRule {
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         if case .variableDefinition(let definition) = node,
-            let type = context.schema.type(definition.type.namedType.value), !type.isInputType
+            let type = context.typeInfo.namedType(definition.type.namedType.value), !type.isInputType
         {
             context.report(
                 "Variable \"$\(definition.variable.value)\" cannot be non-input type \"\(definition.type)\".",

@@ -4,12 +4,12 @@
 struct VariablesInAllowedPositionRule: ValidationRule {
     static var enters: VisitKinds { [.operation, .variableDefinition] }
     static var leaves: VisitKinds { .operation }
-    private var definitions: [String: VariableDefinition] = [:]
+    private var definitions = VariableDefinitionTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {
-        case .operation: definitions = [:]
-        case .variableDefinition(let definition): definitions[definition.variable.value] = definition
+        case .operation: definitions = VariableDefinitionTable()
+        case .variableDefinition(let definition): definitions.add(definition)
         default: break
         }
         return true
