@@ -3,10 +3,10 @@
 final class Executor: Sendable {
     let schema: GraphQLSchema
     let resolvers: ResolverTable
-    /// The named types of each object type's fields (resolved in the schema, nil if
-    /// unknown), by field position: planning a selection looks its type up once instead
-    /// of hashing each field's type name.
-    private let fieldTypeTable: [ObjectIdentifier: [NamedType?]]
+    /// Each object type's fields as planning a selection finds them: one lookup per
+    /// plan, then one FNV lookup per field (rather than hashing the field's name and
+    /// its type's name with SipHash).
+    private let objectFields: [ObjectIdentifier: ObjectFields]
     /// Whether no resolver is bound to an introspection type's field, so that
     /// introspection results depend on the schema alone.
     let introspectionIsBuiltIn: Bool
@@ -24,21 +24,21 @@ final class Executor: Sendable {
     ) {
         self.schema = schema
         self.resolvers = resolvers
-        var fieldTypeTable: [ObjectIdentifier: [NamedType?]] = [:]
+        var objectFields: [ObjectIdentifier: ObjectFields] = [:]
         for type in schema.types {
             guard case .object(let object) = type else { continue }
-            fieldTypeTable[ObjectIdentifier(object)] = object.fields.map { schema.type($0.type.namedType) }
+            objectFields[ObjectIdentifier(object)] = ObjectFields(object, schema: schema, resolvers: resolvers)
         }
-        self.fieldTypeTable = fieldTypeTable
+        self.objectFields = objectFields
         self.introspectionIsBuiltIn = !resolvers.bindsIntrospectionTypes
         self.introspectionModel = introspectionIsBuiltIn ? IntrospectionModel(schema) : nil
         self.typeTests = typeTests
         self.mapError = mapError
     }
 
-    /// The named types of `object`'s fields by position (nil for a type not in the schema).
-    func fieldTypes(of object: ObjectType) -> [NamedType?]? {
-        fieldTypeTable[ObjectIdentifier(object)]
+    /// The fields of `object` (nil for a type not in the schema).
+    func fields(of object: ObjectType) -> ObjectFields? {
+        objectFields[ObjectIdentifier(object)]
     }
 
     /// ExecuteRequest (spec §6) with `context` pointing to the request's context, of the
@@ -100,6 +100,36 @@ final class Executor: Sendable {
         guard let found else { throw GraphQLError("Must provide an operation.") }
         guard count == 1 else { throw GraphQLError("Must provide operation name if query contains multiple operations.") }
         return found
+    }
+
+    /// An object type's fields by name, with what each resolves to in the schema (a
+    /// class: a plan reads it through one reference).
+    final class ObjectFields: Sendable {
+        /// The field names; a name's number indexes `positions`.
+        private let names: NameTable
+        /// The position in the type's `fields` of each name's (first) field.
+        private let positions: [Int]
+        /// The named type of each field by position (nil if unknown).
+        let types: [NamedType?]
+        /// The resolver of each field by position (nil when the type has none bound).
+        let resolvers: [ResolverTable.Resolver?]?
+
+        init(_ object: ObjectType, schema: GraphQLSchema, resolvers: ResolverTable) {
+            var names = NameTable()
+            var positions: [Int] = []
+            for (position, field) in object.fields.enumerated() where names.insert(field.name).inserted {
+                positions.append(position)
+            }
+            self.names = names
+            self.positions = positions
+            self.types = object.fields.map { schema.type($0.type.namedType) }
+            self.resolvers = resolvers.resolvers(of: object)
+        }
+
+        /// The position of the field named `name` in the type's `fields`.
+        func position(of name: String) -> Int? {
+            names.number(of: name).map { positions[$0] }
+        }
     }
 
     private struct VariableErrors: Error { var errors: [GraphQLError] }
