@@ -25,7 +25,6 @@ final class Execution {
     }
 
     var schema: GraphQLSchema { executor.schema }
-    var operation: OperationDefinition { request.operation }
     var variables: JSONObject { request.variables }
     private var coercer: InputCoercer { InputCoercer(schema: executor.schema) }
     /// Built when a plan or an introspection result is, not for every execution.
@@ -72,9 +71,10 @@ final class Execution {
     /// The plan of the root selection set on `rootType`: shared by the executions of a
     /// prepared document when field collection cannot depend on variables.
     func rootPlan(_ rootType: ObjectType, plans: ExecutionPlans?) -> SelectionPlan {
-        guard let plans else { return makePlan(rootType, CollectionOfOne(operation.selectionSet)) }
-        return plans.root(operationStart: operation.span.start, executor: executor) {
-            makePlan(rootType, CollectionOfOne(operation.selectionSet))
+        let operation = request.operation
+        guard let plans else { return makePlan(rootType, CollectionOfOne(operation.definition.selectionSet)) }
+        return plans.root(operationStart: operation.definition.span.start, executor: executor) {
+            makePlan(rootType, CollectionOfOne(operation.definition.selectionSet))
         }
     }
 
@@ -194,7 +194,7 @@ final class Execution {
             }
             if let resolver = field.resolver {
                 let info = ResolveInfo(field: field, parentPath: path, request: request)
-                resolved = try resolver(source, arguments, context, info)
+                resolved = try resolver.resolve(source, arguments, context, info)
             } else if plan.introspective {
                 resolved = try Introspection.resolve(
                     plan.objectType.name, field.fieldName, field.introspectionName, parent, arguments, schema,

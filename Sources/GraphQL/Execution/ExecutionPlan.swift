@@ -165,8 +165,29 @@ final class FieldPlan: Sendable {
     }
 }
 
-/// The root selection plans of a prepared document, shared by its executions, and its
-/// fragments by name. Only documents whose `@skip`/`@include` conditions are all literals
+/// An operation of a document with what executing it derives from the operation alone:
+/// made once per prepared document (and for each execution of a document that is not),
+/// so that an execution refers to its operation instead of copying it.
+final class PreparedOperation: Sendable {
+    let definition: OperationDefinition
+    /// The type of each of its variable definitions, in order.
+    let variableTypes: [TypeRef]
+
+    init(_ definition: OperationDefinition) {
+        self.variableTypes = definition.variableDefinitions.map { TypeRef($0.type) }
+        self.definition = definition
+    }
+
+    /// The operations of `document`, in order.
+    static func all(in document: Document) -> [PreparedOperation] {
+        document.definitions.compactMap {
+            if case .operation(let operation) = $0 { PreparedOperation(operation) } else { nil }
+        }
+    }
+}
+
+/// The root selection plans of a prepared document, shared by its executions, its
+/// operations and its fragments by name. Only documents whose `@skip`/`@include` conditions are all literals
 /// have one: otherwise field collection depends on the variables of each execution.
 final class ExecutionPlans: Sendable {
     /// An operation (by its start in the source) executed by an executor: plans hold
@@ -182,10 +203,13 @@ final class ExecutionPlans: Sendable {
     private let roots = PublishedList<Key, SelectionPlan>()
     /// Results of operations that only introspect, by operation and executor.
     private let introspectionResults = PublishedList<Key, ExecutionResult>()
+    /// The document's operations, in order.
+    let operations: [PreparedOperation]
     /// The document's fragments by name (the first of a name, as validation allows one).
     let fragments: [String: FragmentDefinition]
 
-    private init(fragments: [String: FragmentDefinition]) {
+    private init(operations: [PreparedOperation], fragments: [String: FragmentDefinition]) {
+        self.operations = operations
         self.fragments = fragments
     }
 
@@ -217,7 +241,7 @@ final class ExecutionPlans: Sendable {
                 break
             }
         }
-        return ExecutionPlans(fragments: fragments(of: document))
+        return ExecutionPlans(operations: PreparedOperation.all(in: document), fragments: fragments(of: document))
     }
 
     /// The fragments of `document` by name; of two with one name (an invalid document

@@ -47,59 +47,53 @@ final class Executor: Sendable {
         document: Document, source: Source, operationName: String?, variables: JSONObject,
         context: UnsafeRawPointer, plans: ExecutionPlans?
     ) -> ExecutionResult {
-        let operation: OperationDefinition
+        let prepared: PreparedOperation
         do throws(GraphQLError) {
-            operation = try selectOperation(document, operationName)
+            prepared = try selectOperation(plans?.operations ?? PreparedOperation.all(in: document), operationName)
         } catch {
             return ExecutionResult(data: nil, errors: [error])
         }
-        let coercion = coerceVariables(operation, variables, source)
+        let coercion = coerceVariables(prepared, variables, source)
         guard case .success(let coercedVariables) = coercion else {
             if case .failure(let errors) = coercion { return ExecutionResult(data: nil, errors: errors.errors) }
             return ExecutionResult(data: nil)
         }
-        guard let rootType = schema.rootType(operation.operation) else {
+        guard let rootType = schema.rootType(prepared.definition.operation) else {
             let error = GraphQLError(
-                "Schema is not configured to execute \(operation.operation.rawValue) operation.",
-                locations: [source.location(of: operation.span.start)])
+                "Schema is not configured to execute \(prepared.definition.operation.rawValue) operation.",
+                locations: [source.location(of: prepared.definition.span.start)])
             return ExecutionResult(data: .null, errors: [error])
         }
         let execution = Execution(
             executor: self, source: source,
-            request: ExecutionRequest(operation: operation, variables: coercedVariables, schema: schema),
+            request: ExecutionRequest(operation: prepared, variables: coercedVariables, schema: schema),
             fragments: plans?.fragments ?? ExecutionPlans.fragments(of: document), context: context)
         let rootPlan = execution.rootPlan(rootType, plans: plans)
         // An operation that only introspects (no variables, no resolvers of ours) has the
         // same result every time: a prepared document keeps it.
-        if let plans, introspectionIsBuiltIn, operation.variableDefinitions.isEmpty,
+        if let plans, introspectionIsBuiltIn, prepared.variableTypes.isEmpty,
             rootPlan.fields.allSatisfy({ if case .field = $0.kind { false } else { true } })
         {
-            return plans.introspectionResult(operationStart: operation.span.start, executor: self) {
+            return plans.introspectionResult(operationStart: prepared.definition.span.start, executor: self) {
                 execution.run(rootPlan)
             }
         }
         return execution.run(rootPlan)
     }
 
-    /// GetOperation (spec §6.1).
-    private func selectOperation(_ document: Document, _ name: String?) throws(GraphQLError) -> OperationDefinition {
-        // Definitions are read in place (iterating copies each one, retaining every array
-        // and string in it).
-        var found: OperationDefinition? = nil
-        var count = 0
-        for index in document.definitions.indices {
-            guard case .operation(let operation) = document.definitions[index] else { continue }
-            if let name {
-                if operation.name?.value == name { return operation }
-                continue
+    /// GetOperation (spec §6.1) among a document's `operations`.
+    private func selectOperation(_ operations: [PreparedOperation], _ name: String?) throws(GraphQLError) -> PreparedOperation {
+        guard let name else {
+            guard let only = operations.first else { throw GraphQLError("Must provide an operation.") }
+            guard operations.count == 1 else {
+                throw GraphQLError("Must provide operation name if query contains multiple operations.")
             }
-            count += 1
-            found = operation
+            return only
         }
-        if let name { throw GraphQLError("Unknown operation named \"\(name)\".") }
-        guard let found else { throw GraphQLError("Must provide an operation.") }
-        guard count == 1 else { throw GraphQLError("Must provide operation name if query contains multiple operations.") }
-        return found
+        guard let named = operations.first(where: { $0.definition.name?.value == name }) else {
+            throw GraphQLError("Unknown operation named \"\(name)\".")
+        }
+        return named
     }
 
     /// An object type's fields by name, with what each resolves to in the schema (a
@@ -138,7 +132,7 @@ final class Executor: Sendable {
     /// then one "Too many errors" error in place of the 51st and no more (a single variable
     /// can hold thousands of problems, each quoting its value).
     private func coerceVariables(
-        _ operation: OperationDefinition, _ values: JSONObject, _ source: Source
+        _ operation: PreparedOperation, _ values: JSONObject, _ source: Source
     ) -> Result<JSONObject, VariableErrors> {
         let coercer = InputCoercer(schema: schema)
         var coerced = JSONObject()
@@ -152,9 +146,8 @@ final class Executor: Sendable {
             errors.append(error)
             return true
         }
-        variables: for definition in operation.variableDefinitions {
+        variables: for (definition, type) in zip(operation.definition.variableDefinitions, operation.variableTypes) {
             let name = definition.variable.value
-            let type = TypeRef(definition.type)
             // Line and column only for an error: finding them scans the source.
             var location: [SourceLocation] { [source.location(of: definition.span.start)] }
             guard let named = schema.namedType(type), named.isInputType else {

@@ -15,7 +15,7 @@ public struct ResolveInfo: Sendable {
     public var path: [PathElement] { parentPath + [.key(field.responseKey)] }
     /// The field's nodes in the document (several when merged).
     public var fieldNodes: [Field] { field.nodes }
-    public var operation: OperationDefinition { request.operation }
+    public var operation: OperationDefinition { request.operation.definition }
     public var schema: GraphQLSchema { request.schema }
     /// The operation's coerced variables.
     public var variables: JSONObject { request.variables }
@@ -24,11 +24,11 @@ public struct ResolveInfo: Sendable {
 /// The operation, coerced variables and schema of one execution, shared by the
 /// `ResolveInfo` of each resolver it calls.
 final class ExecutionRequest: Sendable {
-    let operation: OperationDefinition
+    let operation: PreparedOperation
     let variables: JSONObject
     let schema: GraphQLSchema
 
-    init(operation: OperationDefinition, variables: JSONObject, schema: GraphQLSchema) {
+    init(operation: PreparedOperation, variables: JSONObject, schema: GraphQLSchema) {
         self.operation = operation
         self.variables = variables
         self.schema = schema
