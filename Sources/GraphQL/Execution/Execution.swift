@@ -25,7 +25,6 @@ final class Execution {
     }
 
     var schema: GraphQLSchema { executor.schema }
-    var operation: OperationDefinition { request.operation }
     var variables: JSONObject { request.variables }
     private var coercer: InputCoercer { InputCoercer(schema: executor.schema) }
     /// Built when a plan or an introspection result is, not for every execution.
@@ -37,29 +36,33 @@ final class Execution {
     func run(_ rootPlan: SelectionPlan) -> ExecutionResult {
         let data: JSON
         do {
-            data = try executeSelectionSet(rootPlan, source: .null, path: .root)
+            var path: [PathElement] = []
+            data = try executeSelectionSet(rootPlan, source: .null, path: &path)
         } catch {
             data = .null  // a non-null root field was null: spec §6.4.4
         }
         return ExecutionResult(data: data, errors: errors)
     }
 
-    private func locations(_ nodes: [Field]) -> [SourceLocation] {
-        nodes.map { source.location(of: $0.span.start) }
-    }
-
     // MARK: Selection sets
 
-    /// ExecuteSelectionSet: the plan's fields in request order.
+    /// ExecuteSelectionSet: the plan's fields in request order, on the object at `path`.
+    ///
+    /// The response path is one array for the whole execution, extended and shortened in
+    /// place as execution descends (an error or a resolver's info keeps a copy), rather
+    /// than a node allocated for every object field and list item.
     func executeSelectionSet(
-        _ plan: SelectionPlan, source: ResolvedValue, path: ResponsePath
+        _ plan: SelectionPlan, source: ResolvedValue, path: inout [PathElement]
     ) throws(NullPropagation) -> JSON {
         // Only an introspection type's fields read the parent (the query root's meta-fields do not).
         let parent = plan.isIntrospectionType ? Introspection.parent(source) : nil
+        // A JSON object parent, unwrapped once for the fields read from it by name.
+        let object: JSONObject?
+        if case .json(.object(let json)) = source { object = json } else { object = nil }
         var values: [JSON] = []
         values.reserveCapacity(plan.fields.count)
         for field in plan.fields {
-            values.append(try executeField(plan, field, source, parent, parentPath: path))
+            values.append(try executeField(plan, field, source, object, parent, path: &path))
         }
         // Every object the plan completes shares the plan's key array.
         return .object(JSONObject(uniqueKeys: plan.responseKeys, values: values))
@@ -68,29 +71,40 @@ final class Execution {
     /// The plan of the root selection set on `rootType`: shared by the executions of a
     /// prepared document when field collection cannot depend on variables.
     func rootPlan(_ rootType: ObjectType, plans: ExecutionPlans?) -> SelectionPlan {
-        guard let plans else { return makePlan(rootType, [operation.selectionSet]) }
-        return plans.root(operationStart: operation.span.start, executor: executor) {
-            makePlan(rootType, [operation.selectionSet])
+        let operation = request.operation
+        guard let plans else { return makePlan(rootType, CollectionOfOne(operation.definition.selectionSet)) }
+        return plans.root(operationStart: operation.definition.span.start, executor: executor) {
+            makePlan(rootType, CollectionOfOne(operation.definition.selectionSet))
         }
+    }
+
+    /// The plan of `field`'s sub-selections on `objectType`.
+    private func makePlan(_ objectType: ObjectType, subSelectionsOf field: FieldPlan) -> SelectionPlan {
+        guard field.mergedNodes.isEmpty else { return makePlan(objectType, field.subSelections) }
+        // One node, nearly always: its selection set without an array to hold it.
+        guard let selectionSet = field.node.selectionSet else { return makePlan(objectType, EmptyCollection()) }
+        return makePlan(objectType, CollectionOfOne(selectionSet))
     }
 
     /// CollectFields over `selectionSets` on `objectType`, with each response key's
     /// definition looked up once.
-    func makePlan(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> SelectionPlan {
+    func makePlan(_ objectType: ObjectType, _ selectionSets: some Collection<SelectionSet>) -> SelectionPlan {
         let grouped = collector.collect(objectType, selectionSets)
         let isQueryRoot = objectType === schema.queryType
         // Only the introspection types have names starting with `__` (spec §3.1.1 reserves
         // them), so a prefix test stands in for hashing the name into the set.
         let isIntrospectionType = objectType.name.hasPrefix("__")
         let introspective = isQueryRoot || isIntrospectionType
-        let fieldTypes = executor.fieldTypes(of: objectType)
+        let objectFields = executor.fields(of: objectType)
         // Introspection types have no resolvers unless the executable binds some.
-        let resolvers = isIntrospectionType && executor.introspectionIsBuiltIn
-            ? nil : executor.resolvers.resolvers(of: objectType)
+        let resolvers = isIntrospectionType && executor.introspectionIsBuiltIn ? nil : objectFields?.resolvers
         var fields: [FieldPlan] = []
-        fields.reserveCapacity(grouped.keys.count)
-        for (key, nodes) in zip(grouped.keys, grouped.fields) {
-            let fieldName = nodes[0].name.value
+        fields.reserveCapacity(grouped.firstNodes.count)
+        // Each node is copied once, and the copy moves into its plan: a copy retains each
+        // of a node's strings and arrays.
+        for key in grouped.firstNodes.indices {
+            let node = grouped.firstNodes[key]
+            let fieldName = node.name.value
             let kind: FieldPlan.Kind
             var resolver: ResolverTable.Resolver? = nil
             // The definition's type and arguments, read in place: copying the whole
@@ -103,12 +117,12 @@ final class Execution {
                 type = Introspection.typenameField.type
                 arguments = []
                 namedType = schema.type(type.namedType)
-            } else if let index = objectType.fieldPosition(fieldName) {
+            } else if let index = objectFields.map({ $0.position(of: fieldName) }) ?? objectType.fieldPosition(fieldName) {
                 kind = .field
                 resolver = resolvers?[index]
                 type = objectType.fields[index].type
                 arguments = objectType.fields[index].arguments
-                namedType = fieldTypes.map { $0[index] } ?? schema.type(type.namedType)
+                namedType = objectFields.map { $0.types[index] } ?? schema.type(type.namedType)
             } else if isQueryRoot, let meta = Introspection.metaField(fieldName) {
                 kind = .meta
                 type = meta.type
@@ -119,21 +133,21 @@ final class Execution {
             }
             // Arguments without variables coerce the same way every time (an error too).
             var constantArguments: Result<JSONObject, GraphQLError>? = nil
-            if !nodes[0].arguments.contains(where: { VariableScan.uses($0.value) }) {
+            if !node.arguments.contains(where: { VariableScan.uses($0.value) }) {
                 do throws(GraphQLError) {
                     constantArguments = .success(
-                        arguments.isEmpty ? JSONObject() : try coerceArguments(arguments, nodes[0]))
+                        arguments.isEmpty ? JSONObject() : try coerceArguments(arguments, node))
                 } catch {
                     constantArguments = .failure(error)
                 }
             }
             fields.append(FieldPlan(
-                responseKey: key, nodes: nodes, kind: kind, resolver: resolver, parentType: objectType, type: type,
-                arguments: arguments, namedType: namedType, constantArguments: constantArguments,
-                introspective: introspective))
+                node: consume node, mergedNodes: grouped.laterNodes(of: key), kind: kind, resolver: resolver,
+                parentType: objectType, type: type, arguments: arguments, namedType: namedType,
+                constantArguments: constantArguments, introspective: introspective))
         }
         // The collected keys serve as the plan's unless a field was left out.
-        let responseKeys = fields.count == grouped.keys.count ? grouped.keys : fields.map(\.responseKey)
+        let responseKeys = fields.count == grouped.keys.count ? grouped.keys.names : fields.map(\.responseKey)
         return SelectionPlan(
             objectType: objectType, fields: fields, responseKeys: responseKeys, introspective: introspective,
             isIntrospectionType: isIntrospectionType)
@@ -141,17 +155,28 @@ final class Execution {
 
     // MARK: Fields
 
-    /// ExecuteField (spec §6.4).
+    /// ExecuteField (spec §6.4) of the object at `path`, whose source is `source` (and
+    /// `object`, when that is a JSON object).
     private func executeField(
-        _ plan: SelectionPlan, _ field: FieldPlan, _ source: ResolvedValue, _ parent: Introspection.Parent?,
-        parentPath: ResponsePath
+        _ plan: SelectionPlan, _ field: FieldPlan, _ source: ResolvedValue, _ object: JSONObject?,
+        _ parent: Introspection.Parent?, path: inout [PathElement]
     ) throws(NullPropagation) -> JSON {
         if case .typename = field.kind { return .string(plan.objectType.name) }
-        let type = field.type
-        // The field's response path: allocated up front only when a sub-selection or list
-        // needs it; a leaf (and its resolver's info) builds it only when asked.
-        let eagerPath: ResponsePath? = field.isLeaf ? nil : .key(parentPath, field.responseKey)
-        var path: ResponsePath { eagerPath ?? .key(parentPath, field.responseKey) }
+        // A field read from a JSON object parent by name (graphql-js's default resolver)
+        // completes from the JSON value itself: it needs no arguments, and a scalar that
+        // already has its serialised form is the response value as it is.
+        if let object, field.resolver == nil, !plan.introspective, field.arguments.isEmpty {
+            let value = object[field.fieldName]
+            if case .scalar(let scalar, let builtIn) = field.completion {
+                if let value, let serialized = builtIn?.serialized(value) { return serialized }
+                do throws(GraphQLError) {
+                    return try completeScalar(scalar, field, value.map(ResolvedValue.init) ?? .null)
+                } catch {
+                    return try fieldError(error, field, path)
+                }
+            }
+            return try complete(field, value.map(ResolvedValue.init) ?? .null, path: &path)
+        }
         let resolved: ResolvedValue
         do {
             let arguments: JSONObject
@@ -160,7 +185,7 @@ final class Execution {
             } else if let constant = field.constantArguments {
                 arguments = try constant.get()
             } else {
-                arguments = try coerceArguments(field.arguments, field.nodes[0])
+                arguments = try coerceArguments(field.arguments, field.node)
             }
             if case .meta = field.kind, let model = executor.introspectionModel,
                 let value = completeMetaField(field, arguments, model)
@@ -168,35 +193,60 @@ final class Execution {
                 return value
             }
             if let resolver = field.resolver {
-                let info = ResolveInfo(field: field, parentPath: parentPath, request: request)
-                resolved = try resolver(source, arguments, context, info)
+                let info = ResolveInfo(field: field, parentPath: path, request: request)
+                resolved = try resolver.resolve(source, arguments, context, info)
             } else if plan.introspective {
                 resolved = try Introspection.resolve(
                     plan.objectType.name, field.fieldName, field.introspectionName, parent, arguments, schema,
                     isIntrospectionType: plan.isIntrospectionType)
-            } else if case .json(.object(let object)) = source {
+            } else if let object {
                 resolved = object[field.fieldName].map(ResolvedValue.init) ?? .null
             } else {
                 resolved = .null
             }
         } catch {
-            return try fieldError(error, field.nodes, path, type: type)
+            return try fieldError(error, field, path)
         }
-        if let scalar = field.scalar {
+        if case .scalar(let scalar, let builtIn) = field.completion {
+            if let serialized = builtIn?.serialized(resolved) { return serialized }
             do throws(GraphQLError) {
                 return try completeScalar(scalar, field, resolved)
             } catch {
-                return try fieldError(error, field.nodes, path, type: type)
+                return try fieldError(error, field, path)
+            }
+        }
+        return try complete(field, resolved, path: &path)
+    }
+
+    /// CompleteValue of a field that is not a scalar, with its field errors handled: the
+    /// sub-selection of an object type directly, anything else through `completeValue`.
+    /// `path` is the parent object's; the field's key is added while completing.
+    private func complete(_ field: FieldPlan, _ value: ResolvedValue, path: inout [PathElement]) throws(NullPropagation) -> JSON {
+        let type = field.type
+        path.append(.key(field.responseKey))
+        defer { path.removeLast() }
+        if case .object(let objectType) = field.completion {
+            switch value {
+            case .null, .json(.null):
+                guard type.isNonNull else { return .null }
+                return try fieldError(nullError(field), field, path, hasKey: true)
+            default:
+                do {
+                    return try executeSelectionSet(
+                        field.child(objectType) { makePlan($0, subSelectionsOf: field) }, source: value, path: &path)
+                } catch {
+                    if type.isNonNull { throw error }
+                    return .null
+                }
             }
         }
         do {
-            // A leaf's completion does not read the path (its errors are thrown here).
-            return try completeValue(type, field, eagerPath ?? .root, resolved)
+            return try completeValue(type, field, &path, value)
         } catch is NullPropagation {
             if type.isNonNull { throw NullPropagation() }
             return .null
         } catch {
-            return try fieldError(error, field.nodes, path, type: type)
+            return try fieldError(error, field, path, hasKey: true)
         }
     }
 
@@ -219,19 +269,35 @@ final class Execution {
         }
     }
 
-    /// Records a field error (spec §6.4.4) and returns null, or propagates when the
-    /// field is non-null.
-    private func fieldError(_ error: any Error, _ fields: [Field], _ path: ResponsePath, type: TypeRef) throws(NullPropagation) -> JSON {
+    /// Records an error of `field` (spec §6.4.4) and returns null, or propagates when
+    /// the field is non-null. `path` is the parent object's, or the field's own when
+    /// `hasKey`.
+    private func fieldError(
+        _ error: any Error, _ field: FieldPlan, _ path: [PathElement], hasKey: Bool = false
+    ) throws(NullPropagation) -> JSON {
+        try recordError(error, field, hasKey ? path : path + [.key(field.responseKey)], type: field.type)
+    }
+
+    /// Records an error at `path` of a value of `type` for `field` (spec §6.4.4) and
+    /// returns null, or propagates when `type` is non-null.
+    private func recordError(
+        _ error: any Error, _ field: FieldPlan, _ path: [PathElement], type: TypeRef
+    ) throws(NullPropagation) -> JSON {
         if error is NullPropagation {
             if type.isNonNull { throw NullPropagation() }
             return .null
         }
         var graphQLError = (error as? GraphQLError) ?? executor.mapError(error)
-        if graphQLError.locations.isEmpty { graphQLError.locations = locations(fields) }
-        if graphQLError.path == nil { graphQLError.path = path.elements }
+        if graphQLError.locations.isEmpty { graphQLError.locations = field.nodes.map { source.location(of: $0.span.start) } }
+        if graphQLError.path == nil { graphQLError.path = path }
         errors.append(graphQLError)
         if type.isNonNull { throw NullPropagation() }
         return .null
+    }
+
+    /// The error of a non-null field that completed to null.
+    private func nullError(_ field: FieldPlan) -> GraphQLError {
+        GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
     }
 
     /// CoerceArgumentValues (spec §6.4.1) with graphql-js's messages.
@@ -296,22 +362,18 @@ final class Execution {
                 throw GraphQLError(error.message)
             }
         }
-        if case .null = completed, field.type.isNonNull {
-            throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
-        }
+        if case .null = completed, field.type.isNonNull { throw nullError(field) }
         return completed
     }
 
-    /// CompleteValue (spec §6.4.3). Throws `GraphQLError` for this field's own
-    /// problems and `NullPropagation` when a non-null descendant was null.
+    /// CompleteValue (spec §6.4.3) of a value at `path`. Throws `GraphQLError` for this
+    /// field's own problems and `NullPropagation` when a non-null descendant was null.
     private func completeValue(
-        _ type: TypeRef, _ field: FieldPlan, _ path: ResponsePath, _ value: ResolvedValue
+        _ type: TypeRef, _ field: FieldPlan, _ path: inout [PathElement], _ value: ResolvedValue
     ) throws -> JSON {
         if case .nonNull(let inner) = type {
-            let completed = try completeValue(inner, field, path, value)
-            if case .null = completed {
-                throw GraphQLError("Cannot return null for non-nullable field \(field.parentType.name).\(field.fieldName).")
-            }
+            let completed = try completeValue(inner, field, &path, value)
+            if case .null = completed { throw nullError(field) }
             return completed
         }
         if case .null = value { return .null }
@@ -330,11 +392,12 @@ final class Execution {
             var out: [JSON] = []
             out.reserveCapacity(items.count)
             for (index, item) in items.enumerated() {
-                let itemPath = ResponsePath.index(path, index)
+                path.append(.index(index))
+                defer { path.removeLast() }
                 do {
-                    out.append(try completeValue(itemType, field, itemPath, item))
+                    out.append(try completeValue(itemType, field, &path, item))
                 } catch {
-                    out.append(try fieldError(error, field.nodes, itemPath, type: itemType))
+                    out.append(try recordError(error, field, path, type: itemType))
                 }
             }
             return .array(out)
@@ -355,10 +418,10 @@ final class Execution {
                 }
                 return .string(string)
             case .object(let object):
-                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
+                return try executeSelectionSet(field.child(object) { makePlan($0, subSelectionsOf: field) }, source: value, path: &path)
             case .interface, .union:
                 let object = try resolveAbstractType(named, value, field)
-                return try executeSelectionSet(field.child(object, build: makePlan), source: value, path: path)
+                return try executeSelectionSet(field.child(object) { makePlan($0, subSelectionsOf: field) }, source: value, path: &path)
             case .inputObject:
                 throw GraphQLError("Type \"\(name)\" is an input type and cannot be a field's type.")
             }

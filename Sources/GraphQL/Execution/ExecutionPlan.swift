@@ -39,6 +39,17 @@ final class SelectionPlan: Sendable {
 
 /// One response key of a `SelectionPlan`: its merged field nodes and definition.
 final class FieldPlan: Sendable {
+    /// How a field's value completes.
+    enum Completion: Sendable {
+        /// A scalar, nullable or not (no list): completed without descending its type,
+        /// the built-in scalars' common values without calling their coercion.
+        case scalar(ScalarType, BuiltInScalar?)
+        /// An object type, nullable or not (no list): the sub-selection executed on the value.
+        case object(ObjectType)
+        /// Anything else (enums, lists, abstract and unknown types): `completeValue`.
+        case general
+    }
+
     /// How the field gets its value.
     enum Kind: Sendable {
         /// `__typename`: the object type's name.
@@ -49,9 +60,10 @@ final class FieldPlan: Sendable {
         case meta
     }
 
-    let responseKey: String
-    let nodes: [Field]
-    let fieldName: String
+    /// The field's first node in the document.
+    let node: Field
+    /// The nodes merged into the first under its response key (usually none).
+    let mergedNodes: [Field]
     let kind: Kind
     /// The resolver bound to the field, if any (the plan is built for one `Executor`).
     let resolver: ResolverTable.Resolver?
@@ -64,18 +76,14 @@ final class FieldPlan: Sendable {
     let arguments: [InputValueDef]
     /// The named type of `type`, resolved in the schema (nil if unknown).
     let namedType: NamedType?
-    /// The sub-selection sets of `nodes`, for object and abstract return types: gathered
-    /// when a child plan is built, not stored with every field.
-    var subSelections: [SelectionSet] {
-        // Most keys have one node: skip `compactMap`'s growing from empty.
-        if nodes.count == 1 { return nodes[0].selectionSet.map { [$0] } ?? [] }
-        return nodes.compactMap(\.selectionSet)
-    }
-    /// Whether the field's type is a scalar or enum (or unknown) without list wrappers,
-    /// so completing it never descends.
-    let isLeaf: Bool
-    /// The scalar type when the field's type is one, nullable or not (no list).
-    let scalar: ScalarType?
+    var responseKey: String { node.responseKey }
+    var fieldName: String { node.name.value }
+    /// The field's nodes: the first, then the merged ones.
+    var nodes: [Field] { mergedNodes.isEmpty ? [node] : [node] + mergedNodes }
+    /// The sub-selection sets of `nodes`, for object and abstract return types.
+    var subSelections: [SelectionSet] { nodes.compactMap(\.selectionSet) }
+    /// How the field's value completes (spec §6.4.3), decided once from its type.
+    let completion: Completion
     /// The field as introspection names it (for fields that introspection resolves).
     let introspectionName: Introspection.FieldName
     /// The coerced arguments, when they are all literals (or absent) and so the same on
@@ -90,35 +98,26 @@ final class FieldPlan: Sendable {
     private let otherChildren = Atomic<UInt>(0)
 
     init(
-        responseKey: String, nodes: [Field], kind: Kind, resolver: ResolverTable.Resolver?, parentType: ObjectType,
+        node: Field, mergedNodes: [Field], kind: Kind, resolver: ResolverTable.Resolver?, parentType: ObjectType,
         type: TypeRef, arguments: [InputValueDef], namedType: NamedType?,
         constantArguments: Result<JSONObject, GraphQLError>?, introspective: Bool
     ) {
-        self.responseKey = responseKey
-        self.nodes = nodes
-        self.fieldName = nodes[0].name.value
+        // Derived values first, so that each parameter's last use is its store (a use
+        // after the store would copy it).
+        self.introspectionName = introspective ? Introspection.FieldName(node.name.value) : .other
+        switch (type.nullable, namedType) {
+        case (.named, .scalar(let scalar)?): self.completion = .scalar(scalar, BuiltInScalar(scalar))
+        case (.named, .object(let object)?): self.completion = .object(object)
+        default: self.completion = .general
+        }
+        self.node = node
+        self.mergedNodes = mergedNodes
         self.kind = kind
         self.resolver = resolver
         self.parentType = parentType
         self.type = type
         self.arguments = arguments
         self.namedType = namedType
-        var type = type
-        var hasList = false
-        while true {
-            switch type {
-            case .nonNull(let inner): type = inner; continue
-            case .list(let inner): hasList = true; type = inner; continue
-            case .named: break
-            }
-            break
-        }
-        switch namedType {
-        case .scalar?, .enumType?, nil: self.isLeaf = !hasList
-        default: self.isLeaf = false
-        }
-        if !hasList, case .scalar(let scalar)? = namedType { self.scalar = scalar } else { self.scalar = nil }
-        self.introspectionName = introspective ? Introspection.FieldName(nodes[0].name.value) : .other
         self.constantArguments = constantArguments
     }
 
@@ -134,10 +133,10 @@ final class FieldPlan: Sendable {
     /// The plan of the sub-selections on `objectType`, built by `build` the first time.
     /// Published without a lock: when two executions race, both may build, and both get
     /// the plan published first.
-    func child(_ objectType: ObjectType, build: (ObjectType, [SelectionSet]) -> SelectionPlan) -> SelectionPlan {
+    func child(_ objectType: ObjectType, build: (ObjectType) -> SelectionPlan) -> SelectionPlan {
         var bits = firstChild.load(ordering: .acquiring)
         if bits == 0 {
-            let plan = build(objectType, subSelections)
+            let plan = build(objectType)
             let retained = Unmanaged.passRetained(plan)
             let (exchanged, current) = firstChild.compareExchange(
                 expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
@@ -148,7 +147,7 @@ final class FieldPlan: Sendable {
         }
         let first = Unmanaged<SelectionPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
         if first.objectType === objectType { return first }
-        return others().value(for: ObjectIdentifier(objectType)) { build(objectType, subSelections) }
+        return others().value(for: ObjectIdentifier(objectType)) { build(objectType) }
     }
 
     /// The list of child plans beyond the first, created on first use.
@@ -166,8 +165,29 @@ final class FieldPlan: Sendable {
     }
 }
 
-/// The root selection plans of a prepared document, shared by its executions, and its
-/// fragments by name. Only documents whose `@skip`/`@include` conditions are all literals
+/// An operation of a document with what executing it derives from the operation alone:
+/// made once per prepared document (and for each execution of a document that is not),
+/// so that an execution refers to its operation instead of copying it.
+final class PreparedOperation: Sendable {
+    let definition: OperationDefinition
+    /// The type of each of its variable definitions, in order.
+    let variableTypes: [TypeRef]
+
+    init(_ definition: OperationDefinition) {
+        self.variableTypes = definition.variableDefinitions.map { TypeRef($0.type) }
+        self.definition = definition
+    }
+
+    /// The operations of `document`, in order.
+    static func all(in document: Document) -> [PreparedOperation] {
+        document.definitions.compactMap {
+            if case .operation(let operation) = $0 { PreparedOperation(operation) } else { nil }
+        }
+    }
+}
+
+/// The root selection plans of a prepared document, shared by its executions, its
+/// operations and its fragments by name. Only documents whose `@skip`/`@include` conditions are all literals
 /// have one: otherwise field collection depends on the variables of each execution.
 final class ExecutionPlans: Sendable {
     /// An operation (by its start in the source) executed by an executor: plans hold
@@ -183,10 +203,13 @@ final class ExecutionPlans: Sendable {
     private let roots = PublishedList<Key, SelectionPlan>()
     /// Results of operations that only introspect, by operation and executor.
     private let introspectionResults = PublishedList<Key, ExecutionResult>()
+    /// The document's operations, in order.
+    let operations: [PreparedOperation]
     /// The document's fragments by name (the first of a name, as validation allows one).
     let fragments: [String: FragmentDefinition]
 
-    private init(fragments: [String: FragmentDefinition]) {
+    private init(operations: [PreparedOperation], fragments: [String: FragmentDefinition]) {
+        self.operations = operations
         self.fragments = fragments
     }
 
@@ -218,7 +241,7 @@ final class ExecutionPlans: Sendable {
                 break
             }
         }
-        return ExecutionPlans(fragments: fragments(of: document))
+        return ExecutionPlans(operations: PreparedOperation.all(in: document), fragments: fragments(of: document))
     }
 
     /// The fragments of `document` by name; of two with one name (an invalid document

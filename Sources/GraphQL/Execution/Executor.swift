@@ -3,10 +3,10 @@
 final class Executor: Sendable {
     let schema: GraphQLSchema
     let resolvers: ResolverTable
-    /// The named types of each object type's fields (resolved in the schema, nil if
-    /// unknown), by field position: planning a selection looks its type up once instead
-    /// of hashing each field's type name.
-    private let fieldTypeTable: [ObjectIdentifier: [NamedType?]]
+    /// Each object type's fields as planning a selection finds them: one lookup per
+    /// plan, then one FNV lookup per field (rather than hashing the field's name and
+    /// its type's name with SipHash).
+    private let objectFields: [ObjectIdentifier: ObjectFields]
     /// Whether no resolver is bound to an introspection type's field, so that
     /// introspection results depend on the schema alone.
     let introspectionIsBuiltIn: Bool
@@ -24,21 +24,21 @@ final class Executor: Sendable {
     ) {
         self.schema = schema
         self.resolvers = resolvers
-        var fieldTypeTable: [ObjectIdentifier: [NamedType?]] = [:]
+        var objectFields: [ObjectIdentifier: ObjectFields] = [:]
         for type in schema.types {
             guard case .object(let object) = type else { continue }
-            fieldTypeTable[ObjectIdentifier(object)] = object.fields.map { schema.type($0.type.namedType) }
+            objectFields[ObjectIdentifier(object)] = ObjectFields(object, schema: schema, resolvers: resolvers)
         }
-        self.fieldTypeTable = fieldTypeTable
+        self.objectFields = objectFields
         self.introspectionIsBuiltIn = !resolvers.bindsIntrospectionTypes
         self.introspectionModel = introspectionIsBuiltIn ? IntrospectionModel(schema) : nil
         self.typeTests = typeTests
         self.mapError = mapError
     }
 
-    /// The named types of `object`'s fields by position (nil for a type not in the schema).
-    func fieldTypes(of object: ObjectType) -> [NamedType?]? {
-        fieldTypeTable[ObjectIdentifier(object)]
+    /// The fields of `object` (nil for a type not in the schema).
+    func fields(of object: ObjectType) -> ObjectFields? {
+        objectFields[ObjectIdentifier(object)]
     }
 
     /// ExecuteRequest (spec §6) with `context` pointing to the request's context, of the
@@ -47,59 +47,83 @@ final class Executor: Sendable {
         document: Document, source: Source, operationName: String?, variables: JSONObject,
         context: UnsafeRawPointer, plans: ExecutionPlans?
     ) -> ExecutionResult {
-        let operation: OperationDefinition
+        let prepared: PreparedOperation
         do throws(GraphQLError) {
-            operation = try selectOperation(document, operationName)
+            prepared = try selectOperation(plans?.operations ?? PreparedOperation.all(in: document), operationName)
         } catch {
             return ExecutionResult(data: nil, errors: [error])
         }
-        let coercion = coerceVariables(operation, variables, source)
+        let coercion = coerceVariables(prepared, variables, source)
         guard case .success(let coercedVariables) = coercion else {
             if case .failure(let errors) = coercion { return ExecutionResult(data: nil, errors: errors.errors) }
             return ExecutionResult(data: nil)
         }
-        guard let rootType = schema.rootType(operation.operation) else {
+        guard let rootType = schema.rootType(prepared.definition.operation) else {
             let error = GraphQLError(
-                "Schema is not configured to execute \(operation.operation.rawValue) operation.",
-                locations: [source.location(of: operation.span.start)])
+                "Schema is not configured to execute \(prepared.definition.operation.rawValue) operation.",
+                locations: [source.location(of: prepared.definition.span.start)])
             return ExecutionResult(data: .null, errors: [error])
         }
         let execution = Execution(
             executor: self, source: source,
-            request: ExecutionRequest(operation: operation, variables: coercedVariables, schema: schema),
+            request: ExecutionRequest(operation: prepared, variables: coercedVariables, schema: schema),
             fragments: plans?.fragments ?? ExecutionPlans.fragments(of: document), context: context)
         let rootPlan = execution.rootPlan(rootType, plans: plans)
         // An operation that only introspects (no variables, no resolvers of ours) has the
         // same result every time: a prepared document keeps it.
-        if let plans, introspectionIsBuiltIn, operation.variableDefinitions.isEmpty,
+        if let plans, introspectionIsBuiltIn, prepared.variableTypes.isEmpty,
             rootPlan.fields.allSatisfy({ if case .field = $0.kind { false } else { true } })
         {
-            return plans.introspectionResult(operationStart: operation.span.start, executor: self) {
+            return plans.introspectionResult(operationStart: prepared.definition.span.start, executor: self) {
                 execution.run(rootPlan)
             }
         }
         return execution.run(rootPlan)
     }
 
-    /// GetOperation (spec §6.1).
-    private func selectOperation(_ document: Document, _ name: String?) throws(GraphQLError) -> OperationDefinition {
-        // Definitions are read in place (iterating copies each one, retaining every array
-        // and string in it).
-        var found: OperationDefinition? = nil
-        var count = 0
-        for index in document.definitions.indices {
-            guard case .operation(let operation) = document.definitions[index] else { continue }
-            if let name {
-                if operation.name?.value == name { return operation }
-                continue
+    /// GetOperation (spec §6.1) among a document's `operations`.
+    private func selectOperation(_ operations: [PreparedOperation], _ name: String?) throws(GraphQLError) -> PreparedOperation {
+        guard let name else {
+            guard let only = operations.first else { throw GraphQLError("Must provide an operation.") }
+            guard operations.count == 1 else {
+                throw GraphQLError("Must provide operation name if query contains multiple operations.")
             }
-            count += 1
-            found = operation
+            return only
         }
-        if let name { throw GraphQLError("Unknown operation named \"\(name)\".") }
-        guard let found else { throw GraphQLError("Must provide an operation.") }
-        guard count == 1 else { throw GraphQLError("Must provide operation name if query contains multiple operations.") }
-        return found
+        guard let named = operations.first(where: { $0.definition.name?.value == name }) else {
+            throw GraphQLError("Unknown operation named \"\(name)\".")
+        }
+        return named
+    }
+
+    /// An object type's fields by name, with what each resolves to in the schema (a
+    /// class: a plan reads it through one reference).
+    final class ObjectFields: Sendable {
+        /// The field names; a name's number indexes `positions`.
+        private let names: NameTable
+        /// The position in the type's `fields` of each name's (first) field.
+        private let positions: [Int]
+        /// The named type of each field by position (nil if unknown).
+        let types: [NamedType?]
+        /// The resolver of each field by position (nil when the type has none bound).
+        let resolvers: [ResolverTable.Resolver?]?
+
+        init(_ object: ObjectType, schema: GraphQLSchema, resolvers: ResolverTable) {
+            var names = NameTable()
+            var positions: [Int] = []
+            for (position, field) in object.fields.enumerated() where names.insert(field.name).inserted {
+                positions.append(position)
+            }
+            self.names = names
+            self.positions = positions
+            self.types = object.fields.map { schema.type($0.type.namedType) }
+            self.resolvers = resolvers.resolvers(of: object)
+        }
+
+        /// The position of the field named `name` in the type's `fields`.
+        func position(of name: String) -> Int? {
+            names.number(of: name).map { positions[$0] }
+        }
     }
 
     private struct VariableErrors: Error { var errors: [GraphQLError] }
@@ -108,7 +132,7 @@ final class Executor: Sendable {
     /// then one "Too many errors" error in place of the 51st and no more (a single variable
     /// can hold thousands of problems, each quoting its value).
     private func coerceVariables(
-        _ operation: OperationDefinition, _ values: JSONObject, _ source: Source
+        _ operation: PreparedOperation, _ values: JSONObject, _ source: Source
     ) -> Result<JSONObject, VariableErrors> {
         let coercer = InputCoercer(schema: schema)
         var coerced = JSONObject()
@@ -122,9 +146,8 @@ final class Executor: Sendable {
             errors.append(error)
             return true
         }
-        variables: for definition in operation.variableDefinitions {
+        variables: for (definition, type) in zip(operation.definition.variableDefinitions, operation.variableTypes) {
             let name = definition.variable.value
-            let type = TypeRef(definition.type)
             // Line and column only for an error: finding them scans the source.
             var location: [SourceLocation] { [source.location(of: definition.span.start)] }
             guard let named = schema.namedType(type), named.isInputType else {

@@ -9,15 +9,12 @@ struct FieldCollector {
 
     /// The fields of `selectionSets` (merged) on `objectType`, grouped by response key
     /// in request order.
-    func collect(_ objectType: ObjectType, _ selectionSets: [SelectionSet]) -> FieldGroups {
-        var groups = FieldGroups()
+    func collect(_ objectType: ObjectType, _ selectionSets: some Collection<SelectionSet>) -> FieldGroups {
         // Room for the selections written directly in the sets (usually all the keys, as
-        // fragments are rarer): growing from empty would reallocate both arrays
-        // several times.
+        // fragments are rarer): growing from empty would reallocate several times.
         var capacity = 0
         for selectionSet in selectionSets { capacity += selectionSet.selections.count }
-        groups.keys.reserveCapacity(capacity)
-        groups.fields.reserveCapacity(capacity)
+        var groups = FieldGroups(capacity: capacity)
         var visited: [String] = []
         for selectionSet in selectionSets {
             collect(objectType, selectionSet, &groups, &visited)
@@ -29,7 +26,8 @@ struct FieldCollector {
         _ objectType: ObjectType, _ selectionSet: SelectionSet, _ groups: inout FieldGroups, _ visited: inout [String]
     ) {
         for selection in selectionSet.selections {
-            switch selection {
+            // Consumed: the field's node moves into the groups instead of being copied again.
+            switch consume selection {
             case .field(let field):
                 guard field.directives.isEmpty || shouldInclude(field.directives) else { continue }
                 groups.add(field)
@@ -74,34 +72,35 @@ struct FieldCollector {
     }
 }
 
-/// Collected fields: response keys in request order, each with its field nodes.
+/// Collected fields: response keys in request order, each with its field nodes. Most
+/// keys have one node, so each key's first node is kept apart from the later ones (a
+/// key written several times, merged), and no key has an array of its own.
 struct FieldGroups {
-    var keys: [String] = []
-    var fields: [[Field]] = []
-    var index: [String: Int] = [:]
+    /// The response keys, numbered in request order.
+    private(set) var keys = NameTable()
+    /// The first node of each key, by key number.
+    private(set) var firstNodes: [Field] = []
+    /// The nodes of keys after their first, in request order, with their key's number.
+    private var laterNodes: [(key: Int, node: Field)] = []
 
-    /// Up to this many keys are searched linearly; beyond, through `index`.
-    private static var linearLimit: Int { 8 }
+    init(capacity: Int) {
+        keys.reserveCapacity(capacity)
+        firstNodes.reserveCapacity(capacity)
+    }
 
-    mutating func add(_ field: Field) {
-        let key = field.responseKey
-        if keys.count <= Self.linearLimit {
-            if let i = keys.firstIndex(of: key) {
-                fields[i].append(field)
-                return
-            }
-        } else if let i = index[key] {
-            fields[i].append(field)
-            return
+    /// Adds `field` under its response key (consumed: the groups keep it, not a copy).
+    mutating func add(_ field: consuming Field) {
+        let (key, inserted) = keys.insert(field.responseKey)
+        if inserted {
+            firstNodes.append(field)
+        } else {
+            laterNodes.append((key, field))
         }
-        keys.append(key)
-        fields.append([field])
-        if keys.count > Self.linearLimit {
-            if index.isEmpty {
-                for (i, key) in keys.enumerated() { index[key] = i }
-            } else {
-                index[key] = keys.count - 1
-            }
-        }
+    }
+
+    /// The nodes of key number `key` after its first, in request order.
+    func laterNodes(of key: Int) -> [Field] {
+        if laterNodes.isEmpty { return [] }
+        return laterNodes.compactMap { $0.key == key ? $0.node : nil }
     }
 }

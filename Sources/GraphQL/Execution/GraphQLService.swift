@@ -61,8 +61,9 @@ public final class GraphQLService<Context>: Sendable {
     }
 }
 
-/// A document that parsed, validated and passed the query limits.
-public struct PreparedDocument: Sendable {
+/// A document that parsed, validated and passed the query limits. A class: the cache
+/// hands out one reference rather than a copy of the document and its source.
+public final class PreparedDocument: Sendable {
     public let source: Source
     public let document: Document
     /// Field collection results shared by the executions of this document, when they

@@ -5,9 +5,14 @@
 struct ResolverTable: Sendable {
     /// A resolver whose context is passed as a pointer to a value of the `Context` the
     /// table was built for, valid for the duration of the call.
-    typealias Resolver = @Sendable (
-        _ source: ResolvedValue, _ arguments: JSONObject, _ context: UnsafeRawPointer, _ info: ResolveInfo
-    ) throws -> ResolvedValue
+    ///
+    /// A struct around the closure: arrays and optionals of a bare closure type hold it
+    /// in its most general form, and each call went through a reabstraction thunk.
+    struct Resolver: Sendable {
+        let resolve: @Sendable (
+            _ source: ResolvedValue, _ arguments: JSONObject, _ context: UnsafeRawPointer, _ info: ResolveInfo
+        ) throws -> ResolvedValue
+    }
 
     /// Resolvers by object type, then field position in the type's `fields`.
     private let table: [ObjectIdentifier: [Resolver?]]
@@ -28,7 +33,7 @@ struct ResolverTable: Sendable {
 
     /// `resolver` called with the context its pointer points to.
     private static func erase<Context>(_ resolver: @escaping FieldResolver<Context>) -> Resolver {
-        { source, arguments, context, info in
+        Resolver { source, arguments, context, info in
             try resolver(source, arguments, context.assumingMemoryBound(to: Context.self).pointee, info)
         }
     }

@@ -1,20 +1,21 @@
 /// What a resolver is told about the field it resolves (graphql-js's `info`).
 ///
-/// Three references, whatever the field: its plan, its parent's response path and the
-/// execution's request, so that telling a resolver costs next to nothing.
+/// Three references, whatever the field: its plan, its parent's response path (the
+/// execution's path array, shared until execution changes it) and the execution's
+/// request, so that telling a resolver costs next to nothing.
 public struct ResolveInfo: Sendable {
     let field: FieldPlan
-    let parentPath: ResponsePath
+    let parentPath: [PathElement]
     let request: ExecutionRequest
 
     public var fieldName: String { field.fieldName }
     public var parentType: ObjectType { field.parentType }
     public var returnType: TypeRef { field.type }
     /// The response path of this field.
-    public var path: [PathElement] { ResponsePath.key(parentPath, field.responseKey).elements }
+    public var path: [PathElement] { parentPath + [.key(field.responseKey)] }
     /// The field's nodes in the document (several when merged).
     public var fieldNodes: [Field] { field.nodes }
-    public var operation: OperationDefinition { request.operation }
+    public var operation: OperationDefinition { request.operation.definition }
     public var schema: GraphQLSchema { request.schema }
     /// The operation's coerced variables.
     public var variables: JSONObject { request.variables }
@@ -23,11 +24,11 @@ public struct ResolveInfo: Sendable {
 /// The operation, coerced variables and schema of one execution, shared by the
 /// `ResolveInfo` of each resolver it calls.
 final class ExecutionRequest: Sendable {
-    let operation: OperationDefinition
+    let operation: PreparedOperation
     let variables: JSONObject
     let schema: GraphQLSchema
 
-    init(operation: OperationDefinition, variables: JSONObject, schema: GraphQLSchema) {
+    init(operation: PreparedOperation, variables: JSONObject, schema: GraphQLSchema) {
         self.operation = operation
         self.variables = variables
         self.schema = schema

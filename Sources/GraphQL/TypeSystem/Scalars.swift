@@ -286,3 +286,51 @@ public enum BuiltInScalars {
         "Int": int, "Float": float, "String": string, "Boolean": boolean, "ID": id,
     ]
 }
+
+/// Which of the five built-in scalar instances a scalar type is, for completing a field's
+/// value without a call through its coercion closures when the value already is what the
+/// scalar serialises it to (a string for `String` and `ID`, a Boolean for `Boolean`, an
+/// integer in range for `Int`, a finite number for `Float`). Any other value takes
+/// `ScalarCoercion.serialize`, with its messages.
+enum BuiltInScalar: Sendable {
+    case int, float, string, boolean, id
+
+    /// The built-in `scalar` is, by identity (nil for custom scalars, whatever their name).
+    init?(_ scalar: ScalarType) {
+        if scalar === BuiltInScalars.string {
+            self = .string
+        } else if scalar === BuiltInScalars.id {
+            self = .id
+        } else if scalar === BuiltInScalars.boolean {
+            self = .boolean
+        } else if scalar === BuiltInScalars.int {
+            self = .int
+        } else if scalar === BuiltInScalars.float {
+            self = .float
+        } else {
+            return nil
+        }
+    }
+
+    /// `serialize` of a JSON value when the value is already serialised; nil otherwise.
+    func serialized(_ json: JSON) -> JSON? {
+        switch (self, json) {
+        case (.string, .string), (.id, .string), (.boolean, .bool): return json
+        case (.int, .int(let int)) where BuiltInScalars.int32.contains(int): return json
+        case (.float, .double(let double)) where double.isFinite: return json
+        default: return nil
+        }
+    }
+
+    /// `serialize` of a resolved value when it is a plain case that is already serialised;
+    /// nil otherwise.
+    func serialized(_ value: ResolvedValue) -> JSON? {
+        switch (self, value) {
+        case (.string, .string(let string)), (.id, .string(let string)): return .string(string)
+        case (.boolean, .bool(let bool)): return .bool(bool)
+        case (.int, .int(let int)) where BuiltInScalars.int32.contains(int): return .int(int)
+        case (.float, .double(let double)) where double.isFinite: return .double(double)
+        default: return nil
+        }
+    }
+}

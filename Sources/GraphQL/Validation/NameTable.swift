@@ -24,6 +24,12 @@ struct NameTable: Sendable {
         for name in names { insert(name) }
     }
 
+    /// Room for `capacity` names before the arrays grow (the slots are not reserved).
+    mutating func reserveCapacity(_ capacity: Int) {
+        names.reserveCapacity(capacity)
+        hashes.reserveCapacity(capacity)
+    }
+
     var count: Int { names.count }
     var isEmpty: Bool { names.isEmpty }
 
