@@ -28,6 +28,8 @@ final class IntrospectionExecution {
     init(model: IntrospectionModel, collector: FieldCollector) {
         self.model = model
         self.collector = collector
+        // The full introspection query makes a dozen plans: growing would rehash four times.
+        plans.reserveCapacity(16)
     }
 
     deinit {
@@ -104,6 +106,14 @@ final class IntrospectionExecution {
     private struct PlanKey: Hashable {
         let kind: Kind
         let fields: [Int]
+
+        // The first and last field tell plans apart well enough; `==` compares all.
+        func hash(into hasher: inout Hasher) {
+            hasher.combine(kind)
+            hasher.combine(fields.count)
+            hasher.combine(fields.first)
+            hasher.combine(fields.last)
+        }
     }
 
     /// The value of `__schema` with sub-selections `selectionSets`.
@@ -215,8 +225,9 @@ final class IntrospectionExecution {
     /// adds its sub-selections to the first field's (same-named fields, as validation
     /// guarantees; the first field's name and arguments count, as in the general path).
     private func collect(_ kind: Kind, _ objectType: ObjectType, _ selectionSet: SelectionSet, _ collected: inout Collected) {
-        for selection in selectionSet.selections {
-            switch selection {
+        // By index: `for selection in` copies each selection (retaining all its parts).
+        for position in selectionSet.selections.indices {
+            switch selectionSet.selections[position] {
             case .field(let field):
                 guard field.directives.isEmpty || collector.shouldInclude(field.directives) else { continue }
                 collected.fieldStarts.append(field.span.start)
