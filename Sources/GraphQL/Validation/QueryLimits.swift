@@ -31,14 +31,11 @@ public func checkLimits(
 ) -> [GraphQLError] {
     var checker = LimitChecker(document: document)
     var errors: [GraphQLError] = []
-    let definitions = document.definitions
-    for index in definitions.indices {
-        guard case .operation(let operation) = definitions[index],
-            operationName == nil || operation.name?.value == operationName
-        else { continue }
+    for case .operation(let operation) in document.definitions
+    where operationName == nil || operation.name?.value == operationName {
         // Built only for an error: this runs on every uncached request.
         func label() -> String { operation.name.map { "operation \"\($0.value)\"" } ?? "the anonymous operation" }
-        let depth = checker.depth(ofDefinition: index)
+        let depth = checker.depth(of: operation.selectionSet)
         if depth.depth > limits.maxDepth {
             errors.append(
                 GraphQLError(
@@ -54,8 +51,12 @@ public func checkLimits(
                     locations: [source.location(of: operation.span.start)]))
         }
     }
-    // The definitions no selected operation reached still count for aliases.
-    checker.walkUnwalked()
+    // The operations not selected and the fragments they alone spread still count for aliases.
+    for case .operation(let operation) in document.definitions
+    where operationName != nil && operation.name?.value != operationName {
+        _ = checker.depth(of: operation.selectionSet)
+    }
+    checker.walkUnwalkedFragments()
     if checker.aliases > limits.maxAliases, let offset = firstAlias(overLimit: limits.maxAliases, in: document) {
         errors.append(
             GraphQLError(
@@ -98,90 +99,77 @@ private func firstAlias(overLimit limit: Int, in document: Document) -> Int? {
     return nil
 }
 
-/// The measurements behind `checkLimits`. Each operation and fragment definition is
-/// walked at most once, by its index in the document: a fragment's depth is memoised,
-/// so fragments spreading each other many times are measured in linear time, and the
-/// aliases of a definition are counted while it is walked. Selections are visited by
-/// index (a `for selection in` loop copies each one) and nothing is allocated per node.
+/// The measurements behind `checkLimits`. Each fragment definition is walked at most
+/// once, when first spread (or at the end, for its aliases): its depth is memoised, so
+/// fragments spreading each other many times are measured in linear time, and the
+/// aliases of every selection set walked are counted on the way. Selections are visited
+/// by index (a `for selection in` loop copies each one).
 private struct LimitChecker {
     typealias Measure = (depth: Int, deepestField: Int)
 
-    private let definitions: [Definition]
-    /// Fragment names and their definitions' indices; the last definition of a name
-    /// counts, as everywhere a document's fragments are looked up by name.
+    /// The fragment definitions, in document order, and their names.
+    private let fragments: [FragmentDefinition]
     private let fragmentNames: [String]
-    private let fragmentDefinitions: [Int]
-    /// By name, for documents with many fragments (else a linear search is faster).
+    /// Fragment positions by name, for documents with many fragments (else a linear
+    /// search is faster). The last definition of a name counts, as everywhere a
+    /// document's fragments are looked up by name.
     private let fragmentTable: [String: Int]
-    /// By definition index: whether a definition was walked, or is being walked.
+    /// By fragment position: whether it was walked, or is being walked.
     private enum State {
         case unwalked, walking
         case walked(Measure)
     }
     private var states: [State]
-    /// Aliases in the definitions walked so far.
+    /// Aliases in the selection sets walked so far.
     private(set) var aliases = 0
 
     private static var linearLimit: Int { 8 }
 
     init(document: Document) {
-        definitions = document.definitions
-        var names: [String] = []
-        var indices: [Int] = []
-        for index in definitions.indices {
-            guard case .fragment(let fragment) = definitions[index] else { continue }
-            names.append(fragment.name.value)
-            indices.append(index)
-        }
-        fragmentNames = names
-        fragmentDefinitions = indices
+        var fragments: [FragmentDefinition] = []
+        for case .fragment(let fragment) in document.definitions { fragments.append(fragment) }
+        self.fragments = fragments
+        fragmentNames = fragments.map(\.name.value)
         var table: [String: Int] = [:]
-        if names.count > Self.linearLimit {
-            for (name, index) in zip(names, indices) { table[name] = index }
+        if fragments.count > Self.linearLimit {
+            for (position, name) in fragmentNames.enumerated() { table[name] = position }
         }
         fragmentTable = table
-        states = Array(repeating: .unwalked, count: definitions.count)
+        // `map` rather than `Array(repeating:count:)`, whose allocation is not specialized
+        // and looks up the storage type's metadata on every call.
+        states = fragments.map { _ in .unwalked }
     }
 
-    /// The definition index of the fragment called `name`, if any.
+    /// The position of the fragment called `name`, if any.
     private func fragment(named name: String) -> Int? {
-        if fragmentNames.count > Self.linearLimit { return fragmentTable[name] }
-        return fragmentNames.lastIndex(of: name).map { fragmentDefinitions[$0] }
+        if fragments.count > Self.linearLimit { return fragmentTable[name] }
+        return fragmentNames.lastIndex(of: name)
     }
 
-    private func selectionSet(ofDefinition index: Int) -> SelectionSet? {
-        switch definitions[index] {
-        case .operation(let operation): operation.selectionSet
-        case .fragment(let fragment): fragment.selectionSet
-        default: nil
-        }
-    }
-
-    /// The field depth of the operation or fragment at `index` (0 for a fragment being
-    /// walked: a cycle, invalid anyway, is not followed).
-    mutating func depth(ofDefinition index: Int) -> Measure {
-        switch states[index] {
+    /// The field depth of the fragment at `position` (0 while it is being walked: a
+    /// cycle, invalid anyway, is not followed).
+    private mutating func depth(ofFragment position: Int) -> Measure {
+        switch states[position] {
         case .walked(let known): return known
         case .walking: return (0, 0)
         case .unwalked: break
         }
-        guard let selectionSet = selectionSet(ofDefinition: index) else { return (0, 0) }
-        states[index] = .walking
-        let result = depth(of: selectionSet)
-        states[index] = .walked(result)
+        states[position] = .walking
+        let result = depth(of: fragments[position].selectionSet)
+        states[position] = .walked(result)
         return result
     }
 
-    /// Walks the operations and fragments not walked yet, for their aliases.
-    mutating func walkUnwalked() {
-        for index in definitions.indices {
-            if case .unwalked = states[index] { _ = depth(ofDefinition: index) }
+    /// Walks the fragments not walked yet, for their aliases.
+    mutating func walkUnwalkedFragments() {
+        for position in fragments.indices {
+            if case .unwalked = states[position] { _ = depth(ofFragment: position) }
         }
     }
 
     /// The field depth of a selection set (0 when it selects no fields) and the offset of
     /// its deepest field.
-    private mutating func depth(of selectionSet: SelectionSet) -> Measure {
+    mutating func depth(of selectionSet: SelectionSet) -> Measure {
         var best = (depth: 0, deepestField: selectionSet.span.start)
         for position in selectionSet.selections.indices {
             let candidate: Measure
@@ -197,7 +185,7 @@ private struct LimitChecker {
             case .inlineFragment(let fragment):
                 candidate = depth(of: fragment.selectionSet)
             case .fragmentSpread(let spread):
-                candidate = fragment(named: spread.name.value).map { depth(ofDefinition: $0) } ?? (0, 0)
+                candidate = fragment(named: spread.name.value).map { depth(ofFragment: $0) } ?? (0, 0)
             }
             if candidate.depth > best.depth { best = candidate }
         }
@@ -205,7 +193,7 @@ private struct LimitChecker {
     }
 
     /// The fields an operation selects at its root, through fragments (each fragment
-    /// counted once: `visited`, by definition index, is sized on the first spread).
+    /// counted once: `visited`, by fragment position, is sized on the first spread).
     func rootFieldCount(_ selectionSet: SelectionSet, _ visited: inout [Bool]) -> Int {
         var count = 0
         for position in selectionSet.selections.indices {
@@ -213,11 +201,11 @@ private struct LimitChecker {
             case .field: count += 1
             case .inlineFragment(let fragment): count += rootFieldCount(fragment.selectionSet, &visited)
             case .fragmentSpread(let spread):
-                guard let index = fragment(named: spread.name.value) else { continue }
-                if visited.isEmpty { visited = Array(repeating: false, count: definitions.count) }
-                guard !visited[index], let fragmentSelections = self.selectionSet(ofDefinition: index) else { continue }
-                visited[index] = true
-                count += rootFieldCount(fragmentSelections, &visited)
+                guard let fragment = fragment(named: spread.name.value) else { continue }
+                if visited.isEmpty { visited = fragments.map { _ in false } }
+                guard !visited[fragment] else { continue }
+                visited[fragment] = true
+                count += rootFieldCount(fragments[fragment].selectionSet, &visited)
             }
         }
         return count
