@@ -22,20 +22,24 @@ final class IntrospectionExecution {
     private var failed = false
     /// The plans built so far, by the field nodes they collected: fragments spread in
     /// several places (`...TypeRef` under `type`, `interfaces` and `possibleTypes`) collect
-    /// the same fields and so share one plan and the values it completed.
-    private var plans: [PlanKey: Plan] = [:]
+    /// the same fields and so share one plan and the values it completed. Searched
+    /// linearly up to `linearPlanLimit` (a dictionary of a private key type costs more
+    /// than a dozen comparisons), then by `planTable`.
+    private var plans: [(key: PlanKey, plan: Plan)] = []
+    private var planTable: [PlanKey: Plan] = [:]
+    private static var linearPlanLimit: Int { 16 }
 
     init(model: IntrospectionModel, collector: FieldCollector) {
         self.model = model
         self.collector = collector
-        // The full introspection query makes a dozen plans: growing would rehash four times.
-        plans.reserveCapacity(16)
+        plans.reserveCapacity(Self.linearPlanLimit)
     }
 
     deinit {
         // A fragment that spreads itself under a field (a document that skipped
         // validation) makes a plan its own descendant.
-        for plan in plans.values { plan.releaseChildren() }
+        for (_, plan) in plans { plan.releaseChildren() }
+        for plan in planTable.values { plan.releaseChildren() }
     }
 
     /// The general executor must complete this field (it reports the error).
@@ -113,6 +117,20 @@ final class IntrospectionExecution {
             hasher.combine(fields.count)
             hasher.combine(fields.first)
             hasher.combine(fields.last)
+        }
+    }
+
+    private func knownPlan(_ key: PlanKey) -> Plan? {
+        if plans.count < Self.linearPlanLimit { return plans.first { $0.key == key }?.plan }
+        return planTable[key]
+    }
+
+    private func remember(_ plan: Plan, _ key: PlanKey) {
+        if plans.count < Self.linearPlanLimit {
+            plans.append((key, plan))
+            if plans.count == Self.linearPlanLimit { for (key, plan) in plans { planTable[key] = plan } }
+        } else {
+            planTable[key] = plan
         }
     }
 
@@ -200,7 +218,7 @@ final class IntrospectionExecution {
         let objectType = objectType(kind)
         for selectionSet in selectionSets { collect(kind, objectType, selectionSet, &collected) }
         let key = collected.hasSyntheticField ? nil : PlanKey(kind: kind, fields: collected.fieldStarts)
-        if let key, let plan = plans[key] { return plan }
+        if let key, let plan = knownPlan(key) { return plan }
         if collected.entries.contains(where: { !$0.defined }) {
             // Positions change: `merged` is renumbered along.
             var position = Array(repeating: -1, count: collected.entries.count)
@@ -217,7 +235,7 @@ final class IntrospectionExecution {
         let plan = Plan(
             kind: kind, keys: collected.keys, entries: collected.entries, selections: collected.selections,
             merged: collected.merged, typeCount: model.types.count)
-        if let key { plans[key] = plan }
+        if let key { remember(plan, key) }
         return plan
     }
 
@@ -245,7 +263,7 @@ final class IntrospectionExecution {
                 }
                 let name = Introspection.FieldName(field.name.value)
                 let (defined, takesIncludeDeprecated) = Self.defines(kind, name)
-                let includeDeprecated = defined && takesIncludeDeprecated ? includeDeprecated(field) : false
+                let includeDeprecated = defined && takesIncludeDeprecated ? includeDeprecated(field.arguments) : false
                 collected.keys.append(key)
                 collected.entries.append(Plan.Entry(name: name, includeDeprecated: includeDeprecated, defined: defined))
                 collected.selections.append(field.selectionSet)
@@ -269,8 +287,8 @@ final class IntrospectionExecution {
     /// CoerceArgumentValues for `includeDeprecated: Boolean = false`: a missing argument
     /// or variable takes the default; null means false, as it does in graphql-js. A value
     /// that does not coerce marks the execution failed.
-    private func includeDeprecated(_ node: Field) -> Bool {
-        guard let argument = node.arguments.first(where: { $0.name.value == "includeDeprecated" }) else { return false }
+    private func includeDeprecated(_ arguments: [Argument]) -> Bool {
+        guard let argument = arguments.first(where: { $0.name.value == "includeDeprecated" }) else { return false }
         if case .boolean(let value) = argument.value.kind { return value }
         if case .variable(let name) = argument.value.kind, collector.variables[name] == nil { return false }
         guard let value = collector.coercer.literal(argument.value, type: .named("Boolean"), variables: collector.variables)
