@@ -1,16 +1,18 @@
 /// The values introspection answers with, derived from a schema once (when its
 /// `ExecutableSchema` is made) rather than per request: every leaf already a `JSON`
 /// value (names, descriptions, kinds, printed default values), every `includeDeprecated`
-/// list filtered both ways, every type reference linked to its named type without a
+/// list filtered both ways, every type reference linked to its type node without a
 /// lookup by name. Depends on the schema alone, never on a query.
 ///
-/// Named types refer to each other (and to themselves) through indices into `types`,
-/// so the model holds no reference cycles.
+/// Type nodes refer to each other (and to themselves) through indices into `types`,
+/// so the model holds no reference cycles. The list and non-null wrappers are interned:
+/// every `[String!]` of the schema is the same node, so an execution that completes it
+/// once with a selection can reuse the value (`IntrospectionExecution`).
 final class IntrospectionModel: Sendable {
-    /// A `__Type` value: a named type (`types[i]`) or a list or non-null wrapper.
-    enum TypeLink: Sendable {
-        case named(Int)
-        case wrapper(TypeNode)
+    /// A list or non-null wrapper of the type node `inner`.
+    private struct WrapperKey: Hashable {
+        let isNonNull: Bool
+        let inner: Int
     }
 
     /// A list both ways: all items, and without the deprecated ones.
@@ -27,6 +29,7 @@ final class IntrospectionModel: Sendable {
     }
 
     /// The fields of one `__Type` value; absent lists are nil (null in the response).
+    /// Type references (`interfaces`, `possibleTypes`, `ofType`) are indices into `types`.
     final class TypeNode: Sendable {
         let kind: JSON
         let name: JSON
@@ -39,13 +42,13 @@ final class IntrospectionModel: Sendable {
         let enumValues: Filtered<EnumValueNode>?
         let inputFields: Filtered<InputValueNode>?
         /// A wrapper's inner type; nil for named types.
-        let ofType: TypeLink?
+        let ofType: Int?
 
         init(
             kind: String, name: JSON = .null, description: JSON = .null, specifiedByURL: JSON = .null,
             isOneOf: JSON = .null, fields: Filtered<FieldNode>? = nil, interfaces: [Int]? = nil,
             possibleTypes: [Int]? = nil, enumValues: Filtered<EnumValueNode>? = nil,
-            inputFields: Filtered<InputValueNode>? = nil, ofType: TypeLink? = nil
+            inputFields: Filtered<InputValueNode>? = nil, ofType: Int? = nil
         ) {
             self.kind = .string(kind)
             self.name = name
@@ -66,11 +69,12 @@ final class IntrospectionModel: Sendable {
         let name: JSON
         let description: JSON
         let args: Filtered<InputValueNode>
-        let type: TypeLink
+        /// An index into `types`.
+        let type: Int
         let isDeprecated: JSON
         let deprecationReason: JSON
 
-        init(name: JSON, description: JSON, args: Filtered<InputValueNode>, type: TypeLink, deprecationReason: String?) {
+        init(name: JSON, description: JSON, args: Filtered<InputValueNode>, type: Int, deprecationReason: String?) {
             self.name = name
             self.description = description
             self.args = args
@@ -84,12 +88,13 @@ final class IntrospectionModel: Sendable {
     final class InputValueNode: Sendable {
         let name: JSON
         let description: JSON
-        let type: TypeLink
+        /// An index into `types`.
+        let type: Int
         let defaultValue: JSON
         let isDeprecated: JSON
         let deprecationReason: JSON
 
-        init(name: JSON, description: JSON, type: TypeLink, defaultValue: JSON, deprecationReason: String?) {
+        init(name: JSON, description: JSON, type: Int, defaultValue: JSON, deprecationReason: String?) {
             self.name = name
             self.description = description
             self.type = type
@@ -141,8 +146,9 @@ final class IntrospectionModel: Sendable {
         let directive: ObjectType
     }
 
-    /// The named types, in the schema's order.
+    /// The named types, in the schema's order (`namedTypeCount` of them), then the wrappers.
     let types: [TypeNode]
+    let namedTypeCount: Int
     let typeIndex: [String: Int]
     let directives: [DirectiveNode]
     let description: JSON
@@ -170,16 +176,23 @@ final class IntrospectionModel: Sendable {
         self.typeIndex = typeIndex
         let coercer = InputCoercer(schema: schema)
 
-        func link(_ ref: TypeRef) -> TypeLink {
+        /// Wrapper nodes (indices from `schema.types.count` on), one per kind and inner type.
+        var wrappers: [TypeNode] = []
+        var wrapperIndex: [WrapperKey: Int] = [:]
+        func link(_ ref: TypeRef) -> Int {
+            let key: WrapperKey
             switch ref {
             case .named(let name):
                 // A schema that validated names only its own types.
-                return .named(typeIndex[name] ?? 0)
-            case .list(let inner):
-                return .wrapper(TypeNode(kind: "LIST", ofType: link(inner)))
-            case .nonNull(let inner):
-                return .wrapper(TypeNode(kind: "NON_NULL", ofType: link(inner)))
+                return typeIndex[name] ?? 0
+            case .list(let inner): key = WrapperKey(isNonNull: false, inner: link(inner))
+            case .nonNull(let inner): key = WrapperKey(isNonNull: true, inner: link(inner))
             }
+            if let index = wrapperIndex[key] { return index }
+            let index = schema.types.count + wrappers.count
+            wrappers.append(TypeNode(kind: key.isNonNull ? "NON_NULL" : "LIST", ofType: key.inner))
+            wrapperIndex[key] = index
+            return index
         }
         func string(_ value: String?) -> JSON { value.map(JSON.string) ?? .null }
         func inputValue(_ input: InputValueDef) -> InputValueNode {
@@ -211,7 +224,7 @@ final class IntrospectionModel: Sendable {
         }
         func indices(_ objects: [ObjectType]) -> [Int] { objects.map { typeIndex[$0.name] ?? 0 } }
 
-        types = schema.types.map { type in
+        let named = schema.types.map { type in
             let name = JSON.string(type.name), description = string(type.description)
             switch type {
             case .scalar(let scalar):
@@ -236,11 +249,13 @@ final class IntrospectionModel: Sendable {
                     inputFields: inputValues(input.fields))
             }
         }
+        namedTypeCount = named.count
         directives = schema.directives.map {
             DirectiveNode(
                 name: .string($0.name), description: string($0.description), isRepeatable: $0.isRepeatable,
                 locations: $0.locations, args: inputValues($0.arguments))
         }
+        types = named + wrappers
         description = string(schema.description)
         queryType = typeIndex[schema.queryType.name] ?? 0
         mutationType = schema.mutationType.flatMap { typeIndex[$0.name] }

@@ -46,6 +46,11 @@ struct IntrospectionPathTests {
         ("{ __type(name: \"Node\") { possibleTypes { name __typename } __typename } __schema { __typename queryType { name } mutationType { name } directives { name locations isRepeatable args(includeDeprecated: true) { name __typename } } } }", [:]),
         ("{ __type(name: \"Nope\") { name } a: __type(name: \"Found\") { possibleTypes { name } specifiedByURL } }", [:]),
         ("{ __type(name: \"Item\") { fields { name } fields { description type { name } } } }", [:]),
+        // The same fragment under several fields, and a fragment spreading itself under
+        // `ofType` (no validation here): plans shared by the fields they collect.
+        ("{ __type(name: \"Item\") { fields { type { ...R } args { type { ...R } } } interfaces { ...R } } } fragment R on __Type { kind name ofType { ...R } }", [:]),
+        // More plans than are searched linearly.
+        ("{ __schema { " + (1...20).map { "t\($0): types { n\($0): name }" }.joined(separator: " ") + " } }", [:]),
     ]
 
     @Test(arguments: 0..<cases.count)

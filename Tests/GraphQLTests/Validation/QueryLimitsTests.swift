@@ -54,6 +54,23 @@ struct QueryLimitsTests {
                 "Query selects too many root fields: operation \"Both\" selects 3 root fields; the maximum is 2. (1:1)",
                 "Query uses too many aliases: the document has 2 aliases; the maximum is 1. (1:21)",
             ]),
+        // A fragment spread at two depths is measured once; the deeper spread counts.
+        Case(
+            document: "{ a { ...F } b { c { ...F } } }\nfragment F on T { d { e } }", operationName: nil,
+            limits: QueryLimits(maxDepth: 3),
+            errors: [
+                "Query is too deep: the anonymous operation nests fields 4 levels deep; the maximum depth is 3. (2:23)"
+            ]),
+        // A fragment spreading itself (rejected by validation, which checkLimits may not follow).
+        Case(
+            document: "query Q { a { ...F } }\nfragment F on T { b { ...F } }", operationName: nil,
+            limits: QueryLimits(maxDepth: 1),
+            errors: ["Query is too deep: operation \"Q\" nests fields 2 levels deep; the maximum depth is 1. (2:19)"]),
+        // Aliases of operations not selected and of fragments never spread count too.
+        Case(
+            document: "query A { x: f }\nquery B { y: f }\nfragment U on Q { z: f }", operationName: "A",
+            limits: QueryLimits(maxAliases: 2),
+            errors: ["Query uses too many aliases: the document has 3 aliases; the maximum is 2. (3:19)"]),
     ]
 
     @Test(arguments: cases)
@@ -73,6 +90,21 @@ struct QueryLimitsTests {
         let tight = checkLimits(document, operationName: nil, limits: QueryLimits(maxDepth: 10), source: source)
         #expect(tight.count == 1)
         #expect(tight.first?.message.hasPrefix("Query is too deep: operation \"IntrospectionQuery\" nests fields") == true)
+    }
+
+    /// Past eight fragments they are looked up by a table rather than searched: the same answers.
+    @Test func chainOfTwelveFragments() throws {
+        var text = "query Chain { ...F0 }\n"
+        for i in 0..<12 {
+            text += "fragment F\(i) on Q { f\(i) { \(i + 1 < 12 ? "...F\(i + 1)" : "leaf") } g\(i): f }\n"
+        }
+        let source = Source(text)
+        let limits = QueryLimits(maxDepth: 12, maxAliases: 11)
+        let errors = checkLimits(try parse(source), operationName: nil, limits: limits, source: source)
+        #expect(errors.map(\.description) == [
+            "Query is too deep: operation \"Chain\" nests fields 13 levels deep; the maximum depth is 12. (13:27)",
+            "Query uses too many aliases: the document has 12 aliases; the maximum is 11. (13:34)",
+        ])
     }
 
     @Test func manyFragmentsSpreadingEachOtherAreMeasuredQuickly() throws {
