@@ -44,14 +44,22 @@ enum ContractScalars {
         })
 }
 
-/// ISO-8601 in the one form the contract uses: `2026-11-30T08:00:00.000Z`.
-enum ISO8601 {
+/// ISO-8601 in the one form the contract uses: `2026-11-30T08:00:00.000Z` (also the log's timestamps).
+public enum ISO8601 {
     static func format(_ date: Date) -> String {
         // To the nearest millisecond, as PostgresEncodable stores it: 0.999 s is 998.99… ms in binary.
         let milliseconds = Int64((date.timeIntervalSince1970 * 1000).rounded())
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(32)
+        write(milliseconds: milliseconds, to: &bytes)
+        return String(decoding: bytes, as: UTF8.self)
+    }
+
+    /// Appends the text of `milliseconds` since 1970 UTC, computed here (proleptic Gregorian,
+    /// Howard Hinnant's civil-from-days): glibc's `gmtime_r` takes a process-wide lock.
+    public static func write(milliseconds: Int64, to output: inout [UInt8]) {
         var days = milliseconds >= 0 ? milliseconds / 86_400_000 : (milliseconds - 86_399_999) / 86_400_000
         let msOfDay = milliseconds - days * 86_400_000
-        // Civil from days (Howard Hinnant's algorithm).
         days += 719_468
         let era = (days >= 0 ? days : days - 146_096) / 146_097
         let dayOfEra = days - era * 146_097
@@ -62,29 +70,21 @@ enum ISO8601 {
         let month = mp < 10 ? mp + 3 : mp - 9
         let year = yearOfEra + era * 400 + (month <= 2 ? 1 : 0)
         // Byte by byte: string interpolation of padded parts was a tenth of a viewer's execution.
-        return String(unsafeUninitializedCapacity: 32) { out in
-            var count = 0
-            func put(_ value: Int64, _ width: Int) {
-                var divisor: Int64 = 1
-                for _ in 1..<width { divisor *= 10 }
-                while divisor > 0 {
-                    out[count] = UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10)
-                    count += 1
-                    divisor /= 10
-                }
+        func put(_ value: Int64, _ width: Int) {
+            var divisor: Int64 = 1
+            for _ in 1..<width { divisor *= 10 }
+            while divisor > 0 {
+                output.append(UInt8(truncatingIfNeeded: 0x30 + value / divisor % 10))
+                divisor /= 10
             }
-            func put(_ separator: Unicode.Scalar) {
-                out[count] = UInt8(ascii: separator)
-                count += 1
-            }
-            if year < 0 { put("-") }
-            let magnitude = year.magnitude
-            put(Int64(magnitude), magnitude > 9999 ? String(magnitude).count : 4)
-            put("-"); put(month, 2); put("-"); put(day, 2); put("T")
-            put(msOfDay / 3_600_000, 2); put(":"); put(msOfDay / 60_000 % 60, 2); put(":"); put(msOfDay / 1000 % 60, 2)
-            put("."); put(msOfDay % 1000, 3); put("Z")
-            return count
         }
+        func put(_ separator: Unicode.Scalar) { output.append(UInt8(ascii: separator)) }
+        if year < 0 { put("-") }
+        let magnitude = year.magnitude
+        put(Int64(magnitude), magnitude > 9999 ? String(magnitude).count : 4)
+        put("-"); put(month, 2); put("-"); put(day, 2); put("T")
+        put(msOfDay / 3_600_000, 2); put(":"); put(msOfDay / 60_000 % 60, 2); put(":"); put(msOfDay / 1000 % 60, 2)
+        put("."); put(msOfDay % 1000, 3); put("Z")
     }
 
     /// Parses `YYYY-MM-DDTHH:MM:SS(.fraction)?(Z|±HH:MM)`.

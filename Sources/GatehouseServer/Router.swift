@@ -71,7 +71,7 @@ final class Router: HTTPHandler {
                     }
                 }
                 response = outcome.response
-                operationName = outcome.operationName ?? outcome.operationType.map { "anonymous " + $0.rawValue }
+                operationName = outcome.operationName ?? outcome.operationType.map(Self.anonymous)
             case "/health":
                 response = Self.json(["status": "ok"])
             case "/ready":
@@ -95,6 +95,15 @@ final class Router: HTTPHandler {
                 microseconds: Int((seconds * 1_000_000).rounded()), client: request.clientAddress, operation: operationName)
         }
         return .response(response)
+    }
+
+    /// How logs and metrics name an operation without a name (a literal: no string built per request).
+    private static func anonymous(_ type: OperationType) -> String {
+        switch type {
+        case .query: "anonymous query"
+        case .mutation: "anonymous mutation"
+        case .subscription: "anonymous subscription"
+        }
     }
 
     /// `GET /ready`: 200 when a pooled connection answers, else 503.

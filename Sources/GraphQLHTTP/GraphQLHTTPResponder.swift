@@ -142,7 +142,7 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
                 guard let contentType = request.headers["Content-Type"], let media = MediaType(Substring(contentType)) else {
                     return .answered(Outcome(response: errorResponse(415, "POST requests must have Content-Type application/json.", mediaType)))
                 }
-                guard media.essence == "application/json", media.isUTF8 else {
+                guard media.type == "application", media.subtype == "json", media.isUTF8 else {
                     return .answered(Outcome(response: errorResponse(415, "Unsupported Content-Type \"\(media.essence)\"; use application/json with UTF-8.", mediaType)))
                 }
                 graphQLRequest = try GraphQLRequest.decode(body: request.body, maxDepth: configuration.maxJSONDepth)
@@ -219,7 +219,7 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         let status = (mediaType == .graphQLResponse && result.data == nil) ? 400 : 200
         var body: [UInt8] = []
         body.reserveCapacity(256)
-        result.json.write(to: &body)
+        result.write(to: &body)
         return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
     }
 

@@ -8,7 +8,7 @@ struct MediaType: Equatable {
     init?(_ text: Substring) {
         // What nearly every client sends: skip the general parse (splits and lowercased copies
         // were a twentieth of the server's CPU for `{ health }`).
-        if text.utf8.elementsEqual("application/json".utf8) || text.utf8.elementsEqual("application/json; charset=utf-8".utf8) {
+        if text == "application/json" || text == "application/json; charset=utf-8" {
             type = "application"
             subtype = "json"
             parameters = text.utf8.count == 16 ? [:] : ["charset": "utf-8"]
@@ -52,7 +52,7 @@ public enum GraphQLMediaType: String, Sendable {
     /// equal quality `application/graphql-response+json` wins; nil if nothing fits.
     public static func negotiate(accept: String?) -> GraphQLMediaType? {
         guard let accept, !accept.trimmingWhitespace().isEmpty else { return .json }
-        if accept.utf8.elementsEqual("*/*".utf8) || accept.utf8.elementsEqual("application/json".utf8) { return .json }
+        if accept == "*/*" || accept == "application/json" { return .json }
         var best: (type: GraphQLMediaType, quality: Double, rank: Int)? = nil
         for entry in accept.split(separator: ",") {
             guard let media = MediaType(entry) else { continue }

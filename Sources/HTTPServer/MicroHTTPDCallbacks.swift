@@ -80,6 +80,7 @@ func gatehouseAccessHandler(
 
     if !context.headersProcessed {
         context.headersProcessed = true
+        context.headers.reserveCapacity(8)
         _ = MHD_get_connection_values_n(
             connection, .HEADER_KIND, gatehouseCollectHeader,
             Unmanaged.passUnretained(context).toOpaque())
@@ -171,7 +172,10 @@ func queue(_ response: HTTPResponse, on connection: OpaquePointer, core: ServerC
     guard let mhdResponse = created else { return .NO }
     defer { MHD_destroy_response(mhdResponse) }
     for field in response.headers where isSendable(field) {
-        _ = MHD_add_response_header(mhdResponse, field.name, field.value)
+        // Explicitly: passing the Strings as pointers copied each into a new C array.
+        field.name.withCString { name in
+            field.value.withCString { value in _ = MHD_add_response_header(mhdResponse, name, value) }
+        }
     }
     if core.draining.load(ordering: .relaxed) {
         _ = MHD_add_response_header(mhdResponse, "Connection", "close")

@@ -1,4 +1,5 @@
-import GatehouseServer
+import Foundation
+@testable import GatehouseServer
 import GraphQL
 import Synchronization
 import Testing
@@ -35,6 +36,17 @@ import Testing
         #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
         #expect(Self.withoutTime(written[2]) == Self.withoutTime(written[3]))
         #expect(written.allSatisfy { $0.hasSuffix("}\n") })
+    }
+
+    @Test func timestampIsNowInUTC() throws {
+        var bytes: [UInt8] = []
+        Logger.timestamp(into: &bytes)
+        let text = String(decoding: bytes, as: UTF8.self)
+        #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(text)")
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]
+        let date = try #require(formatter.date(from: text))
+        #expect(abs(date.timeIntervalSinceNow) < 5)
     }
 
     @Test func requestLineIsNotWrittenBelowInfo() {

@@ -17,6 +17,21 @@ public struct ExecutionResult: Sendable {
         if let data { object.appendUnchecked("data", data) }
         return .object(object)
     }
+
+    /// Appends `json` serialized, without building the response map first (once per request).
+    public func write(to output: inout [UInt8]) {
+        output.append(UInt8(ascii: "{"))
+        if !errors.isEmpty {
+            output.append(contentsOf: #""errors":"#.utf8)
+            JSONWriter.write(.array(errors.map(\.json)), to: &output)
+            if data != nil { output.append(UInt8(ascii: ",")) }
+        }
+        if let data {
+            output.append(contentsOf: #""data":"#.utf8)
+            JSONWriter.write(data, to: &output)
+        }
+        output.append(UInt8(ascii: "}"))
+    }
 }
 
 extension GraphQLError {
