@@ -59,9 +59,9 @@ public final class PasswordHashingPool: Sendable {
 
     /// Niceness of the hashing threads. A hash is ~50-100 ms of pure CPU; at the default nice 0
     /// two busy workers on two cores made every other request wait for a time slice (viewer p99
-    /// 150 ms while log-ins saturated the pool). At nice 10 they still get all idle CPU, but a
-    /// request thread that wakes up runs first.
-    public static let workerNice: Int32 = 10
+    /// 150 ms while log-ins saturated the pool; 20-30 ms at nice 10). At nice 19 they still get
+    /// all idle CPU (log-ins alone run at the raw hash rate), but request threads run first.
+    public static let workerNice: Int32 = 19
 
     private static func lowerPriority() {
         // Linux keeps nice per thread: PRIO_PROCESS with who 0 sets the calling thread's only.
