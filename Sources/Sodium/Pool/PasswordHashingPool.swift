@@ -1,3 +1,4 @@
+internal import CSodium
 import Glibc
 import Synchronization
 
@@ -63,9 +64,16 @@ public final class PasswordHashingPool: Sendable {
     /// all idle CPU (log-ins alone run at the raw hash rate), but request threads run first.
     public static let workerNice: Int32 = 19
 
+    /// The hashing threads' time slice (Linux 6.12+): when the scheduler does pick one while
+    /// requests wait (its fair share), it runs 0.1 ms before it is reconsidered, not a full
+    /// default slice of several milliseconds on each core.
+    public static let workerSliceNanoseconds: UInt64 = 100_000
+
     private static func lowerPriority() {
-        // Linux keeps nice per thread: PRIO_PROCESS with who 0 sets the calling thread's only.
-        _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, workerNice)
+        // Per thread: sched_setattr and setpriority with who 0 set the calling thread only.
+        if gatehouse_set_nice_and_slice(workerNice, workerSliceNanoseconds) != 0 {
+            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, workerNice)
+        }
     }
 
     deinit {
