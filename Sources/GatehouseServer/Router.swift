@@ -169,8 +169,6 @@ struct ContextFactory: Sendable {
             mayBlock: mode.mayBlock, viewerLookup: mode.awaited as? AuthService.ViewerLookup)
     }
 
-    /// After an execution on an event thread: what the request needs before it can be
-    /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
     /// Before a query's first execution on an event thread, when it may execute `viewer`:
     /// the viewer from the session cache, handed to the resolver; or, when the cache does not
     /// hold it, its lookup, so that the query executes once, after it (rather than once to find
@@ -192,6 +190,8 @@ struct ContextFactory: Sendable {
         }
     }
 
+    /// After an execution on an event thread: what the request needs before it can be
+    /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
     static func deferral(auth: AuthService) -> @Sendable (RequestContext) -> NonBlockingResponse? {
         { context in
             switch context.need {
