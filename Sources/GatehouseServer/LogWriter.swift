@@ -8,20 +8,35 @@ import Locking
 /// waiting at once: `Logger` calls it after warnings and errors, the server when it stops.
 /// Lines keep their order. A crash can lose the last 20 ms of lines.
 final class LogWriter: @unchecked Sendable {
-    // @unchecked: `buffer` and `threadStarted` are touched with `mutex` held; writes are
-    // serialised by `writing`.
+    // @unchecked: `buffer` and `threadStarted` are touched with `mutex` held; `spare` with
+    // `writing` held (which also serialises writes to `fd`). Lock order: `writing`, then `mutex`.
     static let standardError = LogWriter(fd: 2)
 
     private let fd: Int32
     private let mutex = ConditionMutex()
     private let linesWaiting = ConditionMutex.Condition()
     private let writing = Lock(())
-    private var buffer: [UInt8] = []
+    /// Lines waiting to be written.
+    private var buffer: [UInt8]
+    /// The other buffer: the lines being written, then empty until the next flush swaps it in.
+    /// Swapping two buffers that keep their capacity means writers append into memory that is
+    /// already allocated and mapped. Copying the buffer out and emptying it (as this type first
+    /// did) made every flush allocate a fresh buffer, which the writers then page-faulted into
+    /// with `mutex` held; a request thread preempted in such a fault held up every other
+    /// request's log line (waits of 20+ ms on the request threads during a log-in storm).
+    private var spare: [UInt8]
     private var threadStarted = false
     /// The thread writes at once, without waiting out its 20 ms, when this much is waiting.
     private let limit = 256 << 10
 
-    init(fd: Int32) { self.fd = fd }
+    init(fd: Int32) {
+        self.fd = fd
+        // Virtual until written to: a buffer's pages become resident as lines first fill them.
+        buffer = []
+        buffer.reserveCapacity(limit + (16 << 10))
+        spare = []
+        spare.reserveCapacity(limit + (16 << 10))
+    }
 
     /// Appends `line`; never writes itself, so it never waits on the file descriptor.
     func write(_ line: [UInt8]) {
@@ -39,11 +54,8 @@ final class LogWriter: @unchecked Sendable {
     /// Writes everything buffered, now.
     func flush() {
         writing.withLock { _ in
-            let bytes: [UInt8] = mutex.withLock {
-                defer { buffer.removeAll(keepingCapacity: true) }
-                return buffer
-            }
-            bytes.withUnsafeBufferPointer { pointer in
+            mutex.withLock { swap(&buffer, &spare) }
+            spare.withUnsafeBufferPointer { pointer in
                 var offset = 0
                 while offset < pointer.count {
                     let written = Foundation.write(fd, pointer.baseAddress! + offset, pointer.count - offset)
@@ -51,6 +63,7 @@ final class LogWriter: @unchecked Sendable {
                     offset += written
                 }
             }
+            spare.removeAll(keepingCapacity: true)
         }
     }
 

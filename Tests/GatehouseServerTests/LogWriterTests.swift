@@ -1,5 +1,6 @@
 import Foundation
 @testable import GatehouseServer
+import Synchronization
 import Testing
 
 /// Buffered log lines reach their file descriptor in order: soon by themselves, at once on flush.
@@ -46,6 +47,54 @@ import Testing
         writer.write(Array("b\n".utf8))
         writer.flush()
         #expect(pipe.read() == "a\nb\n")
+    }
+
+    /// Writers on several threads while the buffers are swapped by flushes and by the writer
+    /// thread: every line arrives whole, once, and each thread's lines in their order.
+    @Test func concurrentWritersAndFlushesLoseNothing() throws {
+        let pipe = Pipe()
+        let writer = LogWriter(fd: pipe.writeEnd)
+        let threads = 4, lines = 2_000
+        let reader = Reader(pipe: pipe)
+        DispatchQueue.concurrentPerform(iterations: threads + 1) { t in
+            if t == threads {
+                for _ in 0..<50 { writer.flush(); usleep(200) }
+            } else {
+                for i in 0..<lines { writer.write(Array("t\(t) \(i) \(String(repeating: "x", count: i % 300))\n".utf8)) }
+            }
+        }
+        writer.flush()
+        let text = reader.finish()
+        var next = [Int](repeating: 0, count: threads)
+        for line in text.split(separator: "\n") {
+            let parts = line.split(separator: " ")
+            let t = Int(parts[0].dropFirst())!, i = Int(parts[1])!
+            #expect(i == next[t] && (parts.count == 3 ? parts[2].count : 0) == i % 300)
+            next[t] = i + 1
+        }
+        #expect(next == [Int](repeating: lines, count: threads))
+    }
+
+    /// Drains a pipe on its own thread (the lines written here are more than a pipe buffer holds).
+    final class Reader: @unchecked Sendable {
+        private let pipe: Pipe
+        private var text = ""
+        private let done = DispatchSemaphore(value: 0)
+        private let stop = Atomic<Bool>(false)
+        init(pipe: Pipe) {
+            self.pipe = pipe
+            Thread { [self] in
+                while !stop.load(ordering: .acquiring) { text += pipe.read(); usleep(1_000) }
+                text += pipe.read()
+                done.signal()
+            }.start()
+        }
+        func finish() -> String {
+            usleep(50_000)
+            stop.store(true, ordering: .releasing)
+            done.wait()
+            return text
+        }
     }
 
     @Test func warningsAreFlushedByTheLogger() {

@@ -59,10 +59,12 @@ public final class PasswordHashingPool: Sendable {
     }
 
     /// Niceness of the hashing threads. A hash is ~50-100 ms of pure CPU; at the default nice 0
-    /// two busy workers on two cores made every other request wait for a time slice (viewer p99
-    /// 150 ms while log-ins saturated the pool; 20-30 ms at nice 10). At nice 19 they still get
-    /// all idle CPU (log-ins alone run at the raw hash rate), but request threads run first.
-    public static let workerNice: Int32 = 19
+    /// two busy workers on two cores take a full share from request threads. At nice 10 (with
+    /// the short slice below) they still get all idle CPU (log-ins alone run at the raw hash
+    /// rate) and about a tenth of a busy machine, so log-ins keep moving while cheap requests go
+    /// first: viewer p99 5.5-7.5 ms while 8 connections saturate log-in on 2 cores (nice 19:
+    /// 5.5-6.7 ms, and log-ins starved by any other nice-0 load on the machine).
+    public static let workerNice: Int32 = 10
 
     /// The hashing threads' time slice (Linux 6.12+): when the scheduler does pick one while
     /// requests wait (its fair share), it runs 0.1 ms before it is reconsidered, not a full
