@@ -54,6 +54,31 @@ import Testing
         }
     }
 
+    @Test func aSecondBatchStartsOnlyOnceEnoughLookupsWait() throws {
+        let recorder = Recorder()
+        let batcher = LookupBatcher<Int, String>(maxBatchSize: 8, maxConcurrentBatches: 2, concurrentBatchThreshold: 3) {
+            try recorder.run($0)
+        }
+        let done = DispatchGroup()
+        let lookUp = { (key: Int) in
+            done.enter()
+            batcher.lookup(key) { _ in done.leave() }
+        }
+        lookUp(0)  // runs at once, alone, and is held
+        recorder.firstStarted.wait()
+        lookUp(1)
+        lookUp(2)
+        usleep(100_000)
+        #expect(recorder.started.load(ordering: .relaxed) == 1, "two waiting lookups started a batch of their own")
+        lookUp(3)  // the third waiting lookup starts the second batch, beside the held one
+        let deadline = ContinuousClock.now + .seconds(30)
+        while recorder.batches.withLock({ $0.isEmpty }) && ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(recorder.batches.withLock { $0 } == [[1, 2, 3]])
+        recorder.release.signal()
+        #expect(done.wait(timeout: .now() + 30) == .success)
+        #expect(recorder.batches.withLock { $0 } == [[1, 2, 3], [0]])
+    }
+
     @Test func blockingLookupsFromManyThreadsGetTheirOwnValues() throws {
         let recorder = Recorder()
         recorder.release.signal()  // nothing held

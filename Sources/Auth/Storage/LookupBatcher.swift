@@ -7,7 +7,10 @@ import Locking
 ///
 /// Batches run on the batcher's own threads, at most `maxConcurrentBatches` at a time; each
 /// takes up to `maxBatchSize` waiting keys in arrival order, so an idle server runs a
-/// lookup at once, alone, and a busy one answers many per statement. Callers either block
+/// lookup at once, alone, and a busy one answers many per statement. While a batch runs,
+/// another starts only once `concurrentBatchThreshold` lookups wait: below that they are
+/// cheaper as part of the next batch than as a batch of their own (a thread wake-up, a round
+/// trip and a statement each), and the running batch is about to finish. Callers either block
 /// (`lookup(_:)`) or get a completion on a batch thread (`lookup(_:completion:)`, for HTTP
 /// event threads, which must not block). When a batch fails, every lookup in it gets the error;
 /// when it fails by waiting too long (`failsQueued`: the pool or a statement timed out), so do
@@ -34,18 +37,21 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     let maxBatchSize: Int
     let maxConcurrentBatches: Int
+    let concurrentBatchThreshold: Int
     private let run: Run
     private let failsQueued: @Sendable (any Error) -> Bool
     private let state = Lock(State())
     private let threads: WorkerThreads
 
     init(
-        maxBatchSize: Int, maxConcurrentBatches: Int, failsQueued: @escaping @Sendable (any Error) -> Bool = { _ in false },
+        maxBatchSize: Int, maxConcurrentBatches: Int, concurrentBatchThreshold: Int = 1,
+        failsQueued: @escaping @Sendable (any Error) -> Bool = { _ in false },
         run: @escaping Run
     ) {
-        precondition(maxBatchSize >= 1 && maxConcurrentBatches >= 1)
+        precondition(maxBatchSize >= 1 && maxConcurrentBatches >= 1 && concurrentBatchThreshold >= 1)
         self.maxBatchSize = maxBatchSize
         self.maxConcurrentBatches = maxConcurrentBatches
+        self.concurrentBatchThreshold = concurrentBatchThreshold
         self.failsQueued = failsQueued
         self.run = run
         self.threads = WorkerThreads(name: "gh-lookups", maxThreads: maxConcurrentBatches)
@@ -72,7 +78,9 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     func lookup(_ key: Key, completion: @escaping Completion) {
         let start = state.withLock { state in
             state.queue.append(Waiting(key: key, completion: completion))
-            guard state.running < maxConcurrentBatches else { return false }
+            guard state.running == 0
+                || (state.running < maxConcurrentBatches && state.queue.count - state.head >= concurrentBatchThreshold)
+            else { return false }
             state.running += 1
             return true
         }
