@@ -6,16 +6,25 @@ import Foundation
 /// log-ins gets a thread each, while quick requests never leave the event threads), the
 /// session lookups their batches on another.
 public final class WorkerThreads: @unchecked Sendable {
-    // @unchecked: every `var` is read and written with `mutex` held.
+    // @unchecked: every `var` (here and in `Sleeper`) is read and written with `mutex` held.
     public typealias Job = @Sendable () -> Void
 
+    /// An idle thread: the condition it waits on, and the job handed to it.
+    private final class Sleeper {
+        let wake = ConditionMutex.Condition()
+        var job: Job?
+    }
+
     private let mutex = ConditionMutex()
-    private let workAvailable = ConditionMutex.Condition()
     private let allExited = ConditionMutex.Condition()
     private var jobs: [Job] = []
     private var head = 0
     private var threads = 0
-    private var idle = 0
+    /// Idle threads, the most recently idle last. A job goes to the thread that finished one
+    /// last (its stack and caches are warm), so under light load one thread does the work and
+    /// the others idle out. With one condition for all, `signal` woke them in turn: two session
+    /// lookup threads took alternate batches, each waking cold.
+    private var sleepers: [Sleeper] = []
     private var shuttingDown = false
     public let maxThreads: Int
     public let idleSeconds: Double
@@ -29,14 +38,16 @@ public final class WorkerThreads: @unchecked Sendable {
         self.idleSeconds = idleSeconds
     }
 
-    /// Runs `job` on a pool thread: an idle one, else a new one, else the first to free up.
+    /// Runs `job` on a pool thread: the most recently idle one, else a new one, else the first
+    /// to free up.
     public func run(_ job: @escaping Job) {
         let spawn: Bool = mutex.withLock {
-            jobs.append(job)
-            if idle > jobs.count - head - 1 {
-                workAvailable.signal()
+            if let sleeper = sleepers.popLast() {
+                sleeper.job = job
+                sleeper.wake.signal()
                 return false
             }
+            jobs.append(job)
             guard threads < maxThreads else { return false }
             threads += 1
             return true
@@ -54,31 +65,42 @@ public final class WorkerThreads: @unchecked Sendable {
     public func shutDown(waiting: Bool) {
         mutex.withLock {
             shuttingDown = true
-            workAvailable.broadcast()
+            for sleeper in sleepers { sleeper.wake.signal() }
+            sleepers.removeAll()
             while waiting && threads > 0 { mutex.wait(allExited) }
         }
     }
 
     private func work() {
+        let sleeper = Sleeper()
         mutex.lock()
         while true {
+            let job: Job
             if head < jobs.count {
-                let job = jobs[head]
+                job = jobs[head]
                 head += 1
                 if head == jobs.count {
                     jobs.removeAll(keepingCapacity: true)
                     head = 0
                 }
-                mutex.unlock()
-                job()
-                mutex.lock()
-                continue
+            } else if shuttingDown {
+                break
+            } else {
+                sleepers.append(sleeper)
+                let signalled = mutex.wait(sleeper.wake, seconds: idleSeconds)
+                guard let handed = sleeper.job else {
+                    // Spurious wake-up, time-out or shutdown: `run` hands jobs only to threads it
+                    // takes off `sleepers`, so this one may still be on it.
+                    sleepers.removeAll { $0 === sleeper }
+                    if !signalled && !shuttingDown && head == jobs.count { break }
+                    continue
+                }
+                sleeper.job = nil
+                job = handed
             }
-            if shuttingDown { break }
-            idle += 1
-            let signalled = mutex.wait(workAvailable, seconds: idleSeconds)
-            idle -= 1
-            if !signalled && head == jobs.count { break }
+            mutex.unlock()
+            job()
+            mutex.lock()
         }
         threads -= 1
         if threads == 0 { allExited.broadcast() }
