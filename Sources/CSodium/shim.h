@@ -1,14 +1,19 @@
 #include <sodium.h>
 
+#include <errno.h>
 #include <linux/sched/types.h>
+#include <sys/resource.h>
 #include <sys/syscall.h>
 #include <unistd.h>
 
-/// Sets the calling thread's nice value and, on Linux 6.12 and later (EEVDF custom slices), its
-/// time slice to `slice_ns` (clamped by the kernel to 0.1-100 ms): a long-running low-priority
-/// thread then gives the CPU back after each short slice instead of a full default one. Returns
-/// 0, or -1 when the kernel refused (older kernels: the caller falls back to nice alone).
-static inline int gatehouse_set_nice_and_slice(int nice, unsigned long long slice_ns) {
+/// Sets the calling thread's time slice to `slice_ns` on Linux 6.12 and later (EEVDF custom
+/// slices; the kernel clamps it to 0.1-100 ms), keeping its nice value: a long-running thread
+/// then gives the CPU back after each short slice instead of a full default one. Returns 0, or
+/// -1 when the kernel refused (older kernels: the thread keeps the default slice).
+static inline int gatehouse_set_slice(unsigned long long slice_ns) {
+    errno = 0;
+    int nice = getpriority(PRIO_PROCESS, 0);  /* who 0: the calling thread */
+    if (errno != 0) nice = 0;
     struct sched_attr attr = {0};
     attr.size = sizeof(attr);
     attr.sched_policy = 0;  /* SCHED_OTHER */

@@ -20,7 +20,15 @@ struct HandOffHandler: HTTPHandler {
             state.blockedEntered.add(1, ordering: .relaxed)
             state.release.wait()
         }
-        return .text("handled \(request.path) on \(Thread.current.name ?? "?")")
+        return .text("handled \(request.path) on \(Self.threadName())")
+    }
+
+    /// The OS thread's name, which `WorkerThreads` sets from the thread itself before its first
+    /// job. (Foundation's `Thread.current.name` once read "MHD-worker" here: a thread starts with
+    /// its creator's name, and Foundation may cache that.)
+    static func threadName() -> String {
+        let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
+        return comm.trimmingCharacters(in: .newlines)
     }
 
     func respondWithoutBlocking(to request: HTTPRequest, awaited: (any Sendable)?) -> NonBlockingResponse {

@@ -1,4 +1,5 @@
 import Dispatch
+import Foundation
 import Glibc
 import Synchronization
 import Testing
@@ -27,6 +28,34 @@ import Testing
         #expect(metrics.workers >= 1)
         #expect(metrics.queueDepth == 8 * metrics.workers)
         #expect(metrics.queued == 0 && metrics.busyWorkers == 0 && !metrics.isShutDown)
+    }
+
+    /// Workers run with the short time slice where the kernel has custom slices (6.12+), at the
+    /// process's own niceness.
+    @Test func workersHaveTheShortSliceAndTheProcesssNiceness() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1)
+        defer { pool.shutdown() }
+        errno = 0
+        let processNice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+        let (sched, nice) = try pool.run { () -> (String?, Int32) in
+            errno = 0
+            let nice = getpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0)
+            return (try? String(contentsOfFile: "/proc/thread-self/sched", encoding: .utf8), nice)
+        }
+        #expect(nice == processNice)
+        let slice = sched?.split(separator: "\n").first { $0.hasPrefix("se.slice") }?
+            .split(separator: ":").last?.trimmingCharacters(in: .whitespaces)
+        if let slice, kernelHasCustomSlices() {
+            #expect(UInt64(slice) == PasswordHashingPool.workerSliceNanoseconds)
+        }
+    }
+
+    private func kernelHasCustomSlices() -> Bool {
+        var name = utsname()
+        uname(&name)
+        let release = withUnsafeBytes(of: &name.release) { String(decoding: $0.prefix { $0 != 0 }, as: UTF8.self) }
+        let parts = release.split(separator: ".").prefix(2).compactMap { Int($0.prefix { $0.isNumber }) }
+        return parts.count == 2 && (parts[0], parts[1]) >= (6, 12)
     }
 
     @Test func concurrentHashingFromManyThreads() throws {

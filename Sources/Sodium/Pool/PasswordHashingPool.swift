@@ -52,30 +52,26 @@ public final class PasswordHashingPool: Sendable {
         self.core = core
         self.threads = (0..<workerCount).map { _ in
             PThread.spawn {
-                Self.lowerPriority()
+                Self.shortenSlice()
                 core.workerLoop()
             }
         }
     }
 
-    /// Niceness of the hashing threads. A hash is ~50-100 ms of pure CPU; at the default nice 0
-    /// two busy workers on two cores take a full share from request threads. At nice 10 (with
-    /// the short slice below) they still get all idle CPU (log-ins alone run at the raw hash
-    /// rate) and about a tenth of a busy machine, so log-ins keep moving while cheap requests go
-    /// first: viewer p99 5.5-7.5 ms while 8 connections saturate log-in on 2 cores (nice 19:
-    /// 5.5-6.7 ms, and log-ins starved by any other nice-0 load on the machine).
-    public static let workerNice: Int32 = 10
-
-    /// The hashing threads' time slice (Linux 6.12+): when the scheduler does pick one while
-    /// requests wait (its fair share), it runs 0.1 ms before it is reconsidered, not a full
-    /// default slice of several milliseconds on each core.
+    /// The hashing threads' time slice (Linux 6.12+). A hash is ~50-100 ms of pure CPU; with the
+    /// default slice of a few milliseconds, two busy workers on two cores made requests that
+    /// woke up wait for the slice to end. With 0.1 ms they are reconsidered that often: viewer
+    /// p99 8.6-10.8 ms while 8 connections saturate log-in on 2 cores, 5-7 ms without the storm.
+    ///
+    /// Their niceness stays 0, so they keep a fair share of a busy machine: at nice 10, one busy
+    /// thread of another program cut log-ins to 0.72 of the raw hash rate (0.95 at nice 0). A
+    /// viewer p99 of 15-25 ms during log-in storms, once blamed on the hashing threads' share,
+    /// came from the log writer (see `LogWriter`).
     public static let workerSliceNanoseconds: UInt64 = 100_000
 
-    private static func lowerPriority() {
-        // Per thread: sched_setattr and setpriority with who 0 set the calling thread only.
-        if gatehouse_set_nice_and_slice(workerNice, workerSliceNanoseconds) != 0 {
-            _ = setpriority(__priority_which_t(PRIO_PROCESS.rawValue), 0, workerNice)
-        }
+    private static func shortenSlice() {
+        // Per thread: sched_setattr with pid 0 sets the calling thread only.
+        _ = gatehouse_set_slice(workerSliceNanoseconds)
     }
 
     deinit {
