@@ -50,8 +50,15 @@ private func gatehouseCollectHeader(
     return .YES
 }
 
+/// Up to 15 bytes, a small (inline) string, which the standard library checks for ASCII with
+/// one mask before it would run the UTF-8 validator (invalid bytes are repaired either way).
 private func text(_ pointer: UnsafePointer<CChar>, _ count: Int) -> String {
-    String(decoding: UnsafeRawBufferPointer(start: pointer, count: count), as: UTF8.self)
+    let bytes = UnsafeRawPointer(pointer).assumingMemoryBound(to: UInt8.self)
+    guard count <= 15 else { return String(decoding: UnsafeBufferPointer(start: bytes, count: count), as: UTF8.self) }
+    return String(unsafeUninitializedCapacity: count) { out in
+        out.baseAddress!.initialize(from: bytes, count: count)
+        return count
+    }
 }
 
 /// The access handler, in the two-phase pattern libmicrohttpd needs for keep-alive

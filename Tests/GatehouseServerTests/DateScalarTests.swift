@@ -22,6 +22,19 @@ import Testing
         #expect(ISO8601.format(.distantFuture) == "4001-01-01T00:00:00.000Z")
     }
 
+    /// Both ends of the four-digit fast path, and the general path on either side of it.
+    @Test func edgesOfFourDigitYears() {
+        func text(_ milliseconds: Int64) -> String {
+            var out: [UInt8] = []
+            ISO8601.write(milliseconds: milliseconds, to: &out)
+            return String(decoding: out, as: UTF8.self)
+        }
+        #expect(text(-62_167_219_200_000) == "0000-01-01T00:00:00.000Z")
+        #expect(text(-62_167_219_200_001) == "-0001-12-31T23:59:59.999Z")
+        #expect(text(253_402_300_799_999) == "9999-12-31T23:59:59.999Z")
+        #expect(text(253_402_300_800_000) == "10000-01-01T00:00:00.000Z")
+    }
+
     @Test func parsesWhatItFormats() throws {
         let date = Date(timeIntervalSince1970: 1_796_000_000.123)
         let parsed = try #require(ISO8601.parse(ISO8601.format(date)))

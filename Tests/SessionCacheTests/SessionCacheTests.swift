@@ -74,6 +74,41 @@ import TestSupport
         for i in 0..<10 { stored(cache, [UInt8(i)]) }
         #expect(cache.count == 3)
     }
+
+    /// Expired entries leave on the next store, though their tokens never come back.
+    @Test func expiredEntriesLeaveWithoutBeingLookedUp() {
+        let clock = FakeClock()
+        let cache = SessionCache(ttl: 5, clock: { clock.now })
+        cache.reset(live: true)
+        for i in 0..<100 { stored(cache, [UInt8(i)]) }
+        clock.advance(3)
+        stored(cache, [200])
+        #expect(cache.count == 101)
+        clock.advance(2.5)  // the first hundred are 5.5 s old, [200] 2.5 s
+        stored(cache, [201])
+        #expect(cache.count == 2)
+        #expect(cache.lookup([200]) != nil && cache.lookup([201]) != nil)
+    }
+
+    /// Full, it drops the entry stored longest ago; storing a token again makes it young.
+    @Test func aFullCacheDropsTheOldestStored() {
+        let clock = FakeClock()
+        let cache = SessionCache(capacity: 3, ttl: 100, clock: { clock.now })
+        cache.reset(live: true)
+        for digest: [UInt8] in [[1], [2], [3]] {
+            stored(cache, digest)
+            clock.advance(1)
+        }
+        stored(cache, [1])  // again: now the youngest
+        clock.advance(1)
+        stored(cache, [4])
+        #expect(cache.count == 3)
+        #expect(cache.lookup([2]) == nil)
+        #expect(cache.lookup([1]) != nil && cache.lookup([3]) != nil && cache.lookup([4]) != nil)
+        cache.invalidate(digest: [3])
+        stored(cache, [5])  // room after the invalidation: nothing else leaves
+        #expect(cache.count == 3 && cache.lookup([1]) != nil && cache.lookup([4]) != nil)
+    }
 }
 
 /// Two instances (each its own pool, cache and notification listener) on one database.

@@ -7,6 +7,12 @@ import Synchronization
 /// wired by the server), after a short hard TTL, and all at once whenever the
 /// notification connection drops or comes back (`reset`). While not live the cache
 /// answers nothing, so correctness never depends on it.
+///
+/// Entries leave in the order they were stored: each store first drops the entries whose TTL
+/// has run out, then the oldest while the cache is full, in O(1) per entry. (Expired entries
+/// used to leave only when their token came back; the cache filled with tokens never seen
+/// again, its memory grew for as long as log-ins went on (0.5 MiB a minute in the soak), and
+/// every store of a full cache then scanned all of it for the oldest, with the lock held.)
 public final class SessionCache: Sendable {
     struct Entry {
         var user: User
@@ -17,6 +23,10 @@ public final class SessionCache: Sendable {
     private struct State {
         var entries: [[UInt8]: Entry] = [:]
         var digestsByUser: [String: Set<[UInt8]>] = [:]
+        /// Every store in order: (digest, storedAt). A record whose entry has since been
+        /// removed or stored again no longer matches its entry's `storedAt` and is skipped.
+        var order: [(digest: [UInt8], storedAt: Double)] = []
+        var orderHead = 0  // order[orderHead...] are current
         /// Bumped by every invalidation: a lookup that started before one must not store.
         var generation: UInt64 = 0
         var live = false
@@ -44,6 +54,8 @@ public final class SessionCache: Sendable {
         state.withLock { state in
             state.entries.removeAll()
             state.digestsByUser.removeAll()
+            state.order.removeAll()
+            state.orderHead = 0
             state.generation &+= 1
             state.live = live
         }
@@ -70,14 +82,28 @@ public final class SessionCache: Sendable {
         let now = clock()
         state.withLock { state in
             guard state.live, state.generation == generation else { return }
-            if state.entries.count >= capacity, state.entries[digest] == nil {
-                // Full: drop the oldest entry (linear, and only when full).
-                if let oldest = state.entries.min(by: { $0.value.storedAt < $1.value.storedAt })?.key {
-                    Self.remove(oldest, from: &state)
-                }
-            }
+            dropOldest(&state, now: now, toMake: state.entries[digest] == nil ? 1 : 0)
             state.entries[digest] = Entry(user: user, expiresAt: expiresAt, storedAt: now)
             state.digestsByUser[user.objectId, default: []].insert(digest)
+            state.order.append((digest, now))
+        }
+    }
+
+    /// Drops expired entries, then the oldest until `room` more fit, from the front of `order`.
+    private func dropOldest(_ state: inout State, now: Double, toMake room: Int) {
+        while state.orderHead < state.order.count {
+            let (digest, storedAt) = state.order[state.orderHead]
+            let current = state.entries[digest]?.storedAt == storedAt
+            if current && now - storedAt < ttl && state.entries.count + room <= capacity { break }
+            if current { Self.remove(digest, from: &state) }
+            state.orderHead += 1
+        }
+        if state.orderHead == state.order.count {
+            state.order.removeAll(keepingCapacity: true)
+            state.orderHead = 0
+        } else if state.orderHead >= 1024 && state.orderHead * 2 >= state.order.count {
+            state.order.removeFirst(state.orderHead)
+            state.orderHead = 0
         }
     }
 
