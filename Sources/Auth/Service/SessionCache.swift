@@ -10,9 +10,9 @@ import Synchronization
 ///
 /// Entries leave in the order they were stored: each store first drops the entries whose TTL
 /// has run out, then the oldest while the cache is full, in O(1) per entry. (Expired entries
-/// used to leave only when their token came back; the cache filled with tokens never seen
-/// again, its memory grew for as long as log-ins went on (0.5 MiB a minute in the soak), and
-/// every store of a full cache then scanned all of it for the oldest, with the lock held.)
+/// used to leave only when their token came back, so the tokens of clients that had gone away
+/// stayed until the cache was full, and every store of a full cache then scanned all of it for
+/// the oldest, with the lock held.)
 public final class SessionCache: Sendable {
     struct Entry {
         var user: User
