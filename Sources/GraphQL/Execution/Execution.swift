@@ -305,14 +305,17 @@ final class Execution {
         var coerced = JSONObject()
         for argument in arguments {
             let name = argument.name
-            guard let argumentNode = node.arguments.first(where: { $0.name.value == name }) else {
+            /// No value given: the default if there is one, an error if the argument is required.
+            func useDefault(orFail missing: @autoclosure () -> String, at offset: Int) throws(GraphQLError) {
                 if let defaultValue = argument.defaultValue {
                     coerced.appendUnchecked(name, coercer.literal(defaultValue, type: argument.type, variables: [:]) ?? .null)
                 } else if argument.type.isNonNull {
-                    throw GraphQLError(
-                        "Argument \"\(name)\" of required type \"\(argument.type)\" was not provided.",
-                        locations: [source.location(of: node.span.start)])
+                    throw GraphQLError(missing(), locations: [source.location(of: offset)])
                 }
+            }
+            guard let argumentNode = node.arguments.first(where: { $0.name.value == name }) else {
+                try useDefault(
+                    orFail: "Argument \"\(name)\" of required type \"\(argument.type)\" was not provided.", at: node.span.start)
                 continue
             }
             let valueNode = argumentNode.value
@@ -320,13 +323,9 @@ final class Execution {
             if case .null = valueNode.kind { isNull = true }
             if case .variable(let variable) = valueNode.kind {
                 guard let value = variables[variable] else {
-                    if let defaultValue = argument.defaultValue {
-                        coerced.appendUnchecked(name, coercer.literal(defaultValue, type: argument.type, variables: [:]) ?? .null)
-                    } else if argument.type.isNonNull {
-                        throw GraphQLError(
-                            "Argument \"\(name)\" of required type \"\(argument.type)\" was provided the variable \"$\(variable)\" which was not provided a runtime value.",
-                            locations: [source.location(of: valueNode.span.start)])
-                    }
+                    try useDefault(
+                        orFail: "Argument \"\(name)\" of required type \"\(argument.type)\" was provided the variable \"$\(variable)\" which was not provided a runtime value.",
+                        at: valueNode.span.start)
                     continue
                 }
                 if case .null = value { isNull = true }
