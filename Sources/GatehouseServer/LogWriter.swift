@@ -39,7 +39,7 @@ final class LogWriter: @unchecked Sendable {
     }
 
     /// Appends `line`; never writes itself, so it never waits on the file descriptor.
-    func write(_ line: [UInt8]) {
+    func write(_ line: UnsafeRawBufferPointer) {
         mutex.withLock {
             let before = buffer.count
             if before == 0 && !threadStarted {

@@ -8,7 +8,7 @@ import TestSupport
 final class LogCapture: Sendable {
     private let lines = Mutex<[String]>([])
 
-    var write: @Sendable ([UInt8]) -> Void {
+    var write: @Sendable (UnsafeRawBufferPointer) -> Void {
         { bytes in
             let text = String(decoding: bytes, as: UTF8.self)
             self.lines.withLock { lines in

@@ -30,7 +30,7 @@ import Testing
     @Test func linesArriveInOrderWithoutAFlush() throws {
         let pipe = Pipe()
         let writer = LogWriter(fd: pipe.writeEnd)
-        for i in 0..<100 { writer.write(Array("line \(i)\n".utf8)) }
+        for i in 0..<100 { writer.write("line \(i)\n") }
         var text = ""
         let deadline = ContinuousClock.now + .seconds(10)
         while text.split(separator: "\n").count < 100 && ContinuousClock.now < deadline {
@@ -43,8 +43,8 @@ import Testing
     @Test func flushWritesAtOnce() {
         let pipe = Pipe()
         let writer = LogWriter(fd: pipe.writeEnd)
-        writer.write(Array("a\n".utf8))
-        writer.write(Array("b\n".utf8))
+        writer.write("a\n")
+        writer.write("b\n")
         writer.flush()
         #expect(pipe.read() == "a\nb\n")
     }
@@ -60,7 +60,7 @@ import Testing
             if t == threads {
                 for _ in 0..<50 { writer.flush(); usleep(200) }
             } else {
-                for i in 0..<lines { writer.write(Array("t\(t) \(i) \(String(repeating: "x", count: i % 300))\n".utf8)) }
+                for i in 0..<lines { writer.write("t\(t) \(i) \(String(repeating: "x", count: i % 300))\n") }
             }
         }
         writer.flush()
@@ -107,4 +107,8 @@ import Testing
         #expect(lines.count == 2)
         #expect(lines.first?.contains(#""msg":"first""#) == true && lines.last?.contains(#""level":"warn""#) == true)
     }
+}
+
+extension LogWriter {
+    func write(_ text: String) { Array(text.utf8).withUnsafeBytes { write($0) } }
 }

@@ -8,7 +8,7 @@ import Testing
 @Suite struct LoggerTests {
     final class Lines: Sendable {
         let all = Mutex<[String]>([])
-        func write(_ bytes: [UInt8]) { all.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+        func write(_ bytes: UnsafeRawBufferPointer) { all.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
     }
 
     /// The line without its `time` field (the only one that differs between two calls).
@@ -36,6 +36,29 @@ import Testing
         #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
         #expect(Self.withoutTime(written[2]) == Self.withoutTime(written[3]))
         #expect(written.allSatisfy { $0.hasSuffix("}\n") })
+    }
+
+    /// Strings that need escaping (some only in part: U+2028, U+2029 and other 0xE2 sequences),
+    /// non-ASCII, empty, and long enough that the line is built on the heap.
+    @Test(arguments: [
+        "", "plain", "quote \" backslash \\ tab \t nul \u{0}", "line\u{2028}para\u{2029}", "\u{2026}\u{20AC}é",
+        String(repeating: "\u{1}", count: 5000), String(repeating: "x", count: 100_000),
+    ])
+    func requestLineEscapesAsTheGeneralFormDoes(text: String) throws {
+        let lines = Lines()
+        let logger = Logger(level: .info, write: lines.write, flush: {})
+        logger.request(method: text, path: text, status: 404, microseconds: 12_345, client: text, operation: text)
+        logger.info(
+            "request",
+            [
+                "method": .string(text), "path": .string(text), "status": .int(404), "duration_ms": .double(12.345),
+                "client": .string(text), "operation": .string(text),
+            ])
+        let written = lines.all.withLock { $0 }
+        #expect(written.count == 2)
+        #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
+        let parsed = try JSONParser(maxDepth: 4).parse(Array(written[0].utf8))
+        #expect(parsed["path"] == .string(text))
     }
 
     @Test func timestampIsNowInUTC() throws {

@@ -9,7 +9,7 @@ import TestSupport
 @Suite(.serialized) struct HostileInputTests {
     final class LogCapture: Sendable {
         let lines = Mutex<[String]>([])
-        func append(_ bytes: [UInt8]) { lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
+        func append(_ bytes: UnsafeRawBufferPointer) { lines.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
         var text: String { lines.withLock { $0.joined() } }
     }
 

@@ -54,6 +54,16 @@ public enum JSONWriter {
         output.append(UInt8(ascii: "\""))
     }
 
+    /// Whether ``writeString(_:to:)`` could write `bytes` as other than themselves in quotes:
+    /// false means they need no escaping. (True for every `"`, `\`, control character and
+    /// 0xE2, the lead byte of U+2028 and U+2029.)
+    public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
+        for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 {
+            return true
+        }
+        return false
+    }
+
     /// Appends `value` in decimal.
     public static func writeInt(_ value: Int, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
