@@ -23,18 +23,24 @@ public struct GraphQLRequest: Sendable, Hashable {
 
     /// From a POST body (`application/json`).
     static func decode(body: [UInt8], maxDepth: Int) throws(Malformed) -> GraphQLRequest {
-        let json: JSON
+        // Read member by member: the body's object itself is never built.
+        var query: JSON? = nil, operationName: JSON? = nil, variables: JSON? = nil, extensions: JSON? = nil
+        let isObject: Bool
         do {
-            json = try JSONParser(maxDepth: maxDepth).parse(body)
+            isObject = try JSONParser(maxDepth: maxDepth).parseObjectMembers(body) { key, value in
+                switch key {
+                case "query": query = value
+                case "operationName": operationName = value
+                case "variables": variables = value
+                case "extensions": extensions = value
+                default: break
+                }
+            }
         } catch {
             throw Malformed("The request body is not valid JSON: \(error.message)")
         }
-        guard case .object(let object) = json else {
-            throw Malformed("The request body must be a JSON object.")
-        }
-        return try from(
-            query: object["query"], operationName: object["operationName"], variables: object["variables"],
-            extensions: object["extensions"])
+        guard isObject else { throw Malformed("The request body must be a JSON object.") }
+        return try from(query: query, operationName: operationName, variables: variables, extensions: extensions)
     }
 
     /// From GET query parameters, where `variables` and `extensions` are JSON text.

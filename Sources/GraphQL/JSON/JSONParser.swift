@@ -39,6 +39,28 @@ public struct JSONParser: Sendable {
         return try parse(Array(bytes))
     }
 
+    /// Parses one JSON document from UTF-8 `bytes` that should be an object, handing each
+    /// member to `member` in document order, without building the object (a duplicate key
+    /// is handed again, so the last value is the one to keep, as ``parse(_:)`` keeps it).
+    /// Returns false, having handed nothing, when the document is valid JSON but not an object.
+    public func parseObjectMembers(_ bytes: [UInt8], _ member: (String, JSON) -> Void) throws(JSONError) -> Bool {
+        if let maxLength, bytes.count > maxLength {
+            throw JSONError(
+                .tooLong, at: maxLength,
+                "JSON input of \(bytes.count) bytes is longer than the limit of \(maxLength) bytes")
+        }
+        let result = bytes.withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONError) -> Bool in
+                var reader = JSONReader(buffer, maxDepth: maxDepth)
+                if try reader.parseObjectMembers(member) != nil { return true }
+                reader.position = 0
+                _ = try reader.parseDocument()
+                return false
+            }
+        }
+        return try result.get()
+    }
+
     /// Parses one JSON document from the UTF-8 of `text`.
     public func parse(_ text: String) throws(JSONError) -> JSON {
         if let maxLength, text.utf8.count > maxLength {
@@ -109,7 +131,52 @@ private struct JSONReader {
     // MARK: Structure
 
     mutating func parseDocument() throws(JSONError) -> JSON {
-        var stack: [Container] = []
+        let value = try parseValue(depth: 0)
+        try expectEnd()
+        return value
+    }
+
+    /// The members of the object that is the whole document, handed to `member` in document
+    /// order (a duplicate key again); or nil, with nothing handed, if the document is not an
+    /// object (then ``parseDocument()`` says whether it is JSON at all).
+    mutating func parseObjectMembers(_ member: (String, JSON) -> Void) throws(JSONError) -> Void? {
+        skipWhitespace()
+        guard position < bytes.count, bytes[position] == ASCII.openBrace else { return nil }
+        guard maxDepth >= 1 else { throw tooDeep() }
+        position += 1
+        skipWhitespace()
+        if position < bytes.count, bytes[position] == ASCII.closeBrace {
+            position += 1
+        } else {
+            while true {
+                let key = try parseKey()
+                member(key, try parseValue(depth: 1))
+                skipWhitespace()
+                guard position < bytes.count else { throw unexpectedEnd(expecting: "',' or '}'") }
+                if bytes[position] == ASCII.closeBrace {
+                    position += 1
+                    break
+                }
+                guard bytes[position] == ASCII.comma else { throw unexpectedCharacter(expecting: "',' or '}'") }
+                position += 1
+            }
+        }
+        try expectEnd()
+        return ()
+    }
+
+    /// Nothing but whitespace is left.
+    private mutating func expectEnd() throws(JSONError) {
+        skipWhitespace()
+        if position < bytes.count { throw unexpectedCharacter(expecting: "the end of input") }
+    }
+
+    /// One value, inside `depth` containers; leaves the position after it.
+    private mutating func parseValue(depth: Int) throws(JSONError) -> JSON {
+        // The innermost open container, and those around it (outermost first): a document
+        // nested one level deep, as most are, needs no stack storage.
+        var current: Container? = nil
+        var outer: [Container] = []
         var value: JSON
         parsing: while true {
             // At the start of a value.
@@ -118,11 +185,7 @@ private struct JSONReader {
             let byte = bytes[position]
             switch byte {
             case ASCII.openBracket, ASCII.openBrace:
-                if stack.count >= maxDepth {
-                    throw JSONError(
-                        .tooDeep, at: position,
-                        "JSON nested deeper than \(maxDepth) levels at offset \(position)")
-                }
+                if depth + outer.count + (current == nil ? 0 : 1) >= maxDepth { throw tooDeep() }
                 let isObject = byte == ASCII.openBrace
                 position += 1
                 skipWhitespace()
@@ -133,7 +196,8 @@ private struct JSONReader {
                 } else {
                     var container = Container(isObject: isObject)
                     if isObject { container.pendingKey = try parseKey() }
-                    stack.append(container)
+                    if let enclosing = current.take() { outer.append(enclosing) }
+                    current = container
                     continue parsing
                 }
             case ASCII.quote:
@@ -154,14 +218,13 @@ private struct JSONReader {
             }
 
             // A value is complete: add it to the innermost container, closing containers as needed.
-            while !stack.isEmpty {
-                let top = stack.count - 1
+            while current != nil {
                 skipWhitespace()
-                let isObject = stack[top].isObject
+                let isObject = current!.isObject
                 if isObject {
-                    add(value, to: &stack[top])
+                    add(value, to: &current!)
                 } else {
-                    stack[top].values.append(value)
+                    current!.values.append(value)
                 }
                 guard position < bytes.count else {
                     throw unexpectedEnd(expecting: isObject ? "',' or '}'" : "',' or ']'")
@@ -169,21 +232,20 @@ private struct JSONReader {
                 switch bytes[position] {
                 case ASCII.comma:
                     position += 1
-                    if isObject { stack[top].pendingKey = try parseKey() }
+                    if isObject { current!.pendingKey = try parseKey() }
                     continue parsing
                 case ASCII.closeBracket where !isObject:
                     position += 1
-                    value = .array(stack.removeLast().values)
+                    value = .array(current.take()!.values)
                 case ASCII.closeBrace where isObject:
                     position += 1
-                    let container = stack.removeLast()
+                    let container = current.take()!
                     value = .object(JSONObject(uniqueKeys: container.keys, values: container.values))
                 default:
                     throw unexpectedCharacter(expecting: isObject ? "',' or '}'" : "',' or ']'")
                 }
+                current = outer.popLast()
             }
-            skipWhitespace()
-            if position < bytes.count { throw unexpectedCharacter(expecting: "the end of input") }
             return value
         }
     }
@@ -492,6 +554,10 @@ private struct JSONReader {
         return JSONError(
             .unexpectedCharacter, at: position,
             "Unexpected character '\(shown)' at offset \(position) (expected \(expected))")
+    }
+
+    private func tooDeep() -> JSONError {
+        JSONError(.tooDeep, at: position, "JSON nested deeper than \(maxDepth) levels at offset \(position)")
     }
 
     private func invalidUTF8() -> JSONError {

@@ -216,6 +216,30 @@ struct InvalidJSON: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// `parseObjectMembers` agrees with `parse` on every input here, bare and as a member's
+    /// value: the same error, false for a non-object, and members that rebuild the object.
+    @Test func objectMembersAgreeWithParse() throws {
+        var inputs: [(bytes: [UInt8], maxDepth: Int)] = Self.valid.map { (Array($0.0.utf8), 128) }
+        inputs += Self.invalid.map { ($0.bytes, $0.maxDepth) }
+        inputs += inputs.map { (Array(#"{"x":1, "v": "#.utf8) + $0.bytes + Array("}".utf8), $0.maxDepth) }
+        inputs += [#"{"a":{}}"#, #" { } "#, #"{"a":1,"a":{"b":2},"c":[3]}"#].map { (Array($0.utf8), 1) }
+        inputs.append((Array("{}".utf8), 0))
+        for (bytes, maxDepth) in inputs {
+            let parser = JSONParser(maxDepth: maxDepth)
+            let expected = Result { () throws(JSONError) in try parser.parse(bytes) }
+            var members = JSONObject()
+            let got = Result { () throws(JSONError) in try parser.parseObjectMembers(bytes) { members[$0] = $1 } }
+            let text = String(decoding: bytes, as: UTF8.self)
+            switch (expected, got) {
+            case (.failure(let error), .failure(let other)): #expect(error == other, "\(text)")
+            case (.success(.object(let object)), .success(true)): #expect(members == object, "\(text)")
+            case (.success(let value), .success(false)):
+                #expect(value.objectValue == nil && members.isEmpty, "\(text)")
+            default: Issue.record("\(text): parse gave \(expected), parseObjectMembers \(got)")
+            }
+        }
+    }
+
     @Test func depthLimitIsInclusive() throws {
         let deepest = String(repeating: "[", count: 128) + String(repeating: "]", count: 128)
         #expect(try JSON.parse(deepest).arrayValue?.count == 1)
