@@ -12,7 +12,13 @@ public final class Metrics: Sendable {
 
     private struct State {
         var requests: [RequestKey: Int] = [:]
-        var bucketCounts = [Int](repeating: 0, count: Metrics.buckets.count)
+        /// The last key counted and its position in `requests` (nil once a key is added,
+        /// which may move the others): consecutive requests mostly repeat it, and comparing
+        /// it costs less than hashing.
+        var recent: (key: RequestKey, index: Dictionary<RequestKey, Int>.Index)? = nil
+        /// Requests by the first bucket that holds their duration (the cumulative counts
+        /// are summed at render time); the last counts those above every bound.
+        var bucketCounts = [Int](repeating: 0, count: Metrics.buckets.count + 1)
         var durationCount = 0
         var durationSum = 0.0
         var operations: Set<String> = []
@@ -44,10 +50,14 @@ public final class Metrics: Sendable {
     public func record(operation: String?, status: Int, seconds: Double) {
         stripe.state.withLock { state in
             let key = RequestKey(operation: operation ?? "none", status: status)
-            // Seen before on this stripe (nearly every request): one hash lookup.
-            if let index = state.requests.index(forKey: key) {
+            if let recent = state.recent, recent.key == key {
+                state.requests.values[recent.index] += 1
+            } else if let index = state.requests.index(forKey: key) {
+                // Seen before on this stripe (nearly every request): one hash lookup.
                 state.requests.values[index] += 1
+                state.recent = (key, index)
             } else {
+                state.recent = nil
                 var name = key.operation
                 if !state.operations.contains(name) {
                     // First time on this stripe: admit it globally (at most maxOperations names).
@@ -60,7 +70,7 @@ public final class Metrics: Sendable {
                 }
                 state.requests[RequestKey(operation: name, status: status), default: 0] += 1
             }
-            for (index, bound) in Self.buckets.enumerated() where seconds <= bound { state.bucketCounts[index] += 1 }
+            state.bucketCounts[Self.buckets.firstIndex { seconds <= $0 } ?? Self.buckets.count] += 1
             state.durationCount += 1
             state.durationSum += seconds
         }
@@ -83,8 +93,10 @@ public final class Metrics: Sendable {
         }
         out += "# HELP gatehouse_request_duration_seconds HTTP request latency.\n"
         out += "# TYPE gatehouse_request_duration_seconds histogram\n"
+        var cumulative = 0
         for (index, bound) in Self.buckets.enumerated() {
-            out += "gatehouse_request_duration_seconds_bucket{le=\"\(bound)\"} \(snapshot.bucketCounts[index])\n"
+            cumulative += snapshot.bucketCounts[index]
+            out += "gatehouse_request_duration_seconds_bucket{le=\"\(bound)\"} \(cumulative)\n"
         }
         out += "gatehouse_request_duration_seconds_bucket{le=\"+Inf\"} \(snapshot.durationCount)\n"
         out += "gatehouse_request_duration_seconds_sum \(snapshot.durationSum)\n"

@@ -220,13 +220,13 @@ public struct GraphQLHTTPResponder<Context>: Sendable {
         var body: [UInt8] = []
         body.reserveCapacity(256)
         result.write(to: &body)
-        return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
+        return HTTPResponse(status: status, headers: mediaType.headers, body: body)
     }
 
     /// A request error with a GraphQL-shaped body: `{"errors":[{"message":...}]}`.
     private func errorResponse(_ status: Int, _ message: String, _ mediaType: GraphQLMediaType) -> HTTPResponse {
         let body = ExecutionResult(data: nil, errors: [GraphQLError(message)]).json.serialized()
-        return HTTPResponse(status: status, headers: ["Content-Type": mediaType.contentType], body: body)
+        return HTTPResponse(status: status, headers: mediaType.headers, body: body)
     }
 }
 

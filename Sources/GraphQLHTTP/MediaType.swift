@@ -1,3 +1,5 @@
+import HTTPServer
+
 /// A media type with parameters, as in `Content-Type` and `Accept` (RFC 9110 §8.3.1).
 struct MediaType: Equatable {
     var type: String
@@ -45,7 +47,17 @@ public enum GraphQLMediaType: String, Sendable {
     case json = "application/json"
 
     /// The `Content-Type` header value, with the charset.
-    public var contentType: String { rawValue + "; charset=utf-8" }
+    public var contentType: String {
+        switch self {
+        case .graphQLResponse: "application/graphql-response+json; charset=utf-8"
+        case .json: "application/json; charset=utf-8"
+        }
+    }
+
+    /// Headers with this `Content-Type` only: one allocation (a dictionary literal of headers
+    /// was three). Not one shared value: every thread's responses would then count references
+    /// on the same memory.
+    public var headers: HTTPHeaders { HTTPHeaders([HTTPHeaders.Field(name: "Content-Type", value: contentType)]) }
 
     /// Picks the response type from an `Accept` header (GraphQL over HTTP §Accept):
     /// no header means `application/json`; wildcards mean `application/json`; at

@@ -134,6 +134,8 @@ final class Executor: Sendable {
     private func coerceVariables(
         _ operation: PreparedOperation, _ values: JSONObject, _ source: Source
     ) -> Result<JSONObject, VariableErrors> {
+        // Most operations declare no variables: nothing to coerce, nothing shared to touch.
+        if operation.variableTypes.isEmpty { return .success(JSONObject()) }
         let coercer = InputCoercer(schema: schema)
         var coerced = JSONObject()
         var errors: [GraphQLError] = []

@@ -1,0 +1,52 @@
+@testable import GatehouseServer
+import Testing
+
+/// Request counts and the latency histogram as `/metrics` renders them.
+@Suite struct MetricsTests {
+    static func lines(_ metrics: Metrics) -> [String] {
+        metrics.render(gauges: []).split(separator: "\n").map(String.init)
+    }
+
+    @Test func countsEachOperationAndStatus() {
+        let metrics = Metrics()
+        // Repeats, alternations and new keys in between (each new key may move the others).
+        let keys: [(String?, Int)] = [
+            ("A", 200), ("A", 200), ("B", 200), ("A", 200), ("A", 400), (nil, 404), ("A", 200), ("C", 200),
+            ("B", 200), ("B", 200), ("A", 400),
+        ]
+        for (operation, status) in keys { metrics.record(operation: operation, status: status, seconds: 0.001) }
+        let requests = Self.lines(metrics).filter { $0.hasPrefix("gatehouse_requests_total{") }
+        #expect(
+            requests == [
+                #"gatehouse_requests_total{operation="A",status="200"} 4"#,
+                #"gatehouse_requests_total{operation="A",status="400"} 2"#,
+                #"gatehouse_requests_total{operation="B",status="200"} 3"#,
+                #"gatehouse_requests_total{operation="C",status="200"} 1"#,
+                #"gatehouse_requests_total{operation="none",status="404"} 1"#,
+            ])
+    }
+
+    @Test func bucketsAreCumulative() {
+        let metrics = Metrics()
+        for seconds in [0.0005, 0.001, 0.003, 0.003, 0.2, 20] { metrics.record(operation: nil, status: 200, seconds: seconds) }
+        let buckets = Self.lines(metrics).filter { $0.hasPrefix("gatehouse_request_duration_seconds_bucket") }
+        #expect(
+            buckets == [
+                #"gatehouse_request_duration_seconds_bucket{le="0.001"} 2"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.0025"} 2"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.005"} 4"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.01"} 4"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.025"} 4"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.05"} 4"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.1"} 4"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.25"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="0.5"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="1.0"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="2.5"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="5.0"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="10.0"} 5"#,
+                #"gatehouse_request_duration_seconds_bucket{le="+Inf"} 6"#,
+            ])
+        #expect(Self.lines(metrics).contains("gatehouse_request_duration_seconds_count 6"))
+    }
+}
