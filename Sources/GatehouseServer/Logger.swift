@@ -101,7 +101,9 @@ public struct Logger: Sendable {
     /// A line is built in memory sized for its longest form, on the stack when that is small.
     private func write(_ level: LogLevel, _ message: String, fieldsLength: Int, fields: (inout LineWriter) -> Void) {
         guard enabled(level) else { return }
-        let capacity = 64 + LineWriter.longest(message) + fieldsLength
+        // 96: the braces, the three keys and the longest timestamp (30 bytes, at Int64's
+        // furthest millisecond), with room to spare.
+        let capacity = 96 + LineWriter.longest(message) + fieldsLength
         withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
             var line = LineWriter(memory)
             line.append(#"{"time":""#)

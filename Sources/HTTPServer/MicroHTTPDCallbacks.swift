@@ -5,6 +5,9 @@ internal import Glibc
 // (never closures from main.swift: see PLATFORM.md) and find their state through
 // the `void *` context: `ServerCore` (unretained, owned by HTTPServer) and, per
 // request, `RequestContext` through `*con_cls` (retained once, released once).
+// The core is borrowed (`_withUnsafeGuaranteedRef`), not retained: HTTPServer owns it while
+// the daemon calls these, and every thread's retain and release of the one shared object
+// took its cache line from the other cores (12 reference-count operations a request).
 
 /// MHD_OPTION_URI_LOG_CALLBACK: called once per request with the raw target, before
 /// libmicrohttpd unescapes it; the return value becomes the initial `*con_cls`.
@@ -12,9 +15,10 @@ func gatehouseURILog(
     _ cls: UnsafeMutableRawPointer?, _ uri: UnsafePointer<CChar>?, _ connection: OpaquePointer?
 ) -> UnsafeMutableRawPointer? {
     guard let cls else { return nil }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
     let target: [UInt8] = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
-    return Unmanaged.passRetained(RequestContext(core: core, rawTarget: target)).toOpaque()
+    return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+        Unmanaged.passRetained(RequestContext(core: core, rawTarget: target)).toOpaque()
+    }
 }
 
 /// MHD_OPTION_NOTIFY_COMPLETED: the only place a RequestContext is released.
@@ -72,8 +76,16 @@ func gatehouseAccessHandler(
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?
 ) -> MHD_Result {
     guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
-    let core = Unmanaged<ServerCore>.fromOpaque(cls).takeUnretainedValue()
+    return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+        access(core, connection, url, method, uploadData, uploadDataSize, conCls)
+    }
+}
 
+private func access(
+    _ core: ServerCore, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
+    _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>,
+    _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
+) -> MHD_Result {
     let context: RequestContext
     if let raw = conCls.pointee {
         context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
@@ -132,7 +144,7 @@ func gatehouseAccessHandler(
 
     if context.responded {
         // Called again after a suspended request's connection was resumed.
-        guard let pool = core.blocking, let request = context.suspendedRequest, let resumed = core.takeResumed(context) else {
+        guard core.blocking != nil, let request = context.suspendedRequest, let resumed = core.takeResumed(context) else {
             return .YES
         }
         context.suspendedRequest = nil
@@ -140,7 +152,7 @@ func gatehouseAccessHandler(
         case .response(let response):
             return queue(response, on: connection, core: core)
         case .awaited(let value):
-            return core.dispatch(request, awaited: value, context: context, connection: connection, pool: pool)
+            return core.dispatch(request, awaited: value, context: context, connection: connection)
         }
     }
     context.responded = true
@@ -163,10 +175,10 @@ func gatehouseAccessHandler(
         clientAddress: clientAddress)
     context.body = []
     context.headers = []
-    guard let pool = core.blocking else {
+    guard core.blocking != nil else {
         return queue(core.handler.handle(request), on: connection, core: core)
     }
-    return core.dispatch(request, awaited: nil, context: context, connection: connection, pool: pool)
+    return core.dispatch(request, awaited: nil, context: context, connection: connection)
 }
 
 /// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns

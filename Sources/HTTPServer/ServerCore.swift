@@ -44,10 +44,9 @@ final class ServerCore: Sendable {
     /// Offers `request` to the handler on this event thread (the access handler's): queues
     /// the answer, or suspends the connection until the blocking pool or the handler's
     /// `.waiting` work is done with it. Call only from the access handler (libmicrohttpd's
-    /// rule for suspending).
+    /// rule for suspending), and only when there is a blocking pool.
     func dispatch(
-        _ request: HTTPRequest, awaited: (any Sendable)?, context: RequestContext, connection: OpaquePointer,
-        pool: WorkerThreads
+        _ request: HTTPRequest, awaited: (any Sendable)?, context: RequestContext, connection: OpaquePointer
     ) -> MHD_Result {
         let next = handler.respondWithoutBlocking(to: request, awaited: awaited)
         if case .response(let response) = next { return queue(response, on: connection, core: self) }
@@ -59,6 +58,7 @@ final class ServerCore: Sendable {
         switch next {
         case .response: break
         case .needsBlocking:
+            guard let pool = blocking else { preconditionFailure("dispatch is for servers with a blocking pool") }
             pool.run { [self] in resume(id, with: .response(handler.handle(request))) }
         case .waiting(let start):
             start { [self] value in resume(id, with: .awaited(value)) }
