@@ -81,6 +81,7 @@ func gatehouseAccessHandler(
     }
 }
 
+/// The access handler's work, with the core borrowed for the call.
 private func access(
     _ core: ServerCore, _ connection: OpaquePointer, _ url: UnsafePointer<CChar>?, _ method: UnsafePointer<CChar>?,
     _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>,
