@@ -14,7 +14,8 @@ SCRIPT="${1:-health.lua}"
 D="${2:-8}"
 ensure_tools
 build_release gatehouse
-cc -O2 -shared -fPIC -o "$ROOT/.build/refcounts.so" "$ROOT/bench/refcounts.c" -ldl -lpthread
+# Any C compiler: the system's, or the clang that comes with Swift.
+"${CC:-$(command -v cc || command -v clang)}" -O2 -shared -fPIC -o "$ROOT/.build/refcounts.so" "$ROOT/bench/refcounts.c" -ldl -lpthread
 
 new_dir; DIR="$NEW_DIR"
 export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
