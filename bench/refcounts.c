@@ -65,7 +65,7 @@ static entry *slot(table *t, uintptr_t address, int insert) {
 
 static void note(void *object, unsigned long n) {
     // Bridge objects carry tag bits in the top byte and the low bits; pointers to
-    // heap objects are below 2^48 here. Anything else (small strings, nil) is not an object.
+    // heap objects are below 2^47 here. Anything else (small strings, nil) is not an object.
     uintptr_t address = (uintptr_t)object & 0x00FFFFFFFFFFFFF8ULL;
     if (!counting || inside || address < 0x10000 || (address >> 47)) return;
     if (!own) {
@@ -96,6 +96,9 @@ static int read_word(const void *from, void **to) {
     return process_vm_readv(getpid(), &local, 1, &remote, 1, 0) == sizeof *to;
 }
 
+/// The type of the object at `address`, if it is still there. Objects are named at dump
+/// time, so a long-lived (shared) object is named right; the memory of a freed one may have
+/// been reused, and its name may then be wrong or "?".
 static void type_name(uintptr_t address, char *out, size_t size) {
     typedef struct { const char *data; size_t length; } name_pair;
     static name_pair (*swift_type_name)(void *, int);

@@ -8,8 +8,8 @@
 
 /// Sets the calling thread's time slice to `slice_ns` on Linux 6.12 and later (EEVDF custom
 /// slices; the kernel clamps it to 0.1-100 ms), keeping its nice value: a long-running thread
-/// then gives the CPU back after each short slice instead of a full default one. Returns 0, or
-/// -1 when the kernel refused (older kernels: the thread keeps the default slice).
+/// then gives the CPU back after each short slice instead of a full default one. Returns the
+/// system call's result; kernels before 6.12 accept the call and ignore the slice.
 static inline int gatehouse_set_slice(unsigned long long slice_ns) {
     errno = 0;
     int nice = getpriority(PRIO_PROCESS, 0);  /* who 0: the calling thread */

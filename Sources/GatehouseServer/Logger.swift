@@ -99,8 +99,8 @@ public struct Logger: Sendable {
 
     /// Writes one line whose fields, written by `fields`, take at most `fieldsLength` bytes.
     /// A line is built in memory sized for its longest form, on the stack when that is small.
+    /// Callers check `enabled(level)` first.
     private func write(_ level: LogLevel, _ message: String, fieldsLength: Int, fields: (inout LineWriter) -> Void) {
-        guard enabled(level) else { return }
         // 96: the braces, the three keys and the longest timestamp (30 bytes, at Int64's
         // furthest millisecond), with room to spare.
         let capacity = 96 + LineWriter.longest(message) + fieldsLength
@@ -124,13 +124,9 @@ public struct Logger: Sendable {
     public func info(_ message: String, _ fields: JSONObject = [:]) { log(.info, message, fields) }
     public func debug(_ message: String, _ fields: JSONObject = [:]) { log(.debug, message, fields) }
 
-    /// Appends now as ISO 8601 UTC with milliseconds, e.g. `2026-12-01T07:50:39.291Z`, digit by
-    /// digit (`String(format:)` was a tenth of the server's CPU at 27k requests/s; `gmtime_r`
+    /// Now, in milliseconds since 1970 UTC, for the lines' ISO 8601 `time` (written digit by
+    /// digit: `String(format:)` was a tenth of the server's CPU at 27k requests/s; `gmtime_r`
     /// serialised the request threads on glibc's time-zone lock).
-    static func timestamp(into output: inout [UInt8]) {
-        ISO8601.write(milliseconds: nowMilliseconds(), to: &output)
-    }
-
     fileprivate static func nowMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -224,7 +220,7 @@ struct LineWriter {
         quoted.withUnsafeBufferPointer { append($0) }
     }
 
-    /// Now, as `Logger.timestamp` writes it.
+    /// Now, in ISO 8601 UTC with milliseconds, e.g. `2026-12-01T07:50:39.291Z`.
     mutating func appendTimestamp() {
         let milliseconds = Logger.nowMilliseconds()
         reserve(ISO8601.fixedLength)

@@ -61,10 +61,12 @@ import Testing
         #expect(parsed["path"] == .string(text))
     }
 
-    @Test func timestampIsNowInUTC() throws {
-        var bytes: [UInt8] = []
-        Logger.timestamp(into: &bytes)
-        let text = String(decoding: bytes, as: UTF8.self)
+    @Test func timeIsNowInUTC() throws {
+        let lines = Lines()
+        Logger(level: .info, write: lines.write, flush: {})
+            .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
+        let line = try #require(lines.all.withLock { $0.first })
+        let text = try #require(try JSONParser().parse(Array(line.utf8))["time"]?.stringValue)
         #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(text)")
         let formatter = ISO8601DateFormatter()
         formatter.formatOptions = [.withInternetDateTime, .withFractionalSeconds]

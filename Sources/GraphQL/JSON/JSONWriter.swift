@@ -58,10 +58,13 @@ public enum JSONWriter {
     /// false means they need no escaping. (True for every `"`, `\`, control character and
     /// 0xE2, the lead byte of U+2028 and U+2029.)
     public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2 {
-            return true
-        }
+        for byte in bytes where mayNeedEscaping(byte) { return true }
         return false
+    }
+
+    /// The bytes `writeEscaped` looks at twice; every other byte is written as it is.
+    private static func mayNeedEscaping(_ byte: UInt8) -> Bool {
+        byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
     }
 
     /// Appends `value` in decimal.
@@ -168,7 +171,7 @@ public enum JSONWriter {
         let count = bytes.count
         while index < count {
             let byte = bytes[index]
-            if byte >= 0x20 && byte != UInt8(ascii: "\"") && byte != UInt8(ascii: "\\") && byte != 0xE2 {
+            if !mayNeedEscaping(byte) {
                 index += 1
                 continue
             }

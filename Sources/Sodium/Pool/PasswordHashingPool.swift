@@ -63,7 +63,7 @@ public final class PasswordHashingPool: Sendable {
     /// woke up wait for the slice to end. With 0.1 ms they are reconsidered that often: viewer
     /// p99 8.6-10.8 ms while 8 connections saturate log-in on 2 cores, 5-7 ms without the storm.
     ///
-    /// Their niceness stays 0, so they keep a fair share of a busy machine: at nice 10, one busy
+    /// Their niceness stays the process's, so they keep a fair share of a busy machine: at nice 10, one busy
     /// thread of another program cut log-ins to 0.72 of the raw hash rate (0.95 at nice 0). A
     /// viewer p99 of 15-25 ms during log-in storms, once blamed on the hashing threads' share,
     /// came from the log writer (see `LogWriter`).
