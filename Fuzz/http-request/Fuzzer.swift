@@ -19,22 +19,21 @@ import HTTPServer
 /// LeakSanitizer cannot see pointers held in multi-payload enums (the case tag is in
 /// the pointer's spare bits), so every cached document would be reported as a leak.
 let service = GraphQLService(executable: StubSchema.make(String.self), cacheCapacity: 0)
-let plain = GraphQLHTTPResponder(service: service, makeContext: { request, _ in request.clientAddress })
+let plain = GraphQLHTTPResponder(service: service, context: { request, _, _ in .now(request.clientAddress) })
+// Mutations as the server answers them: executed by blocking work.
 let strict = GraphQLHTTPResponder(
     service: service, configuration: .init(appId: "fuzz-app", maxDocumentSize: 256, maxJSONDepth: 8),
-    makeContext: { request, _ in request.clientAddress })
+    context: { request, _, operation in
+        operation?.operation == .query ? .now(request.clientAddress) : .blocking(request.clientAddress)
+    })
 let statuses: Set<Int> = [200, 400, 403, 405, 406, 413, 415]
 let unauthorized = GraphQLHTTPResponder<String>.unauthorized
 
 @_cdecl("LLVMFuzzerTestOneInput")
 public func fuzz(_ data: UnsafePointer<UInt8>, _ size: Int) -> CInt {
     let request = frame(UnsafeBufferPointer(start: data, count: size))
-    check(plain.respond(to: request).response, request)
-    check(strict.respond(to: request).response, request)
-    // The event-thread path: answered like `respond`, or deferred (nothing executed).
-    if case .answered(let outcome) = strict.respondWithoutBlocking(to: request, awaited: nil) {
-        check(outcome.response, request)
-    }
+    check(plain.answer(request).answer, request)
+    check(strict.answer(request).answer, request)
     return 0
 }
 
@@ -76,7 +75,17 @@ func frame(_ bytes: UnsafeBufferPointer<UInt8>) -> HTTPRequest {
         body: Array(bytes[bodyStart...]), clientAddress: "203.0.113.7")
 }
 
-func check(_ response: HTTPResponse, _ request: HTTPRequest) {
+/// Checks the response an answer makes: `.now`, or the blocking work run here (the stub
+/// resolvers never block, and neither responder answers `.later`).
+func check(_ answer: HTTPAnswer, _ request: HTTPRequest) {
+    switch answer {
+    case .now(let response): check(answer: response, request)
+    case .blocking(let work): check(answer: work(), request)
+    case .later: fatalError("no context here is ready later\nrequest: \(request)")
+    }
+}
+
+func check(answer response: HTTPResponse, _ request: HTTPRequest) {
     func fail(_ why: String) -> Never {
         fatalError("\(why)\nrequest: \(request)\nstatus: \(response.status)\nheaders: \(response.headers.fields)\nbody: \(String(decoding: response.body, as: UTF8.self))")
     }

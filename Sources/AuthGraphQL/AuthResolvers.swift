@@ -20,19 +20,12 @@ public enum AuthGraphQL {
         r.field("Query.health") { _, _, _, _ in .bool(true) }
         r.field("Query.viewer") { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                if context.mayBlock { return .value(try auth.viewer(token: context.sessionToken)) }
-                // On an event thread: from the cache, or from the lookup made for this request;
-                // else record what is needed (the result is discarded and the request runs again).
-                if let grant = context.prefetchedViewer { return .value(grant) }
-                if let lookup = context.viewerLookup {
-                    if let grant = try auth.viewer(token: context.sessionToken, lookedUp: lookup) { return .value(grant) }
-                    context.record(.blocking)
-                } else if let grant = try auth.cachedViewer(token: context.sessionToken) {
-                    return .value(grant)
-                } else if let token = context.sessionToken {
-                    context.record(.viewerLookup(token: token))
+                switch context.viewer {
+                case .found(let grant): return .value(grant)
+                case .noToken: throw .invalidSession
+                case .invalid(let error): throw error
+                case .notAsked: throw .internalError(detail: "the viewer was not looked up before execution")
                 }
-                return .null
             }
         }
         r.field("Mutation.signUp") { _, arguments, context, _ in

@@ -1,12 +1,36 @@
 import Auth
 import Synchronization
 
-/// The resolvers' context for one request: who is asking, and what went wrong in
-/// a way the transport answers with a status code (rate limited, database down).
+/// The resolvers' context for one request: who is asking, the viewer settled before
+/// execution, and what went wrong in a way the transport answers with a status code (rate
+/// limited, database down).
 public final class RequestContext: Sendable {
     /// The session token (`X-Parse-Session-Token`, else `Authorization: Bearer`).
     public let sessionToken: String?
     public let request: AuthRequest
+    /// The session behind `sessionToken`, looked up before execution when the operation may
+    /// select `viewer`.
+    public let viewer: Viewer
+
+    /// The outcome of the viewer's session lookup.
+    public enum Viewer: Sendable {
+        /// The operation selects no `viewer`, so nothing was looked up.
+        case notAsked
+        /// The request carries no session token.
+        case noToken
+        /// The token's session and its user.
+        case found(SessionGrant)
+        /// No valid session (or the lookup failed): the error `viewer` answers with.
+        case invalid(AuthError)
+
+        /// The outcome of `AuthService.viewer(token:)`.
+        public init(_ result: Result<SessionGrant, AuthError>) {
+            switch result {
+            case .success(let grant): self = .found(grant)
+            case .failure(let error): self = .invalid(error)
+            }
+        }
+    }
 
     /// Refusals that want an HTTP status when nothing else succeeded.
     public enum Refusal: Sendable, Hashable {
@@ -16,43 +40,10 @@ public final class RequestContext: Sendable {
 
     private let refusals = Mutex<[Refusal]>([])
 
-    /// Whether resolvers may block (database, hashing); false on an HTTP event thread,
-    /// where a resolver that would block records what it needs (`need`) and gives up.
-    public let mayBlock: Bool
-    /// On an event thread, the session lookup made for this request's earlier attempt.
-    public let viewerLookup: AuthService.ViewerLookup?
-
-    /// What a resolver on an event thread needed and did not do.
-    public enum Need: Sendable {
-        /// The session lookup of the viewer: the request runs again with `viewerLookup`.
-        case viewerLookup(token: String)
-        /// A thread that may block: the request runs again on one.
-        case blocking
-    }
-    private let needs = Mutex<Need?>(nil)
-
-    /// The viewer found in the session cache before execution (on an event thread).
-    public var prefetchedViewer: SessionGrant? {
-        get { prefetched.withLock { $0 } }
-        set { prefetched.withLock { $0 = newValue } }
-    }
-    private let prefetched = Mutex<SessionGrant?>(nil)
-
-    public init(sessionToken: String?, request: AuthRequest, mayBlock: Bool = true, viewerLookup: AuthService.ViewerLookup? = nil) {
+    public init(sessionToken: String?, request: AuthRequest, viewer: Viewer = .notAsked) {
         self.sessionToken = sessionToken.flatMap { $0.isEmpty ? nil : $0 }
         self.request = request
-        self.mayBlock = mayBlock
-        self.viewerLookup = viewerLookup
-    }
-
-    /// What resolvers needed (see `mayBlock`); `.blocking` wins over a lookup.
-    public var need: Need? { needs.withLock { $0 } }
-
-    func record(_ need: Need) {
-        needs.withLock { recorded in
-            if case .blocking? = recorded { return }
-            recorded = need
-        }
+        self.viewer = viewer
     }
 
     func record(_ refusal: Refusal) {

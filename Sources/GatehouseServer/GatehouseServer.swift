@@ -89,8 +89,7 @@ public final class GatehouseServer: Sendable {
         let responder = GraphQLHTTPResponder(
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
-            makeContext: contexts.context(for:mode:), prefetch: ContextFactory.prefetch(auth: auth),
-            deferral: ContextFactory.deferral(auth: auth), finish: ContextFactory.finish)
+            context: contexts.context(for:_:_:), finish: ContextFactory.finish)
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing,

@@ -31,70 +31,50 @@ final class Router: HTTPHandler {
         self.pages = pages
     }
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        guard case .response(let response) = route(request, mode: .mayBlock) else {
-            preconditionFailure("a request that may block is always answered")
+    /// The answer to `request`; logged and counted when its response is made.
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
+        if cors.isPreflight(request) { return .now(record(request, cors.preflightResponse(request), operation: nil)) }
+        switch request.path {
+        case "/" where request.method == "GET":
+            return .now(finish(request, pages.app, operation: nil))
+        case "/graphql" where Pages.wantsExplorer(request):
+            return .now(finish(request, pages.explorer, operation: nil))
+        case "/graphql":
+            let graphQL = responder.answer(request)
+            let operation = graphQL.operationName ?? graphQL.operationType.map(Self.anonymous)
+            return graphQL.answer.map { [self] response in finish(request, response, operation: operation) }
+        case "/health":
+            return .now(finish(request, Self.json(["status": "ok"]), operation: nil))
+        case "/ready":
+            return .blocking { [self] in finish(request, ready(), operation: nil) }
+        case "/metrics":
+            let response = HTTPResponse(
+                status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
+                body: Array(metrics.render(gauges: gauges()).utf8))
+            return .now(finish(request, response, operation: nil))
+        default:
+            return .now(finish(request, Self.json(["error": "not found"], status: 404), operation: nil))
         }
-        return response
     }
 
-    /// On an HTTP event thread: everything but `/ready`, mutations (handed to a thread
-    /// that may block) and viewers that miss the session cache (which wait for a batched
-    /// lookup and come back).
-    func respondWithoutBlocking(to request: HTTPRequest, awaited: (any Sendable)?) -> NonBlockingResponse {
-        route(request, mode: .eventThread(awaited: awaited))
+    /// `response` with CORS headers, logged and counted (`operation`: a GraphQL operation's name).
+    private func finish(_ request: HTTPRequest, _ response: HTTPResponse, operation: String?) -> HTTPResponse {
+        var response = response
+        cors.apply(to: &response, for: request)
+        return record(request, response, operation: operation)
     }
 
-    /// The response, logged and counted; or, on an event thread, what the request needs
-    /// first (nothing is logged then).
-    private func route(_ request: HTTPRequest, mode: GraphQLHTTPResponder<RequestContext>.ExecutionMode) -> NonBlockingResponse {
-        let start = request.receivedAt
-        var operationName: String? = nil
-        var response: HTTPResponse
-        if cors.isPreflight(request) {
-            response = cors.preflightResponse(request)
-        } else {
-            switch request.path {
-            case "/" where request.method == "GET":
-                response = pages.app
-            case "/graphql" where Pages.wantsExplorer(request):
-                response = pages.explorer
-            case "/graphql":
-                let outcome: GraphQLHTTPResponder<RequestContext>.Outcome
-                switch mode {
-                case .mayBlock:
-                    outcome = responder.respond(to: request)
-                case .eventThread(let awaited):
-                    switch responder.respondWithoutBlocking(to: request, awaited: awaited) {
-                    case .answered(let answered): outcome = answered
-                    case .deferred(let next): return next
-                    }
-                }
-                response = outcome.response
-                operationName = outcome.operationName ?? outcome.operationType.map(Self.anonymous)
-            case "/health":
-                response = Self.json(["status": "ok"])
-            case "/ready":
-                guard mode.mayBlock else { return .needsBlocking }
-                response = ready()
-            case "/metrics":
-                response = HTTPResponse(
-                    status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
-                    body: Array(metrics.render(gauges: gauges()).utf8))
-            default:
-                response = Self.json(["error": "not found"], status: 404)
-            }
-            cors.apply(to: &response, for: request)
-        }
-        let elapsed = start.duration(to: .now)
+    /// `response`, logged and counted.
+    private func record(_ request: HTTPRequest, _ response: HTTPResponse, operation: String?) -> HTTPResponse {
+        let elapsed = request.receivedAt.duration(to: .now)
         let seconds = Double(elapsed.components.seconds) + Double(elapsed.components.attoseconds) / 1e18
-        metrics.record(operation: request.path == "/graphql" ? operationName : nil, status: response.status, seconds: seconds)
+        metrics.record(operation: operation, status: response.status, seconds: seconds)
         if logger.enabled(.info) {
             logger.request(
                 method: request.method, path: request.path, status: response.status,
-                microseconds: Int((seconds * 1_000_000).rounded()), client: request.clientAddress, operation: operationName)
+                microseconds: Int((seconds * 1_000_000).rounded()), client: request.clientAddress, operation: operation)
         }
-        return .response(response)
+        return response
     }
 
     /// How logs and metrics name an operation without a name (a literal: no string built per request).
@@ -136,20 +116,45 @@ final class Router: HTTPHandler {
     }
 }
 
-/// Builds each request's resolver context from its headers (the contract's headers).
+/// Builds each request's resolver context from its headers (the contract's headers), with the
+/// viewer settled before execution.
 struct ContextFactory: Sendable {
     let auth: AuthService
     let trustProxy: Bool
 
-    func context(for request: HTTPRequest, mode: GraphQLHTTPResponder<RequestContext>.ExecutionMode = .mayBlock) -> RequestContext {
-        var token = request.headers["X-Parse-Session-Token"].flatMap { $0.isEmpty ? nil : $0 }
-        if token == nil, let authorization = request.headers["Authorization"] {
-            let parts = authorization.split(separator: " ", maxSplits: 1)
-            if parts.count == 2, parts[0].lowercased() == "bearer" {
-                let value = parts[1].trimmingCharacters(in: .whitespaces)
-                token = value.isEmpty ? nil : value
+    /// The context for `operation` of `prepared`: mutations execute on a thread that may block
+    /// (their resolvers hash passwords and write); a query that may select `viewer` waits for
+    /// its session, which the cache answers at once or a batched lookup later.
+    func context(
+        for request: HTTPRequest, _ prepared: PreparedDocument, _ operation: OperationDefinition?
+    ) -> ContextReadiness<RequestContext> {
+        let token = sessionToken(request)
+        let authRequest = self.authRequest(request)
+        guard let operation else { return .now(RequestContext(sessionToken: token, request: authRequest)) }
+        guard operation.operation == .query else { return .blocking(RequestContext(sessionToken: token, request: authRequest)) }
+        guard prepared.document.mayExecute(rootField: "viewer", of: operation) else {
+            return .now(RequestContext(sessionToken: token, request: authRequest))
+        }
+        guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
+        return .later { [auth] ready in
+            auth.viewer(token: token) { result in
+                ready(RequestContext(sessionToken: token, request: authRequest, viewer: .init(result)))
             }
         }
+    }
+
+    /// `X-Parse-Session-Token`, else `Authorization: Bearer`; nil when neither has one.
+    func sessionToken(_ request: HTTPRequest) -> String? {
+        if let token = request.headers["X-Parse-Session-Token"], !token.isEmpty { return token }
+        guard let authorization = request.headers["Authorization"] else { return nil }
+        let parts = authorization.split(separator: " ", maxSplits: 1)
+        guard parts.count == 2, parts[0].lowercased() == "bearer" else { return nil }
+        let value = parts[1].trimmingCharacters(in: .whitespaces)
+        return value.isEmpty ? nil : value
+    }
+
+    /// Who is asking: the client's address, installation and master key.
+    func authRequest(_ request: HTTPRequest) -> AuthRequest {
         var address = request.clientAddress
         // The trusted proxy appends the address it saw to whatever the client sent, so
         // only the last entry (of all X-Forwarded-For fields, RFC 9110 §5.3) is not the
@@ -161,46 +166,9 @@ struct ContextFactory: Sendable {
             address = last
         }
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
-        return RequestContext(
-            sessionToken: token,
-            request: AuthRequest(
-                clientAddress: address, installationId: installationId,
-                isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"])),
-            mayBlock: mode.mayBlock, viewerLookup: mode.awaited as? AuthService.ViewerLookup)
-    }
-
-    /// Before a query's first execution on an event thread, when it may execute `viewer`:
-    /// the viewer from the session cache, handed to the resolver; or, when the cache does not
-    /// hold it, its lookup, so that the query executes once, after it (rather than once to find
-    /// that out, as `deferral` would, and again).
-    static func prefetch(auth: AuthService) -> @Sendable (RequestContext, Document, OperationDefinition) -> NonBlockingResponse? {
-        { context, document, operation in
-            guard context.viewerLookup == nil, context.sessionToken != nil,
-                document.mayExecute(rootField: "viewer", of: operation)
-            else { return nil }
-            switch auth.viewerSource(token: context.sessionToken) {
-            case .cache(let grant)?:
-                context.prefetchedViewer = grant
-                return nil
-            case .database(let uncached)?:
-                return .waiting { done in auth.startViewerLookup(uncached) { done($0) } }
-            case nil:
-                return nil
-            }
-        }
-    }
-
-    /// After an execution on an event thread: what the request needs before it can be
-    /// answered (nil: the result stands). A viewer lookup runs batched, off this thread.
-    static func deferral(auth: AuthService) -> @Sendable (RequestContext) -> NonBlockingResponse? {
-        { context in
-            switch context.need {
-            case nil: return nil
-            case .blocking: return .needsBlocking
-            case .viewerLookup(let token):
-                return .waiting { done in auth.startViewerLookup(token: token) { done($0) } }
-            }
-        }
+        return AuthRequest(
+            clientAddress: address, installationId: installationId,
+            isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"]))
     }
 
     /// After execution: when every root field was refused for a rate limit (or the

@@ -5,12 +5,12 @@ import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.
 ///
-/// Threads: with ``Configuration/workerThreads`` ≥ 1, that many event threads (epoll),
-/// each serving many connections and answering what ``HTTPHandler/respondWithoutBlocking(to:awaited:)``
-/// can answer; the other requests run on a pool of up to ``Configuration/blockingThreads``
-/// threads while their connections are suspended. With `workerThreads` 0, one thread per
-/// connection runs every request. Keep-alive, pipelining and chunked uploads are
-/// libmicrohttpd's.
+/// Threads: with ``Configuration/workerThreads`` ≥ 1, that many event threads (epoll), each
+/// serving many connections and asking the handler for each request's ``HTTPAnswer``; a
+/// `.blocking` answer runs on a pool of up to ``Configuration/blockingThreads`` threads and a
+/// `.later` one wherever its work completes, while the connection is suspended. With
+/// `workerThreads` 0, one thread per connection answers its requests and waits for those that
+/// come later. Keep-alive, pipelining and chunked uploads are libmicrohttpd's.
 ///
 /// Bad input is answered by libmicrohttpd before the handler sees it: a malformed
 /// request line or header gets `400 Bad Request` and the connection is closed (a
@@ -42,8 +42,8 @@ public final class HTTPServer: Sendable {
         /// Event threads in libmicrohttpd's pool (each serves many connections); 0: one
         /// thread per connection, which runs every request itself.
         public var workerThreads: Int
-        /// Most threads running requests that may block, handed off by the event threads
-        /// (unused with one thread per connection). More wait for a free thread.
+        /// Most threads running `.blocking` answers for the event threads (unused with one
+        /// thread per connection). More wait for a free thread.
         public var blockingThreads: Int
         /// Largest accepted request body in bytes; larger bodies get 413.
         public var maxBodySize: Int

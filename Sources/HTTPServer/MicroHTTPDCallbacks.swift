@@ -4,10 +4,10 @@ internal import Glibc
 // The C callbacks handed to libmicrohttpd. They are plain non-isolated functions
 // (never closures from main.swift: see PLATFORM.md) and find their state through
 // the `void *` context: `ServerCore` (unretained, owned by HTTPServer) and, per
-// request, `RequestContext` through `*con_cls` (retained once, released once).
+// request, `RequestState` through `*con_cls` (retained once, released once).
 // The core is borrowed (`_withUnsafeGuaranteedRef`), not retained: HTTPServer owns it while
-// the daemon calls these, and every thread's retain and release of the one shared object
-// took its cache line from the other cores (12 reference-count operations a request).
+// the daemon calls these, and a retain and release of the one shared object on every thread
+// would move its cache line between the cores on every callback.
 
 /// MHD_OPTION_URI_LOG_CALLBACK: called once per request with the raw target, before
 /// libmicrohttpd unescapes it; the return value becomes the initial `*con_cls`.
@@ -17,18 +17,18 @@ func gatehouseURILog(
     guard let cls else { return nil }
     let target: [UInt8] = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
     return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
-        Unmanaged.passRetained(RequestContext(core: core, rawTarget: target)).toOpaque()
+        Unmanaged.passRetained(RequestState(core: core, rawTarget: target)).toOpaque()
     }
 }
 
-/// MHD_OPTION_NOTIFY_COMPLETED: the only place a RequestContext is released.
+/// MHD_OPTION_NOTIFY_COMPLETED: the only place a RequestState is released.
 func gatehouseRequestCompleted(
     _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_RequestTerminationCode
 ) {
     guard let conCls, let raw = conCls.pointee else { return }
     conCls.pointee = nil
-    Unmanaged<RequestContext>.fromOpaque(raw).release()
+    Unmanaged<RequestState>.fromOpaque(raw).release()
 }
 
 /// MHD_OPTION_EXTERNAL_LOGGER: formats libmicrohttpd's message.
@@ -49,8 +49,8 @@ private func gatehouseCollectHeader(
     _ key: UnsafePointer<CChar>?, _ keySize: Int, _ value: UnsafePointer<CChar>?, _ valueSize: Int
 ) -> MHD_Result {
     guard let cls, let key else { return .YES }
-    let context = Unmanaged<RequestContext>.fromOpaque(cls).takeUnretainedValue()
-    context.headers.append(.init(name: text(key, keySize), value: value.map { text($0, valueSize) } ?? ""))
+    let state = Unmanaged<RequestState>.fromOpaque(cls).takeUnretainedValue()
+    state.headers.append(.init(name: text(key, keySize), value: value.map { text($0, valueSize) } ?? ""))
     return .YES
 }
 
@@ -87,29 +87,29 @@ private func access(
     _ uploadData: UnsafePointer<CChar>?, _ uploadDataSize: UnsafeMutablePointer<Int>,
     _ conCls: UnsafeMutablePointer<UnsafeMutableRawPointer?>
 ) -> MHD_Result {
-    let context: RequestContext
+    let state: RequestState
     if let raw = conCls.pointee {
-        context = Unmanaged<RequestContext>.fromOpaque(raw).takeUnretainedValue()
+        state = Unmanaged<RequestState>.fromOpaque(raw).takeUnretainedValue()
     } else {
         // Not expected (the URI-log callback always runs first); keep the same
         // ownership rule so the completed callback releases it.
         let target = url.map { Array(String(cString: $0).utf8) } ?? []
-        context = RequestContext(core: core, rawTarget: target)
-        conCls.pointee = Unmanaged.passRetained(context).toOpaque()
+        state = RequestState(core: core, rawTarget: target)
+        conCls.pointee = Unmanaged.passRetained(state).toOpaque()
     }
 
-    if !context.headersProcessed {
-        context.headersProcessed = true
-        context.headers.reserveCapacity(8)
+    if !state.headersProcessed {
+        state.headersProcessed = true
+        state.headers.reserveCapacity(8)
         _ = MHD_get_connection_values_n(
             connection, .HEADER_KIND, gatehouseCollectHeader,
-            Unmanaged.passUnretained(context).toOpaque())
+            Unmanaged.passUnretained(state).toOpaque())
         // Refuse before reading a byte of the body when the declared length is too
         // large. libmicrohttpd then closes the connection after the 413, since the
         // unread body cannot be skipped.
-        if let declared = HTTPHeaders(context.headers)["Content-Length"],
+        if let declared = HTTPHeaders(state.headers)["Content-Length"],
            let length = decimal(declared), length > UInt64(core.maxBodySize) {
-            context.responded = true
+            state.responded = true
             return queue(.bodyTooLarge, on: connection, core: core)
         }
         return .YES
@@ -117,51 +117,42 @@ private func access(
 
     let size = uploadDataSize.pointee
     if size > 0 {
-        if context.responded { return .NO }  // not reached: an early 413 discards the body
+        if state.responded { return .NO }  // not reached: an early 413 discards the body
         // Bodies without a declared length (chunked) are counted as they arrive.
         // libmicrohttpd 0.9.75 accepts a response only before the body is read or
         // after all of it (MHD_queue_response checks the state), so an overflowing
         // body is discarded up to `overflowDiscardLimit` more bytes and then
         // answered with 413; a body longer than that gets the connection closed
         // without a response.
-        if context.overflowed || size > core.maxBodySize - context.body.count {
-            if !context.overflowed {
-                context.overflowed = true
-                context.discarded = context.body.count
-                context.body = []
+        if state.overflowed || size > core.maxBodySize - state.body.count {
+            if !state.overflowed {
+                state.overflowed = true
+                state.discarded = state.body.count
+                state.body = []
             }
-            context.discarded += size
+            state.discarded += size
             uploadDataSize.pointee = 0
-            return context.discarded - core.maxBodySize > RequestContext.overflowDiscardLimit ? .NO : .YES
+            return state.discarded - core.maxBodySize > RequestState.overflowDiscardLimit ? .NO : .YES
         }
         if let uploadData {
             UnsafeRawPointer(uploadData).withMemoryRebound(to: UInt8.self, capacity: size) {
-                context.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
+                state.body.append(contentsOf: UnsafeBufferPointer(start: $0, count: size))
             }
         }
         uploadDataSize.pointee = 0
         return .YES
     }
 
-    if context.responded {
-        // Called again after a suspended request's connection was resumed.
-        guard core.blocking != nil, let request = context.suspendedRequest, let resumed = core.takeResumed(context) else {
-            return .YES
-        }
-        context.suspendedRequest = nil
-        switch resumed {
-        case .response(let response):
-            return queue(response, on: connection, core: core)
-        case .awaited(let value):
-            return core.dispatch(request, awaited: value, context: context, connection: connection)
-        }
+    if state.responded {
+        // Called again after a suspended request's connection was resumed with its reply.
+        return core.takeReply(state).map { queue($0, on: connection, core: core) } ?? .YES
     }
-    context.responded = true
-    if context.overflowed {
+    state.responded = true
+    if state.overflowed {
         return queue(.bodyTooLarge, on: connection, core: core)
     }
 
-    let (rawPath, rawQuery) = URLDecoding.split(target: context.rawTarget)
+    let (rawPath, rawQuery) = URLDecoding.split(target: state.rawTarget)
     var clientAddress = ""
     if let info = gatehouse_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
        let address = info.pointee.client_addr {
@@ -171,15 +162,12 @@ private func access(
         method: method.map { String(cString: $0) } ?? "",
         path: URLDecoding.decode(rawPath, plusAsSpace: false),
         rawQuery: String(decoding: rawQuery, as: UTF8.self),
-        headers: HTTPHeaders(context.headers),
-        body: context.body,
+        headers: HTTPHeaders(state.headers),
+        body: state.body,
         clientAddress: clientAddress)
-    context.body = []
-    context.headers = []
-    guard core.blocking != nil else {
-        return queue(core.handler.handle(request), on: connection, core: core)
-    }
-    return core.dispatch(request, awaited: nil, context: context, connection: connection)
+    state.body = []
+    state.headers = []
+    return core.answer(request, state: state, connection: connection)
 }
 
 /// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns

@@ -1,18 +1,19 @@
 internal import CMicroHTTPD
+import Dispatch
 import Locking
 import Synchronization
 
 /// The state libmicrohttpd's callbacks reach through their `void *` context.
 ///
 /// Owned (strongly) by ``HTTPServer``, which outlives its daemon; the daemon holds
-/// only an unretained pointer. Immutable apart from atomics and the `suspended` table
-/// (behind its lock), so any thread may use it.
+/// only an unretained pointer. Immutable apart from atomics and `suspended` (behind its
+/// lock), so any thread may use it.
 final class ServerCore: Sendable {
     let handler: any HTTPHandler
     let maxBodySize: Int
     let log: (@Sendable (String) -> Void)?
 
-    /// Live ``RequestContext`` objects: requests whose request line arrived and
+    /// Live ``RequestState`` objects: requests whose request line arrived and
     /// whose completion libmicrohttpd has not yet reported.
     let activeRequests = Atomic<Int>(0)
     /// Set once graceful shutdown begins: responses then carry `Connection: close`.
@@ -21,18 +22,16 @@ final class ServerCore: Sendable {
     let listenerShut = Atomic<Bool>(false)
     /// The last message libmicrohttpd logged (used to explain a failed start).
     let lastLogMessage = Mutex<String>("")
-    /// Where handed-off requests run (nil with one thread per connection).
+    /// Where `.blocking` answers run (nil with one thread per connection, whose thread runs them).
     let blocking: WorkerThreads?
 
-    /// A connection suspended while its request runs on the blocking pool.
-    struct Suspended: @unchecked Sendable {
-        // @unchecked: the context is touched only with `suspended` held once it is here;
-        // libmicrohttpd allows MHD_resume_connection from any thread.
-        let context: RequestContext
-        let connection: OpaquePointer
+    /// Connections suspended until their request's reply; also guards every ``RequestState/later``.
+    struct Suspended {
+        var connections: [ObjectIdentifier: (state: RequestState, connection: OpaquePointer)] = [:]
+        /// Set when the server stops: nothing is suspended from then on.
+        var closed = false
     }
-    /// Suspended connections by request; an entry leaves when its connection is resumed.
-    let suspended = Lock<[ObjectIdentifier: Suspended]>([:])
+    let suspended = Lock(Suspended())
 
     init(handler: any HTTPHandler, maxBodySize: Int, blocking: WorkerThreads?, log: (@Sendable (String) -> Void)?) {
         self.handler = handler
@@ -41,62 +40,105 @@ final class ServerCore: Sendable {
         self.log = log
     }
 
-    /// Offers `request` to the handler on this event thread (the access handler's): queues
-    /// the answer, or suspends the connection until the blocking pool or the handler's
-    /// `.waiting` work is done with it. Call only from the access handler (libmicrohttpd's
-    /// rule for suspending), and only when there is a blocking pool.
-    func dispatch(
-        _ request: HTTPRequest, awaited: (any Sendable)?, context: RequestContext, connection: OpaquePointer
+    /// Answers `request` as the handler says. Call only from the access handler (libmicrohttpd's
+    /// rule for suspending a connection).
+    func answer(_ request: HTTPRequest, state: RequestState, connection: OpaquePointer) -> MHD_Result {
+        switch handler.answer(request) {
+        case .now(let response):
+            return queue(response, on: connection, core: self)
+        case .blocking(let work):
+            guard let pool = blocking else { return queue(work(), on: connection, core: self) }
+            return later(state, connection) { reply in pool.run { reply(work()) } }
+        case .later(let start):
+            guard blocking != nil else { return queue(Self.wait(for: start), on: connection, core: self) }
+            return later(state, connection, start)
+        }
+    }
+
+    /// Runs `start`; queues its reply at once when it came before `start` returned, else
+    /// suspends the connection until it comes.
+    private func later(
+        _ state: RequestState, _ connection: OpaquePointer, _ start: (@escaping HTTPAnswer.Reply) -> Void
     ) -> MHD_Result {
-        let next = handler.respondWithoutBlocking(to: request, awaited: awaited)
-        if case .response(let response) = next { return queue(response, on: connection, core: self) }
-        let id = ObjectIdentifier(context)
-        context.suspendedRequest = request
-        // Suspended before anyone can resume it: the work starts only after this.
-        MHD_suspend_connection(connection)
-        suspended.withLock { $0[id] = Suspended(context: context, connection: connection) }
-        switch next {
-        case .response: break
-        case .needsBlocking:
-            guard let pool = blocking else { preconditionFailure("dispatch is for servers with a blocking pool") }
-            pool.run { [self] in resume(id, with: .response(handler.handle(request))) }
-        case .waiting(let start):
-            start { [self] value in resume(id, with: .awaited(value)) }
+        suspended.withLock { _ in state.later = .starting }
+        start { [self] response in reply(state, response) }
+        let now: HTTPResponse? = suspended.withLock { suspended in
+            if case .replied(let response) = state.later {
+                state.later = .idle
+                return response
+            }
+            if suspended.closed {
+                state.later = .idle
+                return Self.shuttingDown
+            }
+            // Suspended with the lock held, so a reply finds the connection suspended.
+            MHD_suspend_connection(connection)
+            state.later = .suspended(connection)
+            suspended.connections[ObjectIdentifier(state)] = (state, connection)
+            return nil
         }
-        return .YES
+        return now.map { queue($0, on: connection, core: self) } ?? .YES
     }
 
-    /// Gives a suspended request what it waited for and resumes its connection, unless
-    /// the server already abandoned it (stop passed its deadline).
-    private func resume(_ id: ObjectIdentifier, with outcome: RequestContext.Resumed) {
+    /// Hands `response` to its request: kept for `later` while `start` runs, else its
+    /// suspended connection resumes (and the access handler queues it: ``takeReply(_:)``).
+    /// Dropped when the server abandoned the request.
+    private func reply(_ state: RequestState, _ response: HTTPResponse) {
         suspended.withLock { suspended in
-            guard let entry = suspended.removeValue(forKey: id) else { return }
-            entry.context.resumed = outcome
-            MHD_resume_connection(entry.connection)
+            switch state.later {
+            case .starting:
+                state.later = .replied(response)
+            case .suspended(let connection):
+                state.later = .replied(response)
+                suspended.connections[ObjectIdentifier(state)] = nil
+                MHD_resume_connection(connection)
+            case .idle, .replied:
+                break
+            }
         }
     }
 
-    /// What a resumed request's connection got (once).
-    func takeResumed(_ context: RequestContext) -> RequestContext.Resumed? {
+    /// The reply a resumed connection's request got (once).
+    func takeReply(_ state: RequestState) -> HTTPResponse? {
         suspended.withLock { _ in
-            defer { context.resumed = nil }
-            return context.resumed
+            guard case .replied(let response) = state.later else { return nil }
+            state.later = .idle
+            return response
         }
     }
 
-    /// Before the daemon stops (libmicrohttpd forbids stopping with suspended
-    /// connections): resumes every suspended connection with 503; their handlers'
-    /// responses, when they come, are dropped. Returns how many there were.
+    /// With one thread per connection: runs `start` and waits on this thread for its reply.
+    private static func wait(for start: (@escaping HTTPAnswer.Reply) -> Void) -> HTTPResponse {
+        final class Box: @unchecked Sendable {
+            // @unchecked: written once before `done` is signalled, read after the wait.
+            var response: HTTPResponse?
+            let done = DispatchSemaphore(value: 0)
+        }
+        let box = Box()
+        start { response in
+            box.response = response
+            box.done.signal()
+        }
+        box.done.wait()
+        return box.response!
+    }
+
+    private static let shuttingDown = HTTPResponse(
+        status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"],
+        body: Array("The server is shutting down.".utf8))
+
+    /// Before the daemon stops (libmicrohttpd forbids stopping with suspended connections):
+    /// resumes every suspended connection with 503 and suspends none from now on; their
+    /// replies, when they come, are dropped. Returns how many there were.
     func abandonSuspended() -> Int {
         suspended.withLock { suspended in
-            let count = suspended.count
-            for entry in suspended.values {
-                entry.context.resumed = .response(HTTPResponse(
-                    status: 503, headers: ["Content-Type": "text/plain; charset=utf-8", "Retry-After": "1"],
-                    body: Array("The server is shutting down.".utf8)))
-                MHD_resume_connection(entry.connection)
+            suspended.closed = true
+            let count = suspended.connections.count
+            for (state, connection) in suspended.connections.values {
+                state.later = .replied(Self.shuttingDown)
+                MHD_resume_connection(connection)
             }
-            suspended.removeAll()
+            suspended.connections.removeAll()
             return count
         }
     }
@@ -107,14 +149,15 @@ final class ServerCore: Sendable {
 /// Created in the URI-log callback (libmicrohttpd's first per-request hook), which
 /// hands it back as the initial `*con_cls`; retained once there and released exactly
 /// once in the request-completed callback. Only the thread that owns the connection
-/// touches it, so it needs no lock, except `resumed` (see there).
-final class RequestContext {
+/// touches it, except `later` (see there).
+final class RequestState: @unchecked Sendable {
+    // @unchecked: a reply made on another thread reaches it, touching only `later`.
     let core: ServerCore
     /// The request target as sent (`/path?query`).
     let rawTarget: [UInt8]
     /// Whether the access handler has already been called once (two-phase pattern).
     var headersProcessed = false
-    /// Whether a response has been queued (the handler ran, or 413 was sent).
+    /// Whether the request was answered (the handler was asked, or 413 was sent).
     var responded = false
     var headers: [HTTPHeaders.Field] = []
     var body: [UInt8] = []
@@ -122,16 +165,17 @@ final class RequestContext {
     var overflowed = false
     /// Bytes received (and dropped) for an overflowed body.
     var discarded = 0
-    /// The request while its connection is suspended (see `ServerCore.dispatch`).
-    var suspendedRequest: HTTPRequest?
-    /// What a suspended request got: set, with `ServerCore.suspended` held, before its
-    /// connection is resumed.
-    var resumed: Resumed?
-    enum Resumed {
-        /// From `handle(_:)` on the blocking pool, or 503 when the server stopped first.
-        case response(HTTPResponse)
-        /// What the handler's `.waiting` work delivered.
-        case awaited(any Sendable)
+
+    /// Where a `.later` or `.blocking` answer is; read and written with `core.suspended` held.
+    var later = Later.idle
+    enum Later {
+        case idle
+        /// `start` is running on the connection's thread.
+        case starting
+        /// The connection is suspended until the reply.
+        case suspended(OpaquePointer)
+        /// The reply, for the connection's thread to queue.
+        case replied(HTTPResponse)
     }
 
     /// How far past the body limit an overflowing chunked upload is read (to be

@@ -62,13 +62,19 @@ final class Harness: Sendable {
         _ query: String, variables: JSONObject = [:], token: String? = nil, installationId: String? = nil,
         master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil
     ) -> (result: ExecutionResult, context: RequestContext) {
-        let context = RequestContext(
-            sessionToken: token,
-            request: AuthRequest(clientAddress: address, installationId: installationId, isMaster: auth.isMasterKey(master)))
+        let request = AuthRequest(clientAddress: address, installationId: installationId, isMaster: auth.isMasterKey(master))
         switch service.prepare(query) {
         case .failure(let failure):
-            return (ExecutionResult(data: nil, errors: failure.errors), context)
+            return (ExecutionResult(data: nil, errors: failure.errors), RequestContext(sessionToken: token, request: request))
         case .success(let prepared):
+            // The viewer settled before execution, as the server does for a query that may select it.
+            var viewer = RequestContext.Viewer.notAsked
+            if let operation = service.operation(of: prepared, named: operationName), operation.operation == .query,
+                prepared.document.mayExecute(rootField: "viewer", of: operation)
+            {
+                viewer = token.map { token in .init(Result { () throws(AuthError) in try auth.viewer(token: token) }) } ?? .noToken
+            }
+            let context = RequestContext(sessionToken: token, request: request, viewer: viewer)
             return (service.execute(prepared, operationName: operationName, variables: variables, context: context), context)
         }
     }

@@ -2,6 +2,7 @@ import TestSupport
 import Auth
 import Foundation
 import GraphQL
+import GraphQLHTTP
 import HTTPServer
 import Postgres
 import Testing
@@ -40,8 +41,7 @@ import Testing
         ([], nil),
     ] as [([(String, String)], String?)])
     func sessionToken(_ headers: [(String, String)], _ expected: String?) {
-        let context = Self.factory().context(for: Self.request(headers))
-        #expect(context.sessionToken == expected)
+        #expect(Self.factory().sessionToken(Self.request(headers)) == expected)
     }
 
     @Test(arguments: [
@@ -50,7 +50,7 @@ import Testing
         ([], nil),
     ] as [([(String, String)], String?)])
     func installationId(_ headers: [(String, String)], _ expected: String?) {
-        #expect(Self.factory().context(for: Self.request(headers)).request.installationId == expected)
+        #expect(Self.factory().authRequest(Self.request(headers)).installationId == expected)
     }
 
     @Test(arguments: [
@@ -64,7 +64,7 @@ import Testing
     ] as [(String?, String?, Bool)])
     func masterKey(_ configured: String?, _ sent: String?, _ isMaster: Bool) {
         let headers = sent.map { [("X-Parse-Master-Key", $0)] } ?? []
-        #expect(Self.factory(masterKey: configured).context(for: Self.request(headers)).request.isMaster == isMaster)
+        #expect(Self.factory(masterKey: configured).authRequest(Self.request(headers)).isMaster == isMaster)
     }
 
     @Test(arguments: [
@@ -79,7 +79,46 @@ import Testing
         (true, [("X-Forwarded-For", "6.6.6.6"), ("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
     ] as [(Bool, [(String, String)], String)])
     func clientAddress(_ trustProxy: Bool, _ headers: [(String, String)], _ expected: String) {
-        #expect(Self.factory(trustProxy: trustProxy).context(for: Self.request(headers)).request.clientAddress == expected)
+        #expect(Self.factory(trustProxy: trustProxy).authRequest(Self.request(headers)).clientAddress == expected)
+    }
+
+    // MARK: When the context is ready
+
+    /// What the factory answers for `query` with these headers.
+    static func readiness(_ query: String, _ headers: [(String, String)] = []) throws -> ContextReadiness<RequestContext> {
+        let factory = Self.factory()
+        let service = GraphQLService(executable: try AuthGraphQL.executableSchema(auth: factory.auth, schema: AuthGraphQL.schema()))
+        let prepared = try service.prepare(query).get()
+        return factory.context(for: Self.request(headers), prepared, service.operation(of: prepared, named: nil))
+    }
+
+    @Test func mutationsExecuteOnABlockingThread() throws {
+        guard case .blocking(let context) = try Self.readiness("mutation { logOut(input: {}) { ok } }", [("X-Parse-Session-Token", "r:abc")]) else {
+            Issue.record("expected .blocking")
+            return
+        }
+        #expect(context.sessionToken == "r:abc")
+    }
+
+    @Test(arguments: [
+        ("{ health }", [("X-Parse-Session-Token", "r:abc")], "notAsked"),
+        ("{ viewer { sessionToken } }", [], "noToken"),
+        ("{ ... on Query { viewer { sessionToken } } }", [("X-Parse-Session-Token", "")], "noToken"),
+    ] as [(String, [(String, String)], String)])
+    func queriesThatNeedNoLookupAreReadyNow(_ query: String, _ headers: [(String, String)], _ viewer: String) throws {
+        guard case .now(let context) = try Self.readiness(query, headers) else {
+            Issue.record("expected .now")
+            return
+        }
+        #expect("\(context.viewer)" == viewer)
+    }
+
+    /// A token for a query that may select the viewer: its session is looked up first.
+    @Test func aViewerWithATokenIsReadyLater() throws {
+        guard case .later = try Self.readiness("{ me: viewer { sessionToken } }", [("Authorization", "Bearer r:abc")]) else {
+            Issue.record("expected .later")
+            return
+        }
     }
 
     // MARK: finish: the HTTP status of refused requests

@@ -1,6 +1,8 @@
+import Dispatch
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import Synchronization
 import Testing
 
 /// Responder-level tests: every status code and media-type case of GraphQL over HTTP.
@@ -20,7 +22,7 @@ import Testing
         let service = GraphQLService(executable: try! ExecutableSchema(schema: schema, resolvers: resolvers))
         return GraphQLHTTPResponder(
             service: service, configuration: .init(appId: nil, maxDocumentSize: 200),
-            makeContext: { request, _ in request.clientAddress })
+            context: { request, _, _ in .now(request.clientAddress) })
     }()
 
     static func post(_ body: String, contentType: String? = "application/json", accept: String? = nil, appId: String? = nil) -> HTTPRequest {
@@ -148,7 +150,7 @@ import Testing
         resolvers.field("Query.a") { _, _, _, _ in .int(1) }
         let responder = GraphQLHTTPResponder(
             service: GraphQLService(executable: try! ExecutableSchema(schema: schema, resolvers: resolvers)),
-            configuration: .init(appId: "app"), makeContext: { _, _ in () })
+            configuration: .init(appId: "app"), context: { _, _, _ in .now(()) })
         for appId in [nil, "", "wrong"] as [String?] {
             let response = responder.respond(to: Self.post(#"{"query":"{a}"}"#, appId: appId)).response
             #expect(response.status == 403)
@@ -171,5 +173,32 @@ import Testing
         var ordinary = HTTPResponse(status: 200)
         CORSPolicy(allowedOrigins: ["*"]).apply(to: &ordinary, for: HTTPRequest(method: "POST", path: "/graphql", headers: ["Origin": "https://x"]))
         #expect(ordinary.headers["Access-Control-Allow-Origin"] == "*")
+    }
+}
+
+extension GraphQLHTTPResponder {
+    /// The answer to `request` run to its response on this thread, as the server's threads would.
+    func respond(to request: HTTPRequest) -> (response: HTTPResponse, operationName: String?, operationType: OperationType?) {
+        let answer = answer(request)
+        return (answer.answer.responseWaitingHere(), answer.operationName, answer.operationType)
+    }
+}
+
+extension HTTPAnswer {
+    /// The response, made on this thread or waited for here.
+    func responseWaitingHere() -> HTTPResponse {
+        switch self {
+        case .now(let response): return response
+        case .blocking(let work): return work()
+        case .later(let start):
+            let reply = Mutex<HTTPResponse?>(nil)
+            let done = DispatchSemaphore(value: 0)
+            start { response in
+                reply.withLock { $0 = response }
+                done.signal()
+            }
+            done.wait()
+            return reply.withLock { $0! }
+        }
     }
 }

@@ -3,51 +3,49 @@ import HTTPServer
 import Synchronization
 import Testing
 
-/// A handler that uses all three answers of `respondWithoutBlocking`:
-/// - `/inline`: answered on the event thread;
-/// - `/block`: handed to the blocking pool, where `handle` waits for `release`;
-/// - `/wait/N`: waits N times for work on another thread, then answers with what it got.
+/// A handler that uses every kind of answer:
+/// - `/inline`: answered now;
+/// - `/block`: blocking work, which waits for `release`;
+/// - `/wait/N`: a later answer, after N rounds of work on other threads;
+/// - `/soon`: a later answer replied before `start` returns.
 struct HandOffHandler: HTTPHandler {
     final class State: Sendable {
         let release = Gate()
         let blockedEntered = Atomic<Int>(0)
-        let nonBlockingCalls = Atomic<Int>(0)
     }
     let state = State()
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        if request.path == "/block" {
-            state.blockedEntered.add(1, ordering: .relaxed)
-            state.release.wait()
-        }
-        return .text("handled \(request.path) on \(Self.threadName())")
-    }
-
     /// The OS thread's name, which `WorkerThreads` sets from the thread itself before its first
-    /// job. (Foundation's `Thread.current.name` once read "MHD-worker" here: a thread starts with
-    /// its creator's name, and Foundation may cache that.)
+    /// job. (Foundation's `Thread.current.name` can report a name the thread was created with.)
     static func threadName() -> String {
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
         return comm.trimmingCharacters(in: .newlines)
     }
 
-    func respondWithoutBlocking(to request: HTTPRequest, awaited: (any Sendable)?) -> NonBlockingResponse {
-        state.nonBlockingCalls.add(1, ordering: .relaxed)
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
         switch request.path {
         case "/inline":
-            return .response(.text("inline"))
+            return .now(.text("inline"))
+        case "/soon":
+            return .later { reply in reply(.text("soon")) }
         case "/block":
-            return .needsBlocking
+            return .blocking { [state] in
+                state.blockedEntered.add(1, ordering: .relaxed)
+                state.release.wait()
+                return .text("handled /block on \(Self.threadName())")
+            }
         default:
             guard request.path.hasPrefix("/wait/"), let rounds = Int(request.path.dropFirst(6)) else {
-                return .response(HTTPResponse(status: 404))
+                return .now(HTTPResponse(status: 404))
             }
-            let done = awaited as? [Int] ?? []
-            if done.count == rounds { return .response(.text("awaited \(done)")) }
-            return .waiting { finish in
-                Thread { usleep(5_000); finish(done + [done.count]) }.start()
-            }
+            return .later { reply in Self.work(rounds, done: [], reply) }
         }
+    }
+
+    /// Hops to a new thread `rounds` times, then replies with the rounds it did.
+    private static func work(_ rounds: Int, done: [Int], _ reply: @escaping HTTPAnswer.Reply) {
+        guard done.count < rounds else { return reply(.text("awaited \(done)")) }
+        Thread { work(rounds, done: done + [done.count], reply) }.start()
     }
 }
 
@@ -62,7 +60,7 @@ struct HandOffTests {
         let connection = try TestConnection(port: server.boundPort!)
         for (path, expected) in [
             ("/inline", "inline"), ("/block", "handled /block on gh-http-block"),
-            ("/wait/1", "awaited [0]"), ("/wait/3", "awaited [0, 1, 2]"), ("/inline", "inline"),
+            ("/wait/1", "awaited [0]"), ("/wait/3", "awaited [0, 1, 2]"), ("/soon", "soon"), ("/inline", "inline"),
         ] {
             try connection.send(TestConnection.request("GET", path))
             let response = try connection.readResponse()
@@ -118,15 +116,19 @@ struct HandOffTests {
         usleep(50_000)
     }
 
-    @Test func onePerConnectionModeCallsOnlyHandle() throws {
+    @Test func onePerConnectionModeRunsEveryAnswerOnTheConnectionsThread() throws {
         let handler = HandOffHandler()
         handler.state.release.open()
         let server = HTTPServer(configuration: .init(workerThreads: 0), handler: handler)
         try server.start()
         defer { server.stop() }
+        let connection = try TestConnection(port: server.boundPort!)
+        for (path, expected) in [("/wait/2", "awaited [0, 1]"), ("/soon", "soon"), ("/inline", "inline")] {
+            try connection.send(TestConnection.request("GET", path))
+            #expect(try connection.readResponse().text == expected, "\(path)")
+        }
         let response = try TestConnection.get("/block", port: server.boundPort!)
         #expect(response.text.hasPrefix("handled /block on "))
         #expect(!response.text.hasSuffix("gh-http-block"))
-        #expect(handler.state.nonBlockingCalls.load(ordering: .acquiring) == 0)
     }
 }

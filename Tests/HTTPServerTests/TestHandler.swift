@@ -33,17 +33,24 @@ struct TestHandler: HTTPHandler {
     }
     let state = State()
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
         state.calls.add(1, ordering: .relaxed)
+        if request.path == "/slow" {
+            return .blocking { [state] in
+                state.entered.open()
+                state.release.wait()
+                return .text("slow done")
+            }
+        }
+        return .now(respond(to: request))
+    }
+
+    private func respond(to request: HTTPRequest) -> HTTPResponse {
         switch request.path {
         case "/echo":
             var headers: HTTPHeaders = [:]
             if let type = request.headers["content-type"] { headers.add(name: "Content-Type", value: type) }
             return HTTPResponse(status: .ok, headers: headers, body: request.body)
-        case "/slow":
-            state.entered.open()
-            state.release.wait()
-            return .text("slow done")
         case "/bad-header":
             return HTTPResponse(status: .ok, headers: ["X-Good": "yes", "X-Bad": "a\r\nInjected: 1"], body: Array("ok".utf8))
         default:

@@ -5,7 +5,7 @@ struct StaticHandler: HTTPHandler {
     /// What `{ health }` answers, so make bench can send both servers the same request and check.
     let response = HTTPResponse.json(#"{"data":{"health":true}}"#)
 
-    func handle(_ request: HTTPRequest) -> HTTPResponse {
-        response
+    func answer(_ request: HTTPRequest) -> HTTPAnswer {
+        .now(response)
     }
 }

@@ -3,8 +3,8 @@ import Postgres
 import Sodium
 
 /// Sign-up, log-in, log-out and the viewer lookup, with Parse's semantics and the
-/// contract's "better than Parse" behaviour. Every method blocks its caller (an HTTP
-/// worker thread): database calls and password hashing run to completion.
+/// contract's "better than Parse" behaviour. Every method but `viewer(token:completion:)`
+/// blocks its caller: database calls and password hashing run to completion.
 public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
     private let store: UserStore
@@ -44,9 +44,7 @@ public final class AuthService: Sendable {
 
     /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.
     /// Fewer, fuller batches cost the database less per lookup; more of them cut the wait. A
-    /// second one starts only when a full batch waits behind the one running: with two, the
-    /// second took every lookup that arrived during the first, and at 64 connections batches
-    /// shrank to 6 tokens, for about 10 µs more server and database CPU per viewer.
+    /// second one starts only when a full batch waits behind the one running.
     public static var defaultSessionLookupBatches: Int { max(2, ProcessInfo.processInfo.activeProcessorCount) }
 
     /// Whether `key` is the configured master key (constant-time compared).
@@ -159,7 +157,8 @@ public final class AuthService: Sendable {
         sessionCache?.invalidate(digest: digest)
     }
 
-    /// The session of `token` and its user (209 when there is none or it expired).
+    /// The session of `token` and its user (209 when there is none or it expired); blocks
+    /// while the session is looked up.
     public func viewer(token: String?) throws(AuthError) -> SessionGrant {
         let (token, digest) = try digest(of: token)
         if let grant = cachedGrant(token, digest) { return grant }
@@ -168,70 +167,19 @@ public final class AuthService: Sendable {
         return try grant(token, digest, found, generation: generation)
     }
 
-    // MARK: The viewer without blocking (HTTP event threads)
-
-    /// `viewer(token:)` when it needs no database: the session from the cache, or 209 for
-    /// a missing token; nil when only the database can tell.
-    public func cachedViewer(token: String?) throws(AuthError) -> SessionGrant? {
-        let (token, digest) = try digest(of: token)
-        return cachedGrant(token, digest)
-    }
-
-    /// A database lookup of a token's session, made by ``startViewerLookup(token:done:)``.
-    public struct ViewerLookup: Sendable {
-        fileprivate let token: String
-        fileprivate let digest: [UInt8]
-        fileprivate let generation: UInt64
-        fileprivate let found: Result<UserStore.StoredSession?, any Error>
-    }
-
-    /// A token the session cache cannot answer for: what ``startViewerLookup(_:done:)`` looks up.
-    public struct UncachedToken: Sendable {
-        fileprivate let token: String
-        fileprivate let digest: [UInt8]
-    }
-
-    /// Where `viewer(token:)` gets its answer for a token.
-    public enum ViewerSource: Sendable {
-        /// The session cache holds the token's session.
-        case cache(SessionGrant)
-        /// Only the database can tell: ``startViewerLookup(_:done:)`` looks it up.
-        case database(UncachedToken)
-    }
-
-    /// Where `viewer(token:)` would get its answer (the token digested once, for both);
-    /// nil for a missing or empty token, which ``cachedViewer(token:)`` answers.
-    public func viewerSource(token: String?) -> ViewerSource? {
-        guard let token, !token.isEmpty else { return nil }
+    /// `viewer(token:)` without blocking the caller: `completion` runs at once when the session
+    /// cache (or a missing token) answers, else on a session-lookup thread once the lookup,
+    /// batched with other requests', is done.
+    public func viewer(token: String?, completion: @escaping @Sendable (Result<SessionGrant, AuthError>) -> Void) {
+        guard let token, !token.isEmpty else { return completion(.failure(.invalidSession)) }
         let digest = SHA256.digest(token)
-        if let grant = cachedGrant(token, digest) { return .cache(grant) }
-        return .database(UncachedToken(token: token, digest: digest))
-    }
-
-    /// Starts the lookup `viewer(token:)` would make, batched with other requests', and
-    /// calls `done` with it on a lookup thread; never blocks. (An empty token needs no
-    /// lookup: ``cachedViewer(token:)`` answers it.)
-    public func startViewerLookup(token: String, done: @escaping @Sendable (ViewerLookup) -> Void) {
-        startViewerLookup(UncachedToken(token: token, digest: SHA256.digest(token)), done: done)
-    }
-
-    /// ``startViewerLookup(token:done:)`` for a token whose digest is already known.
-    public func startViewerLookup(_ uncached: UncachedToken, done: @escaping @Sendable (ViewerLookup) -> Void) {
+        if let grant = cachedGrant(token, digest) { return completion(.success(grant)) }
         let generation = sessionCache?.generation ?? 0
-        sessionLookups.lookup(uncached.digest) { found in
-            done(ViewerLookup(token: uncached.token, digest: uncached.digest, generation: generation, found: found))
+        sessionLookups.lookup(digest) { [self] found in
+            completion(Result { () throws(AuthError) in
+                try grant(token, digest, try database { () throws in try found.get() }, generation: generation)
+            })
         }
-    }
-
-    /// `viewer(token:)` from a finished lookup, without blocking; nil when the answer needs
-    /// the database once more (the session has expired and is to be deleted) or the lookup
-    /// was for another token.
-    public func viewer(token: String?, lookedUp lookup: ViewerLookup) throws(AuthError) -> SessionGrant? {
-        guard let token, !token.isEmpty else { throw .invalidSession }
-        guard token == lookup.token else { return nil }
-        let found = try database { () throws in try lookup.found.get() }
-        if let session = found, session.expiresAt <= now() { return nil }
-        return try grant(token, lookup.digest, found, generation: lookup.generation)
     }
 
     /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
