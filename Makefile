@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-parse bench-engine conformance soak faults clean fuzz fuzz-build
+.PHONY: deps run test build release bench bench-compare bench-parse bench-engine conformance soak faults clean fuzz fuzz-build
 
 deps:
 	@scripts/install-deps.sh
@@ -61,6 +61,12 @@ fuzz: fuzz-build
 # BENCH_SECONDS=15 per run by default.
 bench: deps
 	bench/all.sh
+
+# The working tree's server against BASE's, in interleaved rounds on one database; prints a table
+# (writes no file unless COMPARE_OUT is set). make bench-compare BASE=HEAD~1 [ROUNDS=5 BENCH_SECONDS=8].
+bench-compare: deps
+	@[ -n "$(BASE)" ] || { echo "usage: make bench-compare BASE=<rev>" >&2; exit 2; }
+	bench/compare.sh "$(BASE)"
 
 # The mixed load for SOAK_SECONDS (600); fails on errors, RSS growth, fd or connection growth.
 soak: deps
