@@ -5,9 +5,8 @@ import Synchronization
 import Testing
 import TestSupport
 
-/// The viewer on the HTTP event threads answers the same from the session cache (handed to the
-/// resolver before execution) as from a batched database lookup (the request waits for it, then
-/// executes once), for every way a document can ask for it.
+/// The viewer answers the same from the session cache (settled at once) as from a batched
+/// database lookup (the request executes once it lands), for every way a document can ask for it.
 @Suite struct ViewerPathsTests {
     @Test(arguments: [true, false])
     func viewerFromCacheOrLookup(sessionCache: Bool) throws {
