@@ -132,10 +132,10 @@ struct ContextFactory: Sendable {
         let authRequest = self.authRequest(request)
         guard let operation else { return .now(RequestContext(sessionToken: token, request: authRequest)) }
         guard operation.operation == .query else { return .blocking(RequestContext(sessionToken: token, request: authRequest)) }
+        guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
         guard prepared.document.mayExecute(rootField: "viewer", of: operation) else {
             return .now(RequestContext(sessionToken: token, request: authRequest))
         }
-        guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
         return .later { [auth] ready in
             auth.viewer(token: token) { result in
                 ready(RequestContext(sessionToken: token, request: authRequest, viewer: .init(result)))

@@ -102,6 +102,7 @@ import Testing
 
     @Test(arguments: [
         ("{ health }", [("X-Parse-Session-Token", "r:abc")], "notAsked"),
+        ("{ health }", [], "noToken"),
         ("{ viewer { sessionToken } }", [], "noToken"),
         ("{ ... on Query { viewer { sessionToken } } }", [("X-Parse-Session-Token", "")], "noToken"),
     ] as [(String, [(String, String)], String)])
