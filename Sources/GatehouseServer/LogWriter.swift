@@ -3,8 +3,8 @@ import Locking
 
 /// Standard error for log lines, without a `write(2)` per line: lines are appended to a buffer
 /// that one thread writes out 20 ms after the first of them arrives (the request log is one
-/// line per request; the syscall was ~10% of a `{ health }`'s CPU), or at once when 256 KiB are
-/// waiting. Writers only append, so request threads never wait on the descriptor. ``flush()`` writes what is
+/// line per request, so a syscall per line would cost every request one), or at once when
+/// 256 KiB are waiting. Writers only append, so request threads never wait on the descriptor. ``flush()`` writes what is
 /// waiting at once: `Logger` calls it after warnings and errors, the server when it stops.
 /// Lines keep their order. A crash can lose the last 20 ms of lines.
 final class LogWriter: @unchecked Sendable {

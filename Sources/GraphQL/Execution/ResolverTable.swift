@@ -1,13 +1,13 @@
 /// The resolvers of an executable schema by object type and field position, with the
 /// context type erased: the executor is then ordinary concrete code, compiled once for
 /// every context type, instead of unspecialised generic code that looks up generic
-/// metadata as it runs (a sixth of a cached `{ health }`'s instructions).
+/// metadata as it runs.
 struct ResolverTable: Sendable {
     /// A resolver whose context is passed as a pointer to a value of the `Context` the
     /// table was built for, valid for the duration of the call.
     ///
     /// A struct around the closure: arrays and optionals of a bare closure type hold it
-    /// in its most general form, and each call went through a reabstraction thunk.
+    /// in its most general form, so each call would go through a reabstraction thunk.
     struct Resolver: Sendable {
         let resolve: @Sendable (
             _ source: ResolvedValue, _ arguments: JSONObject, _ context: UnsafeRawPointer, _ info: ResolveInfo
