@@ -1,3 +1,4 @@
+import ServerTestSupport
 import TestSupport
 import Foundation
 import Testing
@@ -46,14 +47,10 @@ struct DemoTests {
                    error: String(decoding: err, as: UTF8.self))
     }
 
-    func temporaryDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("gh-demo-\(UUID().uuidString)/session")
-    }
-
     @Test func registerWhoamiLogoutLoginAcrossRuns() throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        let sessions = temporaryDirectory()
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
 
         let registered = try demo(["register", "alice", "password123", "alice@example.com"], server: server, sessionDirectory: sessions)
@@ -95,7 +92,7 @@ struct DemoTests {
     @Test func theInteractivePromptWalksTheSameFlow() throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        let sessions = temporaryDirectory()
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
 
         // Register, log out, fail a log-in, log in, quit; then a new run is still logged in.

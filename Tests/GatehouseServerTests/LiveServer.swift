@@ -2,26 +2,13 @@ import Foundation
 import GatehouseServer
 import GraphQL
 import Synchronization
+import ServerTestSupport
 import TestSupport
 
-/// Log lines written by a server, captured in memory.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var write: @Sendable (UnsafeRawBufferPointer) -> Void {
-        { bytes in
-            let text = String(decoding: bytes, as: UTF8.self)
-            self.lines.withLock { lines in
-                lines += text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-            }
-        }
-    }
-
-    var all: [String] { lines.withLock { $0 } }
-
+extension LogCapture {
     /// The request lines (`"msg":"request"`), parsed.
     func requestLines() throws -> [JSON] {
-        try all.map { try JSONParser().parse(Array($0.utf8)) }.filter { $0["msg"] == "request" }
+        try lines.map { try JSONParser().parse(Array($0.utf8)) }.filter { $0["msg"] == "request" }
     }
 }
 

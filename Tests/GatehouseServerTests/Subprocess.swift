@@ -1,4 +1,3 @@
-import TestSupport
 import Foundation
 import Synchronization
 
@@ -68,7 +67,7 @@ final class Child {
         throws
     {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard pipe(&out) == 0, pipe(&err) == 0 else { throw HTTPClientError(description: "pipe: errno \(errno)") }
+        guard pipe(&out) == 0, pipe(&err) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         // Not inherited by other children (pipe2 is not imported; dup2 clears it on 1 and 2).
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
@@ -104,7 +103,7 @@ final class Child {
         guard result == 0 else {
             close(out[0])
             close(err[0])
-            throw HTTPClientError(description: "posix_spawn \(executable): \(result)")
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO, userInfo: [NSFilePathErrorKey: executable])
         }
         self.pid = pid
         stdout = OutputCollector(fd: out[0])

@@ -3,6 +3,7 @@ import GatehouseServer
 import GraphQL
 import Synchronization
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The viewer on the HTTP event threads answers the same from the session cache (handed to the

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// A handler that uses all three answers of `respondWithoutBlocking`:
@@ -59,13 +60,12 @@ struct HandOffTests {
         let server = HTTPServer(configuration: .init(workerThreads: 2), handler: handler)
         try server.start()
         defer { server.stop() }
-        let connection = try TestConnection(port: server.boundPort!)
+        let connection = try HTTPConnection(port: server.boundPort!)
         for (path, expected) in [
             ("/inline", "inline"), ("/block", "handled /block on gh-http-block"),
             ("/wait/1", "awaited [0]"), ("/wait/3", "awaited [0, 1, 2]"), ("/inline", "inline"),
         ] {
-            try connection.send(TestConnection.request("GET", path))
-            let response = try connection.readResponse()
+            let response = try connection.request("GET", path)
             #expect(response.status == 200)
             #expect(response.text == expected, "\(path)")
         }
@@ -83,7 +83,7 @@ struct HandOffTests {
         // Eight requests block in `handle` until released; one event thread serves them all.
         let blocked = (0..<8).map { _ in
             TestThread {
-                let response = try? TestConnection.get("/block", port: port)
+                let response = try? HTTPConnection.get("/block", port: port)
                 #expect(response?.status == 200)
             }
         }
@@ -92,8 +92,8 @@ struct HandOffTests {
         #expect(handler.state.blockedEntered.load(ordering: .acquiring) == 8)
         // While they wait, the event thread still answers others.
         for _ in 0..<20 {
-            #expect(try TestConnection.get("/inline", port: port).text == "inline")
-            #expect(try TestConnection.get("/wait/2", port: port).text == "awaited [0, 1]")
+            #expect(try HTTPConnection.get("/inline", port: port).text == "inline")
+            #expect(try HTTPConnection.get("/wait/2", port: port).text == "awaited [0, 1]")
         }
         handler.state.release.open()
         for thread in blocked { #expect(thread.join()) }
@@ -105,7 +105,7 @@ struct HandOffTests {
         try server.start()
         let port = server.boundPort!
         let client = TestThread {
-            let response = try? TestConnection.get("/block", port: port)
+            let response = try? HTTPConnection.get("/block", port: port)
             #expect(response?.status == 503)
             #expect(response?.header("retry-after") == "1")
         }
@@ -124,7 +124,7 @@ struct HandOffTests {
         let server = HTTPServer(configuration: .init(workerThreads: 0), handler: handler)
         try server.start()
         defer { server.stop() }
-        let response = try TestConnection.get("/block", port: server.boundPort!)
+        let response = try HTTPConnection.get("/block", port: server.boundPort!)
         #expect(response.text.hasPrefix("handled /block on "))
         #expect(!response.text.hasSuffix("gh-http-block"))
         #expect(handler.state.nonBlockingCalls.load(ordering: .acquiring) == 0)

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 
 /// A one-shot latch a test opens and a handler waits on (with a generous bound).
 final class Gate: Sendable {
@@ -75,7 +76,7 @@ func withServer<T>(
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
     defer { server.stop(deadline: .now + .seconds(5)) }
-    guard let port = server.boundPort else { throw ClientError.malformed("no bound port") }
+    guard let port = server.boundPort else { throw HTTPClientError.malformed("no bound port") }
     return try body(server, port, handler)
 }
 
