@@ -34,8 +34,7 @@ final class Chromium: @unchecked Sendable {
         guard let executable else {
             throw Failure(description: "chromium is not installed: run `scripts/install-deps.sh --test` (Debian package chromium)")
         }
-        screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/screenshots", isDirectory: true)
+        screenshots = packageRoot.appendingPathComponent(".build/screenshots", isDirectory: true)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         profile = TemporaryDirectory.make(prefix: "gh-chromium")
         let arguments = [

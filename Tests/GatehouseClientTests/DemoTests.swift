@@ -15,13 +15,11 @@ struct DemoTests {
 
     /// The demo next to the test bundle (`swift build --build-tests` builds every product).
     static func demoBinary() throws -> URL {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let candidates = [
             URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("gatehouse-demo"),
-            package.appendingPathComponent(".build/debug/gatehouse-demo"),
+            packageRoot.appendingPathComponent(".build/debug/gatehouse-demo"),
         ]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: candidates[0].path])

@@ -1,11 +1,10 @@
 import Foundation
 import Synchronization
+import TestSupport
 
-/// Paths of the package, found from this file.
+/// Paths of the package.
 enum PackagePaths {
-    /// The package root (this file is `<root>/Tests/GatehouseServerTests/Subprocess.swift`).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = packageRoot.path
     /// The debug binary, built by `swift build --build-tests`.
     static let gatehouse = root + "/.build/debug/gatehouse"
     static let schema = root + "/schema.graphql"
