@@ -42,14 +42,13 @@ final class OutputCollector: Sendable {
 
     /// Waits until `predicate` holds for the text so far, or the output ends, or the timeout.
     func wait(timeout: Double, until predicate: (String) -> Bool) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let current = text
-            if predicate(current) { return current }
-            if isClosed { return predicate(text) ? text : nil }
-            usleep(20_000)
+        var current: String?
+        eventually(timeout: .seconds(timeout)) {
+            let closed = isClosed  // read first: the text is then complete if it was closed
+            current = predicate(text) ? text : nil
+            return current != nil || closed
         }
-        return nil
+        return current
     }
 }
 
@@ -114,18 +113,14 @@ final class Child {
     /// Waits for exit; nil if it is still running at the timeout. A death by
     /// signal is reported as 128 + the signal.
     func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while exitStatus == nil {
+        eventually(timeout: .seconds(timeout)) {
+            guard exitStatus == nil else { return true }
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                break
-            }
-            if result < 0 && errno != EINTR { return nil }
-            if Date() >= deadline { return nil }
-            usleep(20_000)
+            if result == pid { exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+            return exitStatus != nil || (result < 0 && errno != EINTR)  // or no such child: give up
         }
+        guard exitStatus != nil else { return nil }
         // Let the readers drain the pipes.
         _ = stdout.wait(timeout: 5) { _ in false }
         _ = stderr.wait(timeout: 5) { _ in false }
