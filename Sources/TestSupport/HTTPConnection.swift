@@ -14,24 +14,10 @@ public struct RawResponse: Sendable {
     public var text: String { String(decoding: body, as: UTF8.self) }
 }
 
-/// Why an ``HTTPConnection`` call failed (errno values as the system reported them).
-public enum HTTPClientError: Error, Equatable, CustomStringConvertible {
-    case connectFailed(Int32)
-    case sendFailed(Int32)
-    case receiveFailed(Int32)
-    /// The server closed the connection before a whole response arrived.
-    case closedByPeer
-    case malformed(String)
-
-    public var description: String {
-        switch self {
-        case .connectFailed(let code): "connect: errno \(code)"
-        case .sendFailed(let code): "send: errno \(code)"
-        case .receiveFailed(let code): "recv: errno \(code)"
-        case .closedByPeer: "connection closed before a whole response"
-        case .malformed(let text): "malformed response: \(text)"
-        }
-    }
+/// Why an ``HTTPConnection`` call failed: an errno, the server closing the connection before a
+/// whole response arrived, or a response that is not HTTP/1.x.
+public enum HTTPClientError: Error, Equatable {
+    case connectFailed(Int32), sendFailed(Int32), receiveFailed(Int32), closedByPeer, malformed(String)
 }
 
 /// A tiny blocking HTTP/1.1 client over one TCP connection (IPv4 or IPv6 numeric host).
