@@ -131,6 +131,7 @@ public final class HTTPServer: Sendable {
     }
 
     /// Connections open now (accepted and not yet closed, idle or not); 0 when not running.
+    /// libmicrohttpd's own count, read without its locks: a snapshot, for tests and diagnostics.
     public var openConnectionCount: Int {
         phase.withLock { phase in
             // Under the lock: `stop` cannot destroy the daemon during the call.
