@@ -46,8 +46,10 @@ let package = Package(
         // Command-line demo of the SDK: register, log in, whoami, log out.
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
-        // Shared test helpers (never a product).
-        .target(name: "TestSupport", dependencies: ["Postgres", "GraphQL", "GatehouseServer"]),
+        // Shared test helpers (never products): TestSupport depends on nothing internal, so any
+        // test target can use it; ServerTestSupport adds test databases and in-process servers.
+        .target(name: "TestSupport"),
+        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "GraphQL", "GatehouseServer"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
@@ -59,20 +61,20 @@ let package = Package(
         .executableTarget(name: "EngineBench", dependencies: ["GraphQL"], path: "bench/EngineBench"),
         .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
-        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
-        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
-        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "TestSupport"]),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
-        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
+        .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
         .testTarget(
             name: "SessionCacheTests",
-            dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "TestSupport"]),
-        .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "TestSupport"]),
+            dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "TestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "Postgres", "TestSupport"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -120,6 +120,9 @@ public final class GatehouseServer: Sendable {
     /// The port actually bound (the asked one, or the one picked for port 0).
     public var port: Int { http.boundPort ?? settings.port }
 
+    /// HTTP connections open now (``HTTPServer/openConnectionCount``).
+    public var openConnectionCount: Int { http.openConnectionCount }
+
     /// The GraphQL endpoint's URL.
     public var endpoint: String {
         let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host

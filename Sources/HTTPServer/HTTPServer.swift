@@ -97,6 +97,8 @@ public final class HTTPServer: Sendable {
     public let configuration: Configuration
     private let core: ServerCore
     private let phase = Mutex<Phase>(.idle)
+    /// Set by `stop` once it no longer waits for in-flight requests.
+    private let closing = Atomic<Bool>(false)
 
     /// Creates a stopped server; nothing is bound until ``start()``.
     public init(configuration: Configuration, handler: some HTTPHandler) {
@@ -127,6 +129,21 @@ public final class HTTPServer: Sendable {
     public var activeRequestCount: Int {
         core.activeRequests.load(ordering: .acquiring)
     }
+
+    /// Connections open now (accepted and not yet closed, idle or not); 0 when not running.
+    /// libmicrohttpd's own count, read without its locks: a snapshot, for tests and diagnostics.
+    public var openConnectionCount: Int {
+        phase.withLock { phase in
+            // Under the lock: `stop` cannot destroy the daemon during the call.
+            guard case .running(let daemon, _) = phase,
+                  let info = gatehouse_mhd_daemon_info(daemon, .DAEMON_INFO_CURRENT_CONNECTIONS) else { return 0 }
+            return Int(info.pointee.num_connections)
+        }
+    }
+
+    /// Whether ``stop(deadline:)`` has finished waiting for in-flight requests (they
+    /// completed or its deadline passed) and has gone on to close the connections.
+    public var isClosingConnections: Bool { closing.load(ordering: .acquiring) }
 
     /// Whether new connections are still accepted: false once ``stop(deadline:)`` has
     /// shut the listening socket down (connections are then refused).
@@ -219,6 +236,7 @@ public final class HTTPServer: Sendable {
             usleep(2_000)
         }
         let drained = activeRequestCount == 0
+        closing.store(true, ordering: .releasing)
         if core.abandonSuspended() > 0 {
             // Give the event threads a moment to send those 503s before the daemon goes.
             let grace = ContinuousClock.now + .milliseconds(200)

@@ -1,11 +1,18 @@
 import Foundation
 
-/// Short, unique temporary directories (Unix socket paths must stay under 107 bytes).
+/// Short, unique, new temporary directories (Unix socket paths must stay under 107 bytes).
 public enum TemporaryDirectory {
-    /// Creates `/tmp/<prefix>-<random>` and returns its path.
+    /// Creates `/tmp/<prefix>-<random>` (mkdtemp: never an existing directory) and returns its path.
+    /// Mode 0755, as `mkdir` would make it: an embedded cluster's `postgres` account must reach it.
     public static func make(prefix: String) -> String {
-        let path = "/tmp/\(prefix)-\(String(UInt32.random(in: 0...UInt32.max), radix: 36))"
-        try? FileManager.default.createDirectory(atPath: path, withIntermediateDirectories: true)
-        return path
+        var template = Array("/tmp/\(prefix)-XXXXXX".utf8CString)
+        guard let path = mkdtemp(&template) else { fatalError("mkdtemp in /tmp: errno \(errno)") }
+        chmod(path, 0o755)
+        return String(cString: path)
+    }
+
+    /// ``make(prefix:)`` as a file URL.
+    public static func url(prefix: String) -> URL {
+        URL(fileURLWithPath: make(prefix: prefix), isDirectory: true)
     }
 }

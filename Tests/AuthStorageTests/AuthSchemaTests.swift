@@ -1,7 +1,7 @@
 import Auth
 import Foundation
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Migration 1 against a real database: constraints the domain relies on.

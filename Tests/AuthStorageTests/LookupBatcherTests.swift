@@ -4,7 +4,7 @@ import Locking
 import Postgres
 import Sodium
 import Synchronization
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Concurrent lookups coalesce into batches; errors reach every lookup of their batch.

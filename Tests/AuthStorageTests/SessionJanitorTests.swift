@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import Postgres
 import Synchronization
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -59,16 +60,13 @@ import Testing
             janitor: SessionJanitor(pool: pool, batchSize: 5), intervalSeconds: 0.02,
             onRun: { report in reports.withLock { $0.append(report) } })
         runner.start()
+        #expect(runner.isRunning)
         // Wait (bounded) for the first cleanup; no timing is asserted.
-        var waited = 0
-        while reports.withLock({ $0.isEmpty }) && waited < 1500 {
-            usleep(10_000); waited += 1
-        }
+        #expect(eventually { reports.withLock { !$0.isEmpty } })
         runner.stop()
-        let runsAtStop = runner.runCount
+        // The thread has exited, so no run can follow stop().
+        #expect(!runner.isRunning, "no run after stop() returned")
         #expect(reports.withLock { $0.first } == SessionJanitor.Report(deleted: 12, batches: 3))
         #expect(try remaining().expired == 0)
-        usleep(60_000)
-        #expect(runner.runCount == runsAtStop, "no run after stop() returned")
     }
 }

@@ -5,6 +5,7 @@ import GraphQL
 import Postgres
 import Sodium
 import Synchronization
+import ServerTestSupport
 import TestSupport
 
 /// One test's auth stack: a fresh migrated database, an `AuthService` hashing at
@@ -152,13 +153,6 @@ final class Harness: Sendable {
 struct HarnessError: Error, CustomStringConvertible {
     let description: String
     init(_ description: String) { self.description = description }
-}
-
-/// Lines passed to a `log` closure, in order.
-final class LogCapture: Sendable {
-    private let state = Mutex<[String]>([])
-    func append(_ line: String) { state.withLock { $0.append(line) } }
-    var lines: [String] { state.withLock { $0 } }
 }
 
 /// Real time plus an offset tests can advance (session expiry, rate-limit windows).

@@ -2,6 +2,7 @@ import AuthGraphQL
 import Foundation
 import GraphQL
 import Testing
+import TestSupport
 
 /// The served schema: health, introspection, and the embedded copy of `schema.graphql`.
 @Suite struct ServedSchemaTests {
@@ -61,8 +62,7 @@ import Testing
     /// `ServedSchema.sdl` is compiled from `schema.graphql` by the EmbedSchema build plugin:
     /// the served schema is the file, to the byte.
     @Test func embeddedSchemaMatchesTheRepository() throws {
-        let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        let file = try String(contentsOf: root.appendingPathComponent("schema.graphql"), encoding: .utf8)
+        let file = try String(contentsOf: packageRoot.appendingPathComponent("schema.graphql"), encoding: .utf8)
         #expect(ServedSchema.sdl == file)
         #expect(ServedSchema.sdl.contains("type Mutation"))
     }

@@ -1,4 +1,4 @@
-import TestSupport
+import ServerTestSupport
 import Foundation
 
 #if canImport(FoundationNetworking)

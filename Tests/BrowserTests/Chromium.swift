@@ -34,11 +34,9 @@ final class Chromium: @unchecked Sendable {
         guard let executable else {
             throw Failure(description: "chromium is not installed: run `scripts/install-deps.sh --test` (Debian package chromium)")
         }
-        screenshots = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent().appendingPathComponent(".build/screenshots", isDirectory: true)
+        screenshots = packageRoot.appendingPathComponent(".build/screenshots", isDirectory: true)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
-        profile = NSTemporaryDirectory() + "gh-chromium-\(UUID().uuidString)"
-        try FileManager.default.createDirectory(atPath: profile, withIntermediateDirectories: true)
+        profile = TemporaryDirectory.make(prefix: "gh-chromium")
         let arguments = [
             executable, "--headless=new", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage", "--no-first-run",
             "--no-default-browser-check", "--disable-extensions", "--disable-background-networking",

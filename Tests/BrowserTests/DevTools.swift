@@ -1,4 +1,3 @@
-import TestSupport
 import Foundation
 
 #if canImport(Glibc)

@@ -1,3 +1,4 @@
+import ServerTestSupport
 import TestSupport
 import Foundation
 import Testing
@@ -14,13 +15,11 @@ struct DemoTests {
 
     /// The demo next to the test bundle (`swift build --build-tests` builds every product).
     static func demoBinary() throws -> URL {
-        let package = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-            .deletingLastPathComponent()
         let bundle = (try? FileManager.default.destinationOfSymbolicLink(atPath: "/proc/self/exe"))
             ?? CommandLine.arguments[0]
         let candidates = [
             URL(fileURLWithPath: bundle).deletingLastPathComponent().appendingPathComponent("gatehouse-demo"),
-            package.appendingPathComponent(".build/debug/gatehouse-demo"),
+            packageRoot.appendingPathComponent(".build/debug/gatehouse-demo"),
         ]
         guard let found = candidates.first(where: { FileManager.default.isExecutableFile(atPath: $0.path) }) else {
             throw CocoaError(.fileNoSuchFile, userInfo: [NSFilePathErrorKey: candidates[0].path])
@@ -46,14 +45,10 @@ struct DemoTests {
                    error: String(decoding: err, as: UTF8.self))
     }
 
-    func temporaryDirectory() -> URL {
-        FileManager.default.temporaryDirectory.appendingPathComponent("gh-demo-\(UUID().uuidString)/session")
-    }
-
     @Test func registerWhoamiLogoutLoginAcrossRuns() throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        let sessions = temporaryDirectory()
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
 
         let registered = try demo(["register", "alice", "password123", "alice@example.com"], server: server, sessionDirectory: sessions)
@@ -95,7 +90,7 @@ struct DemoTests {
     @Test func theInteractivePromptWalksTheSameFlow() throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        let sessions = temporaryDirectory()
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
 
         // Register, log out, fail a log-in, log in, quit; then a new run is still logged in.

@@ -5,18 +5,12 @@ import Testing
 
 /// The default store: owner-only files, written atomically.
 struct FileSessionStoreTests {
-    func temporaryDirectory() throws -> URL {
-        let url = FileManager.default.temporaryDirectory.appendingPathComponent("gh-store-\(UUID().uuidString)")
-        try FileManager.default.createDirectory(at: url, withIntermediateDirectories: true)
-        return url
-    }
-
     func mode(_ url: URL) throws -> Int {
         (try FileManager.default.attributesOfItem(atPath: url.path)[.posixPermissions] as? NSNumber)?.intValue ?? -1
     }
 
     @Test func filesAreOwnerOnlyAndTheDirectoryPrivate() throws {
-        let base = try temporaryDirectory()
+        let base = TemporaryDirectory.url(prefix: "gh-store")
         defer { try? FileManager.default.removeItem(at: base) }
         let store = FileSessionStore(directory: base.appendingPathComponent("a/b/store"))
         #expect(try store.read(.session) == nil)
@@ -33,7 +27,7 @@ struct FileSessionStoreTests {
     }
 
     @Test func anExistingWideDirectoryIsTightened() throws {
-        let base = try temporaryDirectory()
+        let base = TemporaryDirectory.url(prefix: "gh-store")
         defer { try? FileManager.default.removeItem(at: base) }
         try FileManager.default.setAttributes([.posixPermissions: 0o777], ofItemAtPath: base.path)
         let store = FileSessionStore(directory: base)

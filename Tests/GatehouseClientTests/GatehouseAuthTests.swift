@@ -1,4 +1,4 @@
-import TestSupport
+import ServerTestSupport
 import Foundation
 import GatehouseClient
 import Testing

@@ -3,6 +3,7 @@ import Auth
 import GraphQL
 import Postgres
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The built `gatehouse` binary, run as a child process.

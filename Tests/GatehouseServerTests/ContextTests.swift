@@ -1,4 +1,3 @@
-import TestSupport
 import Auth
 import Foundation
 import GraphQL

@@ -3,6 +3,7 @@ import GatehouseServer
 import GraphQL
 import Postgres
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The server when its database goes away, and the binary when it cannot start.

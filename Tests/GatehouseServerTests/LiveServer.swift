@@ -2,48 +2,30 @@ import Foundation
 import GatehouseServer
 import GraphQL
 import Synchronization
+import ServerTestSupport
 import TestSupport
 
-/// Log lines written by a server, captured in memory.
-final class LogCapture: Sendable {
-    private let lines = Mutex<[String]>([])
-
-    var write: @Sendable (UnsafeRawBufferPointer) -> Void {
-        { bytes in
-            let text = String(decoding: bytes, as: UTF8.self)
-            self.lines.withLock { lines in
-                lines += text.split(separator: "\n", omittingEmptySubsequences: true).map(String.init)
-            }
-        }
-    }
-
-    var all: [String] { lines.withLock { $0 } }
-
+extension LogCapture {
     /// The request lines (`"msg":"request"`), parsed.
     func requestLines() throws -> [JSON] {
-        try all.map { try JSONParser().parse(Array($0.utf8)) }.filter { $0["msg"] == "request" }
+        try lines.map { try JSONParser().parse(Array($0.utf8)) }.filter { $0["msg"] == "request" }
     }
 }
 
-/// A GatehouseServer on 127.0.0.1, port 0, on a fresh TestSupport database, at
-/// libsodium's minimum hashing cost, logging into a `LogCapture`.
+/// An `InProcessServer` with small pools, logging into a `LogCapture`; stopped on deinit.
 final class LiveServer {
     let server: GatehouseServer
     let logs = LogCapture()
 
     init(level: LogLevel = .info, _ configure: (inout Settings) -> Void = { _ in }) throws {
-        let database = try TestDatabase.create()
-        var settings = Settings()
-        settings.databaseURL = database.connectionString
-        settings.port = 0
-        settings.hashCost = "minimum"
-        settings.hashWorkers = 2
-        settings.hashQueue = 16
-        settings.poolSize = 2
-        settings.httpThreads = 4
-        settings.shutdownTimeout = 5
-        configure(&settings)
-        server = try GatehouseServer(settings: settings, logger: Logger(level: level, write: logs.write))
+        server = try InProcessServer(logger: Logger(level: level, write: logs.write)) { settings in
+            settings.hashWorkers = 2
+            settings.hashQueue = 16
+            settings.poolSize = 2
+            settings.httpThreads = 4
+            settings.shutdownTimeout = 5
+            configure(&settings)
+        }.server
     }
 
     deinit { server.stop() }

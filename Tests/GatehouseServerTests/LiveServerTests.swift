@@ -1,3 +1,4 @@
+import ServerTestSupport
 import TestSupport
 import Foundation
 import GatehouseServer
@@ -214,7 +215,7 @@ import Testing
         #expect(byPath["/nope"]?.first?["status"] == 404)
         #expect(byPath["/health"]?.first?["operation"] == nil)
         // Every captured line is one JSON object.
-        for line in live.logs.all {
+        for line in live.logs.lines {
             #expect((try? JSONParser().parse(Array(line.utf8)))?.objectValue != nil, "\(line)")
         }
     }
@@ -235,7 +236,7 @@ import Testing
         #expect(try connection.graphQL(Documents.logOut, headers: [("X-Parse-Session-Token", token)]).status == 200)
         #expect(try connection.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
 
-        let lines = live.logs.all
+        let lines = live.logs.lines
         #expect(try live.logs.requestLines().count == 6)
         for line in lines {
             for secret in [password, token, signUpToken, String(token.dropFirst(2)), "$argon2id$", "master-key-value-42"] {

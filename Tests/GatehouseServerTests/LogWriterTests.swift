@@ -1,6 +1,7 @@
 import Foundation
 @testable import GatehouseServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// Buffered log lines reach their file descriptor in order: soon by themselves, at once on flush.
@@ -32,10 +33,9 @@ import Testing
         let writer = LogWriter(fd: pipe.writeEnd)
         for i in 0..<100 { writer.write("line \(i)\n") }
         var text = ""
-        let deadline = ContinuousClock.now + .seconds(10)
-        while text.split(separator: "\n").count < 100 && ContinuousClock.now < deadline {
-            usleep(5_000)
+        eventually(timeout: .seconds(10)) {
             text += pipe.read()
+            return text.split(separator: "\n").count >= 100
         }
         #expect(text == (0..<100).map { "line \($0)\n" }.joined())
     }
@@ -89,8 +89,8 @@ import Testing
                 done.signal()
             }.start()
         }
+        /// Stops after one last read, which gets everything already written to the pipe.
         func finish() -> String {
-            usleep(50_000)
             stop.store(true, ordering: .releasing)
             done.wait()
             return text

@@ -3,14 +3,10 @@ import Foundation
 import GraphQL
 import Synchronization
 import Testing
+import TestSupport
 
 /// The request line written field by field reads as the same line built from a JSONObject.
 @Suite struct LoggerTests {
-    final class Lines: Sendable {
-        let all = Mutex<[String]>([])
-        func write(_ bytes: UnsafeRawBufferPointer) { all.withLock { $0.append(String(decoding: bytes, as: UTF8.self)) } }
-    }
-
     /// The line without its `time` field (the only one that differs between two calls).
     static func withoutTime(_ line: String) -> String {
         line.replacing(/"time":"[^"]*",/, with: "")
@@ -18,8 +14,8 @@ import Testing
 
     @Test(arguments: [0, 1, 10, 120, 999, 1000, 1001, 1500, 123_456, 5_000_000, -3])
     func requestLineMatchesTheGeneralForm(microseconds: Int) throws {
-        let lines = Lines()
-        let logger = Logger(level: .info, write: lines.write, flush: {})
+        let lines = LogCapture()
+        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
         for operation in [nil, "Viewer \"quoted\""] as [String?] {
             logger.request(
                 method: "POST", path: "/graph\u{1}ql", status: 200, microseconds: microseconds, client: "127.0.0.1",
@@ -31,7 +27,7 @@ import Testing
             if let operation { fields["operation"] = .string(operation) }
             logger.info("request", fields)
         }
-        let written = lines.all.withLock { $0 }
+        let written = lines.lines
         #expect(written.count == 4)
         #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
         #expect(Self.withoutTime(written[2]) == Self.withoutTime(written[3]))
@@ -45,8 +41,8 @@ import Testing
         String(repeating: "\u{1}", count: 5000), String(repeating: "x", count: 100_000),
     ])
     func requestLineEscapesAsTheGeneralFormDoes(text: String) throws {
-        let lines = Lines()
-        let logger = Logger(level: .info, write: lines.write, flush: {})
+        let lines = LogCapture()
+        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
         logger.request(method: text, path: text, status: 404, microseconds: 12_345, client: text, operation: text)
         logger.info(
             "request",
@@ -54,7 +50,7 @@ import Testing
                 "method": .string(text), "path": .string(text), "status": .int(404), "duration_ms": .double(12.345),
                 "client": .string(text), "operation": .string(text),
             ])
-        let written = lines.all.withLock { $0 }
+        let written = lines.lines
         #expect(written.count == 2)
         #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
         let parsed = try JSONParser(maxDepth: 4).parse(Array(written[0].utf8))
@@ -62,10 +58,10 @@ import Testing
     }
 
     @Test func timeIsNowInUTC() throws {
-        let lines = Lines()
-        Logger(level: .info, write: lines.write, flush: {})
+        let lines = LogCapture()
+        Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
             .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
-        let line = try #require(lines.all.withLock { $0.first })
+        let line = try #require(lines.lines.first)
         let text = try #require(try JSONParser().parse(Array(line.utf8))["time"]?.stringValue)
         #expect(text.wholeMatch(of: /\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z/) != nil, "\(text)")
         let formatter = ISO8601DateFormatter()
@@ -75,9 +71,9 @@ import Testing
     }
 
     @Test func requestLineIsNotWrittenBelowInfo() {
-        let lines = Lines()
-        Logger(level: .warn, write: lines.write, flush: {})
+        let lines = LogCapture()
+        Logger(level: .warn, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
             .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
-        #expect(lines.all.withLock { $0.isEmpty })
+        #expect(lines.lines.isEmpty)
     }
 }

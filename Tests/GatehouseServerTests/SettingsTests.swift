@@ -1,4 +1,3 @@
-import TestSupport
 import Foundation
 import Testing
 

@@ -1,12 +1,10 @@
-import TestSupport
 import Foundation
 import Synchronization
+import TestSupport
 
-/// Paths of the package, found from this file.
+/// Paths of the package.
 enum PackagePaths {
-    /// The package root (this file is `<root>/Tests/GatehouseServerTests/Subprocess.swift`).
-    static let root = URL(fileURLWithPath: #filePath).deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().path
+    static let root = packageRoot.path
     /// The debug binary, built by `swift build --build-tests`.
     static let gatehouse = root + "/.build/debug/gatehouse"
     static let schema = root + "/schema.graphql"
@@ -44,14 +42,13 @@ final class OutputCollector: Sendable {
 
     /// Waits until `predicate` holds for the text so far, or the output ends, or the timeout.
     func wait(timeout: Double, until predicate: (String) -> Bool) -> String? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while Date() < deadline {
-            let current = text
-            if predicate(current) { return current }
-            if isClosed { return predicate(text) ? text : nil }
-            usleep(20_000)
+        var current: String?
+        eventually(timeout: .seconds(timeout)) {
+            let closed = isClosed  // read first: the text is then complete if it was closed
+            current = predicate(text) ? text : nil
+            return current != nil || closed
         }
-        return nil
+        return current
     }
 }
 
@@ -68,7 +65,7 @@ final class Child {
         throws
     {
         var out: [Int32] = [-1, -1], err: [Int32] = [-1, -1]
-        guard pipe(&out) == 0, pipe(&err) == 0 else { throw HTTPClientError(description: "pipe: errno \(errno)") }
+        guard pipe(&out) == 0, pipe(&err) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         // Not inherited by other children (pipe2 is not imported; dup2 clears it on 1 and 2).
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
         var actions = posix_spawn_file_actions_t()
@@ -104,7 +101,7 @@ final class Child {
         guard result == 0 else {
             close(out[0])
             close(err[0])
-            throw HTTPClientError(description: "posix_spawn \(executable): \(result)")
+            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO, userInfo: [NSFilePathErrorKey: executable])
         }
         self.pid = pid
         stdout = OutputCollector(fd: out[0])
@@ -116,18 +113,14 @@ final class Child {
     /// Waits for exit; nil if it is still running at the timeout. A death by
     /// signal is reported as 128 + the signal.
     func waitForExit(timeout: Double) -> Int32? {
-        let deadline = Date().addingTimeInterval(timeout)
-        while exitStatus == nil {
+        eventually(timeout: .seconds(timeout)) {
+            guard exitStatus == nil else { return true }
             var status: Int32 = 0
             let result = waitpid(pid, &status, WNOHANG)
-            if result == pid {
-                exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
-                break
-            }
-            if result < 0 && errno != EINTR { return nil }
-            if Date() >= deadline { return nil }
-            usleep(20_000)
+            if result == pid { exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f) }
+            return exitStatus != nil || (result < 0 && errno != EINTR)  // or no such child: give up
         }
+        guard exitStatus != nil else { return nil }
         // Let the readers drain the pipes.
         _ = stdout.wait(timeout: 5) { _ in false }
         _ = stderr.wait(timeout: 5) { _ in false }

@@ -3,6 +3,7 @@ import GatehouseServer
 import GraphQL
 import Synchronization
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The viewer answers the same from the session cache (settled at once) as from a batched

@@ -1,13 +1,14 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 @Suite("HTTPServer over loopback")
 struct HTTPServerTests {
     @Test func getDecodesPathAndQueryInOrder() throws {
         try withServer { _, port, _ in
-            let response = try TestConnection.get(
+            let response = try HTTPConnection.get(
                 "/caf%C3%A9/a+b?q=hello+world&check=%E2%9C%93&empty=&flag&a=1&a=2&bad=%zz%4", port: port)
             #expect(response.status == 200)
             let lines = response.text.split(separator: "\n").map(String.init)
@@ -25,11 +26,8 @@ struct HTTPServerTests {
     @Test func postBodyIsEchoed() throws {
         try withServer { _, port, _ in
             let body = (0..<3000).map { UInt8(truncatingIfNeeded: $0 &* 7) }
-            let connection = try TestConnection(port: port)
-            try connection.send(TestConnection.request(
-                "POST", "/echo", headers: ["Content-Type: application/octet-stream"], body: body))
-            try connection.send(body)
-            let response = try connection.readResponse()
+            let response = try HTTPConnection(port: port).request(
+                "POST", "/echo", headers: [("Content-Type", "application/octet-stream")], body: body)
             #expect(response.status == 200)
             #expect(response.body == body)
             #expect(response.header("content-type") == "application/octet-stream")
@@ -38,7 +36,7 @@ struct HTTPServerTests {
 
     @Test func chunkedBodyWithinLimitIsEchoed() throws {
         try withServer(.init(maxBodySize: 4096)) { _, port, _ in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             try connection.send("5\r\nhello\r\n6\r\n world\r\n0\r\n\r\n")
             let response = try connection.readResponse()
@@ -49,8 +47,8 @@ struct HTTPServerTests {
 
     @Test func headerLookupIsCaseInsensitiveAndOrdered() throws {
         try withServer { _, port, _ in
-            let response = try TestConnection.get(
-                "/describe", port: port, headers: ["x-CUSTOM-header: ignored", "X-Custom: first", "x-custom: second"])
+            let response = try HTTPConnection.get(
+                "/describe", port: port, headers: [("x-CUSTOM-header", "ignored"), ("X-Custom", "first"), ("x-custom", "second")])
             let lines = response.text.split(separator: "\n").map(String.init)
             #expect(lines.contains("lookup x-custom=first"))
             #expect(lines.contains("all x-custom=first,second"))
@@ -61,16 +59,14 @@ struct HTTPServerTests {
 
     @Test func clientAddressIsReported() throws {
         try withServer { _, port, _ in
-            let response = try TestConnection.get("/describe", port: port)
+            let response = try HTTPConnection.get("/describe", port: port)
             #expect(response.text.split(separator: "\n").contains("client=127.0.0.1"))
         }
     }
 
     @Test func ipv6LoopbackIsServed() throws {
         try withServer(.init(host: "::1")) { _, port, _ in
-            let connection = try TestConnection(host: "::1", port: port)
-            try connection.send(TestConnection.request("GET", "/describe"))
-            let response = try connection.readResponse()
+            let response = try HTTPConnection(host: "::1", port: port).request("GET", "/describe")
             #expect(response.status == 200)
             #expect(response.text.split(separator: "\n").contains("client=::1"))
         }
@@ -78,7 +74,7 @@ struct HTTPServerTests {
 
     @Test func declaredOversizedBodyGets413WithoutReadingIt() throws {
         try withServer(.init(maxBodySize: 1024)) { server, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             // Only the headers are sent: the answer must not wait for the body.
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100000\r\n\r\n")
             let response = try connection.readResponse()
@@ -92,7 +88,7 @@ struct HTTPServerTests {
 
     @Test func chunkedOversizedBodyGets413() throws {
         try withServer(.init(maxBodySize: 1024)) { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = "400\r\n" + String(repeating: "x", count: 1024) + "\r\n"
             for _ in 0..<4 { try connection.send(chunk) }
@@ -106,7 +102,7 @@ struct HTTPServerTests {
 
     @Test func endlessChunkedBodyGetsConnectionClosed() throws {
         try withServer(.init(maxBodySize: 1024)) { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nTransfer-Encoding: chunked\r\n\r\n")
             let chunk = Array(("10000\r\n" + String(repeating: "y", count: 65536) + "\r\n").utf8)
             // 8 MiB, far past limit + discard allowance; the server hangs up part way.
@@ -123,7 +119,7 @@ struct HTTPServerTests {
 
     @Test func contentLengthShorterThanDataOnlyPassesDeclaredBytes() throws {
         try withServer(.init(maxBodySize: 64)) { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5\r\n\r\nhelloEXTRA-NOT-HTTP\r\n\r\n")
             let first = try connection.readResponse()
             #expect(first.status == 200)
@@ -137,11 +133,9 @@ struct HTTPServerTests {
 
     @Test func keepAliveServesTwoRequestsOnOneConnection() throws {
         try withServer { _, port, _ in
-            let connection = try TestConnection(port: port)
-            try connection.send(TestConnection.request("GET", "/describe?n=1"))
-            let first = try connection.readResponse()
-            try connection.send(TestConnection.request("POST", "/echo", body: Array("second".utf8)) + "second")
-            let second = try connection.readResponse()
+            let connection = try HTTPConnection(port: port)
+            let first = try connection.request("GET", "/describe?n=1")
+            let second = try connection.request("POST", "/echo", body: Array("second".utf8))
             #expect(first.status == 200)
             #expect(first.header("Connection")?.lowercased() != "close")
             #expect(first.text.contains("param n=1"))
@@ -156,17 +150,16 @@ struct HTTPServerTests {
             let threads = (0..<8).map { thread in
                 TestThread {
                     do {
-                        let connection = try TestConnection(port: port)
+                        let connection = try HTTPConnection(port: port)
                         for request in 0..<25 {
                             let body = Array("t\(thread)-r\(request)".utf8)
-                            try connection.send(TestConnection.request("POST", "/echo", body: body) + String(decoding: body, as: UTF8.self))
-                            let response = try connection.readResponse()
+                            let response = try connection.request("POST", "/echo", body: body)
                             if response.status != 200 || response.body != body {
                                 failures.modify { $0.append("thread \(thread) request \(request): \(response.status)") }
                             }
                         }
                         // And one fresh connection per thread at the end.
-                        let fresh = try TestConnection.get("/describe", port: port)
+                        let fresh = try HTTPConnection.get("/describe", port: port)
                         if fresh.status != 200 { failures.modify { $0.append("thread \(thread) fresh: \(fresh.status)") } }
                     } catch {
                         failures.modify { $0.append("thread \(thread): \(error)") }
@@ -181,15 +174,13 @@ struct HTTPServerTests {
 
     @Test func perIPConnectionLimitClosesExtraConnections() throws {
         try withServer(.init(maxConnectionsPerIP: 1)) { _, port, _ in
-            let first = try TestConnection(port: port)
-            try first.send(TestConnection.request("GET", "/describe"))
-            #expect(try first.readResponse().status == 200)
+            let first = try HTTPConnection(port: port)
+            #expect(try first.request("GET", "/describe").status == 200)
             // `first` is still open (keep-alive), so a second one from 127.0.0.1 is dropped.
-            let second = try TestConnection(port: port)
-            try? second.send(TestConnection.request("GET", "/describe"))
+            let second = try HTTPConnection(port: port)
+            try? second.send("GET /describe HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(second.isClosedByPeer())
-            try first.send(TestConnection.request("GET", "/describe"))
-            #expect(try first.readResponse().status == 200)
+            #expect(try first.request("GET", "/describe").status == 200)
         }
     }
 
@@ -231,9 +222,9 @@ struct HTTPServerTests {
         let port = try #require(server.boundPort)
         defer { handler.state.release.open(); server.stop(deadline: .now) }
 
-        let slowResult = Locked<Result<RawResponse, ClientError>?>(nil)
+        let slowResult = Locked<Result<RawResponse, HTTPClientError>?>(nil)
         let client = TestThread {
-            let result = Result { () throws(ClientError) -> RawResponse in try TestConnection.get("/slow", port: port) }
+            let result = Result { () throws(HTTPClientError) -> RawResponse in try HTTPConnection.get("/slow", port: port) }
             slowResult.set(result)
         }
         #expect(handler.state.entered.wait())
@@ -247,11 +238,10 @@ struct HTTPServerTests {
         }
         // Once stop has shut the listener down (bounded wait: a loaded machine may be slow
         // to run the stopper), a new connection is refused.
-        for _ in 0..<15_000 where server.isAcceptingConnections { usleep(2_000) }
-        #expect(!server.isAcceptingConnections)
+        #expect(eventually { !server.isAcceptingConnections })
         var refused = false
         do {
-            _ = try TestConnection(port: port)
+            _ = try HTTPConnection(port: port)
         } catch {
             refused = error == .connectFailed(ECONNREFUSED)
         }
@@ -276,15 +266,14 @@ struct HTTPServerTests {
         let server = HTTPServer(configuration: .init(), handler: handler)
         try server.start()
         let port = try #require(server.boundPort)
-        let client = TestThread { _ = try? TestConnection.get("/slow", port: port) }
+        let client = TestThread { _ = try? HTTPConnection.get("/slow", port: port) }
         #expect(handler.state.entered.wait())
         // A deadline already past: the request is still held, so stop reports it
         // was not drained. libmicrohttpd joins its workers, so stop itself returns
-        // only once the held handler does; release it shortly after stop began.
+        // only once the held handler does; release it once stop has given up waiting.
         let drained = Locked<Bool?>(nil)
         let stopper = TestThread { drained.set(server.stop(deadline: .now - .seconds(1))) }
-        while server.boundPort != nil { usleep(1_000) }
-        usleep(200_000)
+        #expect(eventually { server.isClosingConnections })
         handler.state.release.open()
         #expect(stopper.join())
         #expect(drained.get() == false)
@@ -293,13 +282,13 @@ struct HTTPServerTests {
 
     @Test func malformedRequestLineIsAnswered400ByLibmicrohttpd() throws {
         try withServer { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("GARBAGE /x\r\n\r\n")
             let response = try connection.readResponse()
             #expect(response.status == 400)
             #expect(response.header("Connection")?.lowercased() == "close")
             // A request line with no space at all is not even answered: closed.
-            let unsplittable = try TestConnection(port: port)
+            let unsplittable = try HTTPConnection(port: port)
             try unsplittable.send("GARBAGE\r\n\r\n")
             #expect(unsplittable.isClosedByPeer())
             #expect(handler.state.callCount == 0)
@@ -308,7 +297,7 @@ struct HTTPServerTests {
 
     @Test func malformedHeaderIsAnswered400ByLibmicrohttpd() throws {
         try withServer { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\nNo colon here\r\n\r\n")
             let response = try connection.readResponse()
             #expect(response.status == 400)
@@ -318,7 +307,7 @@ struct HTTPServerTests {
 
     @Test func oversizedHeaderIsAnswered431ByLibmicrohttpd() throws {
         try withServer(.init(connectionMemoryLimit: 16 * 1024)) { _, port, handler in
-            let connection = try TestConnection(port: port)
+            let connection = try HTTPConnection(port: port)
             try connection.send("GET / HTTP/1.1\r\nHost: x\r\nX-Big: " + String(repeating: "a", count: 40_000) + "\r\n\r\n")
             let response = try connection.readResponse()
             #expect(response.status == 431)
@@ -328,54 +317,44 @@ struct HTTPServerTests {
 
     @Test func unusableResponseHeadersAndStatusesAreSanitized() throws {
         try withServer { _, port, _ in
-            let bad = try TestConnection.get("/bad-header", port: port)
+            let bad = try HTTPConnection.get("/bad-header", port: port)
             #expect(bad.status == 200)
             #expect(bad.header("X-Good") == "yes")
             #expect(bad.header("X-Bad") == nil)
             #expect(bad.header("Injected") == nil)
-            #expect(try TestConnection.get("/status/42", port: port).status == 500)
-            #expect(try TestConnection.get("/status/404", port: port).status == 404)
+            #expect(try HTTPConnection.get("/status/42", port: port).status == 500)
+            #expect(try HTTPConnection.get("/status/404", port: port).status == 404)
         }
-    }
-
-    /// Polls (bounded) until no request context is alive; returns the count left.
-    private func settledActiveCount(_ server: HTTPServer) -> Int {
-        var remaining = server.activeRequestCount
-        for _ in 0..<2500 where remaining != 0 {
-            usleep(2_000)
-            remaining = server.activeRequestCount
-        }
-        return remaining
     }
 
     @Test func everyRequestContextIsReleased() throws {
         try withServer(.init(maxBodySize: 1024, connectionMemoryLimit: 16 * 1024)) { server, port, _ in
-            _ = try TestConnection.get("/describe", port: port)
-            #expect(settledActiveCount(server) == 0, "completed request")
+            _ = try HTTPConnection.get("/describe", port: port)
+            #expect(eventually { server.activeRequestCount == 0 }, "completed request")
 
-            _ = try? TestConnection.get("/x", port: port, headers: ["X-Big: " + String(repeating: "b", count: 40_000)])
-            #expect(settledActiveCount(server) == 0, "431 oversized header")
+            _ = try? HTTPConnection.get("/x", port: port, headers: [("X-Big", String(repeating: "b", count: 40_000))])
+            #expect(eventually { server.activeRequestCount == 0 }, "431 oversized header")
 
             do {
-                let c = try TestConnection(port: port)
+                let c = try HTTPConnection(port: port)
                 try c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 5000\r\n\r\n")
                 _ = try c.readResponse()
             }
-            #expect(settledActiveCount(server) == 0, "early 413")
+            #expect(eventually { server.activeRequestCount == 0 }, "early 413")
 
             do {
-                let c = try TestConnection(port: port)
+                let c = try HTTPConnection(port: port)
                 try c.send("GET / HTTP/1.1\r\nHost: x\r\nNo colon\r\n\r\n")
                 _ = try c.readResponse()
             }
-            #expect(settledActiveCount(server) == 0, "400 malformed header")
+            #expect(eventually { server.activeRequestCount == 0 }, "400 malformed header")
 
             do {
                 // Abandoned mid-body: completed with an error when the client goes away.
-                let c = try TestConnection(port: port)
+                let c = try HTTPConnection(port: port)
                 try c.send("POST /echo HTTP/1.1\r\nHost: x\r\nContent-Length: 100\r\n\r\nabc")
             }
-            #expect(settledActiveCount(server) == 0, "client gone mid-body")
+            #expect(eventually { server.activeRequestCount == 0 }, "client gone mid-body")
         }
     }
 }

@@ -1,17 +1,20 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 import Testing
 
 /// A handler that uses every kind of answer:
 /// - `/inline`: answered now;
 /// - `/block`: blocking work, which waits for `release`;
 /// - `/wait/N`: a later answer, after N rounds of work on other threads;
-/// - `/soon`: a later answer replied before `start` returns.
+/// - `/soon`: a later answer replied before `start` returns;
+/// - `/hold`: a later answer replied from another thread once `release` opens.
 struct HandOffHandler: HTTPHandler {
     final class State: Sendable {
         let release = Gate()
         let blockedEntered = Atomic<Int>(0)
+        let lateReplies = Atomic<Int>(0)
     }
     let state = State()
 
@@ -28,6 +31,15 @@ struct HandOffHandler: HTTPHandler {
             return .now(.text("inline"))
         case "/soon":
             return .later { reply in reply(.text("soon")) }
+        case "/hold":
+            return .later { [state] reply in
+                Thread {
+                    state.blockedEntered.add(1, ordering: .relaxed)
+                    state.release.wait()
+                    reply(.text("held"))
+                    state.lateReplies.add(1, ordering: .releasing)
+                }.start()
+            }
         case "/block":
             return .blocking { [state] in
                 state.blockedEntered.add(1, ordering: .relaxed)
@@ -57,13 +69,12 @@ struct HandOffTests {
         let server = HTTPServer(configuration: .init(workerThreads: 2), handler: handler)
         try server.start()
         defer { server.stop() }
-        let connection = try TestConnection(port: server.boundPort!)
+        let connection = try HTTPConnection(port: server.boundPort!)
         for (path, expected) in [
             ("/inline", "inline"), ("/block", "handled /block on gh-http-block"),
             ("/wait/1", "awaited [0]"), ("/wait/3", "awaited [0, 1, 2]"), ("/soon", "soon"), ("/inline", "inline"),
         ] {
-            try connection.send(TestConnection.request("GET", path))
-            let response = try connection.readResponse()
+            let response = try connection.request("GET", path)
             #expect(response.status == 200)
             #expect(response.text == expected, "\(path)")
         }
@@ -81,17 +92,15 @@ struct HandOffTests {
         // Eight requests block in `handle` until released; one event thread serves them all.
         let blocked = (0..<8).map { _ in
             TestThread {
-                let response = try? TestConnection.get("/block", port: port)
+                let response = try? HTTPConnection.get("/block", port: port)
                 #expect(response?.status == 200)
             }
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while handler.state.blockedEntered.load(ordering: .acquiring) < 8 && ContinuousClock.now < deadline { usleep(1_000) }
-        #expect(handler.state.blockedEntered.load(ordering: .acquiring) == 8)
+        #expect(eventually { handler.state.blockedEntered.load(ordering: .acquiring) == 8 })
         // While they wait, the event thread still answers others.
         for _ in 0..<20 {
-            #expect(try TestConnection.get("/inline", port: port).text == "inline")
-            #expect(try TestConnection.get("/wait/2", port: port).text == "awaited [0, 1]")
+            #expect(try HTTPConnection.get("/inline", port: port).text == "inline")
+            #expect(try HTTPConnection.get("/wait/2", port: port).text == "awaited [0, 1]")
         }
         handler.state.release.open()
         for thread in blocked { #expect(thread.join()) }
@@ -102,18 +111,19 @@ struct HandOffTests {
         let server = HTTPServer(configuration: .init(workerThreads: 2), handler: handler)
         try server.start()
         let port = server.boundPort!
-        let client = TestThread {
-            let response = try? TestConnection.get("/block", port: port)
-            #expect(response?.status == 503)
-            #expect(response?.header("retry-after") == "1")
+        let clients = ["/block", "/hold"].map { path in
+            TestThread {
+                let response = try? HTTPConnection.get(path, port: port)
+                #expect(response?.status == 503, "\(path)")
+                #expect(response?.header("retry-after") == "1", "\(path)")
+            }
         }
-        let deadline = ContinuousClock.now + .seconds(30)
-        while handler.state.blockedEntered.load(ordering: .acquiring) < 1 && ContinuousClock.now < deadline { usleep(1_000) }
+        #expect(eventually { handler.state.blockedEntered.load(ordering: .acquiring) == 2 })
         #expect(server.stop(deadline: .now + .milliseconds(200)) == false)
-        #expect(client.join())
-        // The handler finishing after the daemon is gone must not touch its connection.
+        for client in clients { #expect(client.join()) }
+        // Replies made after the daemon is gone are dropped without touching their connections.
         handler.state.release.open()
-        usleep(50_000)
+        #expect(eventually { handler.state.lateReplies.load(ordering: .acquiring) == 1 })
     }
 
     @Test func onePerConnectionModeRunsEveryAnswerOnTheConnectionsThread() throws {
@@ -122,12 +132,11 @@ struct HandOffTests {
         let server = HTTPServer(configuration: .init(workerThreads: 0), handler: handler)
         try server.start()
         defer { server.stop() }
-        let connection = try TestConnection(port: server.boundPort!)
+        let connection = try HTTPConnection(port: server.boundPort!)
         for (path, expected) in [("/wait/2", "awaited [0, 1]"), ("/soon", "soon"), ("/inline", "inline")] {
-            try connection.send(TestConnection.request("GET", path))
-            #expect(try connection.readResponse().text == expected, "\(path)")
+            #expect(try connection.request("GET", path).text == expected, "\(path)")
         }
-        let response = try TestConnection.get("/block", port: server.boundPort!)
+        let response = try HTTPConnection.get("/block", port: server.boundPort!)
         #expect(response.text.hasPrefix("handled /block on "))
         #expect(!response.text.hasSuffix("gh-http-block"))
     }

@@ -1,6 +1,7 @@
 import Foundation
 import HTTPServer
 import Synchronization
+import TestSupport
 
 /// A one-shot latch a test opens and a handler waits on (with a generous bound).
 final class Gate: Sendable {
@@ -11,9 +12,7 @@ final class Gate: Sendable {
     /// Waits until opened or `seconds` pass; returns whether it opened.
     @discardableResult
     func wait(seconds: Double = 30) -> Bool {
-        let deadline = ContinuousClock.now + .milliseconds(Int(seconds * 1000))
-        while !isOpen && ContinuousClock.now < deadline { usleep(1_000) }
-        return isOpen
+        eventually(timeout: .milliseconds(Int(seconds * 1000))) { isOpen }
     }
 }
 
@@ -82,7 +81,7 @@ func withServer<T>(
     let server = HTTPServer(configuration: configuration, handler: handler)
     try server.start()
     defer { server.stop(deadline: .now + .seconds(5)) }
-    guard let port = server.boundPort else { throw ClientError.malformed("no bound port") }
+    guard let port = server.boundPort else { throw HTTPClientError.malformed("no bound port") }
     return try body(server, port, handler)
 }
 

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Decode errors name the column and the types, and never the value.

@@ -1,5 +1,6 @@
 import Foundation
 import Postgres
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -55,12 +56,9 @@ import Testing
         let pid = try #require(cluster.postmasterPID)
         // Simulate a crash: kill the postmaster outright (SIGKILL), leaving postmaster.pid behind.
         kill(pid, SIGKILL)
-        while kill(pid, 0) == 0 { usleep(10_000) }
+        eventually { kill(pid, 0) != 0 }
         // Children notice the postmaster is gone and exit; wait for them to release shared memory.
-        var attempts = 0
-        while attempts < 500, (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) != nil {
-            usleep(10_000); attempts += 1
-        }
+        eventually(timeout: .seconds(5)) { (try? String(contentsOfFile: "/proc/\(pid)/status", encoding: .utf8)) == nil }
         let pidFile = cluster.clusterDirectory + "/postmaster.pid"
         #expect(FileManager.default.fileExists(atPath: pidFile))
         // Point the stale file at a live process that is not postgres (this test process).

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Server errors carry SQLSTATE and fields; descriptions never carry parameter values.

@@ -1,7 +1,7 @@
 import Foundation
 import Postgres
 import Synchronization
-import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite struct MigratorTests {

@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// Every parameter type goes to the server and back (binary in, binary out), NULLs included.

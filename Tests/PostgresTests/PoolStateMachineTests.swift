@@ -1,4 +1,5 @@
 import Postgres
+import TestSupport
 import Testing
 
 /// The pool's decisions, driven with plain integers as connections (no database, no threads).
@@ -121,7 +122,7 @@ import Testing
     @Test(arguments: [1, 2, 5])
     func invariantHoldsUnderRandomOperations(capacity: Int) {
         var machine = Machine(capacity: capacity)
-        var generator = SplitMix(seed: UInt64(capacity))
+        var generator = SplitMix64(seed: UInt64(capacity))
         var held: [Int] = []
         var waiting: [Machine.WaiterID] = []
         var connectsPending = 0
@@ -169,17 +170,5 @@ extension PoolStateMachine.FollowUp {
     var isNone: Bool {
         if case .none = self { return true }
         return false
-    }
-}
-
-struct SplitMix {
-    var state: UInt64
-    init(seed: UInt64) { state = seed }
-    mutating func next() -> UInt64 {
-        state &+= 0x9E37_79B9_7F4A_7C15
-        var z = state
-        z = (z ^ (z >> 30)) &* 0xBF58_476D_1CE4_E5B9
-        z = (z ^ (z >> 27)) &* 0x94D0_49BB_1331_11EB
-        return z ^ (z >> 31)
     }
 }

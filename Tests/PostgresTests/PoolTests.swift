@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Synchronization
+import ServerTestSupport
 import TestSupport
 import Testing
 
@@ -81,10 +82,8 @@ import Testing
         // Kill the pooled connection's backend from another session (SQLSTATE 57P01 for it).
         let admin = try database.connect()
         _ = try admin.query("SELECT pg_terminate_backend(\(firstPID))")
-        for _ in 0..<200 {
-            let gone = try #require(try admin.queryFirst("SELECT count(*) FROM pg_stat_activity WHERE pid = \(firstPID)"))
-            if try gone.decode(Int.self, at: 0) == 0 { break }
-            usleep(10_000)
+        try eventually(timeout: .seconds(2)) {
+            try admin.queryFirst("SELECT count(*) FROM pg_stat_activity WHERE pid = \(firstPID)")?.decode(Int.self, at: 0) == 0
         }
         let secondPID = try pool.withConnection { c in
             try #require(try c.queryFirst("SELECT pg_backend_pid()")).decode(Int32.self, at: 0)

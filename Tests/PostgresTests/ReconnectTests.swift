@@ -1,6 +1,6 @@
 import Foundation
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 /// The pool survives a PostgreSQL restart without being restarted itself. Uses its own cluster so

@@ -1,5 +1,5 @@
 import Postgres
-import TestSupport
+import ServerTestSupport
 import Testing
 
 @Suite struct TransactionTests {

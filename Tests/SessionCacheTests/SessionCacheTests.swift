@@ -5,6 +5,7 @@ import Postgres
 import Sodium
 import Synchronization
 import Testing
+import ServerTestSupport
 import TestSupport
 
 /// The per-instance session cache: unit behaviour, and invalidation across two
@@ -133,15 +134,6 @@ import TestSupport
         return Instance(auth: auth, cache: cache!, listener: listener!, pool: pool)
     }
 
-    static func waitUntil(_ seconds: Double = 10, _ condition: () -> Bool) -> Bool {
-        let deadline = Date().addingTimeInterval(seconds)
-        while Date() < deadline {
-            if condition() { return true }
-            usleep(2_000)
-        }
-        return condition()
-    }
-
     static func setUp() throws -> (TestDatabase, Instance, Instance, PasswordHashingPool) {
         let database = try TestDatabase.create()
         let migrationPool = database.makePool(size: 1)
@@ -150,7 +142,7 @@ import TestSupport
         let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2, queueDepth: 16)
         let a = instance(database, hashing: hashing)
         let b = instance(database, hashing: hashing)
-        #expect(waitUntil { a.cache.isLive && b.cache.isLive })
+        #expect(eventually(timeout: .seconds(10)) { a.cache.isLive && b.cache.isLive })
         return (database, a, b, hashing)
     }
 
@@ -174,7 +166,7 @@ import TestSupport
             _ = try b.auth.viewer(token: grant.sessionToken)
             try a.auth.logOut(token: grant.sessionToken)
             let start = Date()
-            let ended = Self.waitUntil(5) {
+            let ended = eventually(timeout: .seconds(5)) {
                 do { _ = try b.auth.viewer(token: grant.sessionToken); return false } catch { return (error as? AuthError) == .invalidSession }
             }
             #expect(ended, "the token kept working on the other instance")
@@ -196,9 +188,9 @@ import TestSupport
         #expect(try b.auth.viewer(token: grant.sessionToken).user.email == "dave@example.com")
         let connection = try database.connect()
         try connection.execute("UPDATE users SET email = 'dave@example.org', updated_at = now() WHERE object_id = \(grant.user.objectId)")
-        #expect(Self.waitUntil { (try? b.auth.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
         try connection.execute("DELETE FROM users WHERE object_id = \(grant.user.objectId)")
-        #expect(Self.waitUntil { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
         connection.close()
     }
 
@@ -214,11 +206,11 @@ import TestSupport
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
             """)
-        #expect(Self.waitUntil { !b.cache.isLive || b.cache.count == 0 })
+        #expect(eventually(timeout: .seconds(10)) { !b.cache.isLive || b.cache.count == 0 })
         // While it reconnects, viewer still answers correctly (from the database).
         try connection.execute("DELETE FROM sessions WHERE user_id = \(grant.user.objectId)")
-        #expect(Self.waitUntil { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
-        #expect(Self.waitUntil { b.cache.isLive }, "the listener reconnects")
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually(timeout: .seconds(10)) { b.cache.isLive }, "the listener reconnects")
         let again = try a.auth.logIn(username: "erin", password: "password123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
         _ = try b.auth.viewer(token: again.sessionToken)
         #expect(b.cache.count == 1, "the cache refills")

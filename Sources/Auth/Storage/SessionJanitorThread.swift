@@ -8,6 +8,7 @@ public final class SessionJanitorThread: Sendable {
     private struct State {
         var stopping = false
         var runs = 0
+        var running = false
     }
 
     /// The janitor run each period.
@@ -38,6 +39,10 @@ public final class SessionJanitorThread: Sendable {
     /// Completed runs so far (successful or not).
     public var runCount: Int { state.withLock { $0.runs } }
 
+    /// Whether the background thread is alive: from ``start()`` until it exits, which
+    /// ``stop()`` waits for, so once this is false no further run can begin.
+    public var isRunning: Bool { state.withLock { $0.running } }
+
     /// Starts the background thread (once).
     public func start() {
         let first = started.withLock { started in
@@ -45,6 +50,7 @@ public final class SessionJanitorThread: Sendable {
             return !started
         }
         guard first else { return }
+        state.withLock { $0.running = true }
         let thread = Thread { [self] in loop() }
         thread.name = "gatehouse-session-janitor"
         thread.start()
@@ -63,7 +69,10 @@ public final class SessionJanitorThread: Sendable {
     }
 
     private func loop() {
-        defer { finished.signal() }
+        defer {
+            state.withLock { $0.running = false }
+            finished.signal()
+        }
         while true {
             _ = wake.wait(timeout: .now() + intervalSeconds)
             if state.withLock({ $0.stopping }) { return }

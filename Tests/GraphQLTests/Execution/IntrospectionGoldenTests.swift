@@ -2,15 +2,14 @@ import Foundation
 import Testing
 
 import GraphQL
+import TestSupport
 
 /// The full introspection query graphql-core sends, run on the project's schema.graphql,
 /// against graphql-core's own result (Fixtures/introspection-schema.json, written by
 /// conformance/golden.py). The introspection types' descriptions, which we word
 /// differently (Deviations.md), are null in the golden and blanked in ours.
 struct IntrospectionGoldenTests {
-    static let schemaURL = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent().appendingPathComponent("schema.graphql")
+    static let schemaURL = packageRoot.appendingPathComponent("schema.graphql")
 
     static func executable() throws -> ExecutableSchema<Void> {
         let schema = try GraphQLSchema.build(sdl: String(contentsOf: schemaURL, encoding: .utf8))

@@ -2,6 +2,7 @@ import Foundation
 import Testing
 
 @testable import GraphQL
+import TestSupport
 
 /// One SDL document and what graphql-core 3.2.8 (graphql-js 16) prints for it:
 /// `print_schema(build_schema(sdl))`, captured once and hard-coded here.
@@ -19,13 +20,9 @@ struct PrintCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { name }
 }
 
-/// The repository's `schema.graphql`, found from this file's path
-/// (Tests/GraphQLTests/Utilities/ → the repository root).
+/// The repository's `schema.graphql`.
 func repositorySchemaSDL() throws -> String {
-    let root = URL(fileURLWithPath: #filePath)
-        .deletingLastPathComponent().deletingLastPathComponent().deletingLastPathComponent()
-        .deletingLastPathComponent()
-    return try String(contentsOf: root.appendingPathComponent("schema.graphql"), encoding: .utf8)
+    try String(contentsOf: packageRoot.appendingPathComponent("schema.graphql"), encoding: .utf8)
 }
 
 @Suite struct PrintSchemaTests {

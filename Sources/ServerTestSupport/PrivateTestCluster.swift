@@ -1,4 +1,5 @@
 import Foundation
+import TestSupport
 import Postgres
 
 /// A test's own embedded cluster (fsync off) in a temporary directory, for tests that stop and

@@ -2,11 +2,12 @@ import Foundation
 import GatehouseServer
 
 /// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
-/// hashing at minimum cost. Call ``stop()`` when done.
+/// hashing at minimum cost, logging to `logger` (default: errors to standard error). Call ``stop()``
+/// when done.
 public struct InProcessServer: Sendable {
     public let server: GatehouseServer
 
-    public init(_ adjust: (inout Settings) -> Void = { _ in }) throws {
+    public init(logger: Logger? = nil, _ adjust: (inout Settings) -> Void = { _ in }) throws {
         var settings = Settings()
         settings.databaseURL = try TestDatabase.create().connectionString
         settings.port = 0
@@ -14,7 +15,7 @@ public struct InProcessServer: Sendable {
         settings.poolSize = 4
         settings.logLevel = .error
         adjust(&settings)
-        server = try GatehouseServer(settings: settings)
+        server = try GatehouseServer(settings: settings, logger: logger)
     }
 
     /// `http://127.0.0.1:PORT` (no path).
