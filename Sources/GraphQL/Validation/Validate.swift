@@ -1,36 +1,36 @@
 /// The rules of spec §5, in graphql-js's `specifiedRules` order (which fixes the
 /// order of errors at one node), followed by the recommended `MaxIntrospectionDepthRule`.
-/// `SpecifiedRules` holds the same rules in the same order.
-var specifiedRules: [any ValidationRule.Type] {
-    [
-    ExecutableDefinitionsRule.self,
-    UniqueOperationNamesRule.self,
-    LoneAnonymousOperationRule.self,
-    SingleFieldSubscriptionsRule.self,
-    KnownTypeNamesRule.self,
-    FragmentsOnCompositeTypesRule.self,
-    VariablesAreInputTypesRule.self,
-    ScalarLeafsRule.self,
-    FieldsOnCorrectTypeRule.self,
-    UniqueFragmentNamesRule.self,
-    KnownFragmentNamesRule.self,
-    NoUnusedFragmentsRule.self,
-    PossibleFragmentSpreadsRule.self,
-    NoFragmentCyclesRule.self,
-    UniqueVariableNamesRule.self,
-    NoUndefinedVariablesRule.self,
-    NoUnusedVariablesRule.self,
-    KnownDirectivesRule.self,
-    UniqueDirectivesPerLocationRule.self,
-    KnownArgumentNamesRule.self,
-    UniqueArgumentNamesRule.self,
-    ValuesOfCorrectTypeRule.self,
-    ProvidedRequiredArgumentsRule.self,
-    VariablesInAllowedPositionRule.self,
-    OverlappingFieldsCanBeMergedRule.self,
-    UniqueInputFieldNamesRule.self,
-    MaxIntrospectionDepthRule.self,
-    ]
+/// Adding a rule is adding its line here.
+@inline(__always)
+func specifiedRules() -> some ValidationRules {
+    NoRules()
+        .then(ExecutableDefinitionsRule.self)
+        .then(UniqueOperationNamesRule.self)
+        .then(LoneAnonymousOperationRule.self)
+        .then(SingleFieldSubscriptionsRule.self)
+        .then(KnownTypeNamesRule.self)
+        .then(FragmentsOnCompositeTypesRule.self)
+        .then(VariablesAreInputTypesRule.self)
+        .then(ScalarLeafsRule.self)
+        .then(FieldsOnCorrectTypeRule.self)
+        .then(UniqueFragmentNamesRule.self)
+        .then(KnownFragmentNamesRule.self)
+        .then(NoUnusedFragmentsRule.self)
+        .then(PossibleFragmentSpreadsRule.self)
+        .then(NoFragmentCyclesRule.self)
+        .then(UniqueVariableNamesRule.self)
+        .then(NoUndefinedVariablesRule.self)
+        .then(NoUnusedVariablesRule.self)
+        .then(KnownDirectivesRule.self)
+        .then(UniqueDirectivesPerLocationRule.self)
+        .then(KnownArgumentNamesRule.self)
+        .then(UniqueArgumentNamesRule.self)
+        .then(ValuesOfCorrectTypeRule.self)
+        .then(ProvidedRequiredArgumentsRule.self)
+        .then(VariablesInAllowedPositionRule.self)
+        .then(OverlappingFieldsCanBeMergedRule.self)
+        .then(UniqueInputFieldNamesRule.self)
+        .then(MaxIntrospectionDepthRule.self)
 }
 
 /// Validates an executable document against a schema (spec §5 Validation).
@@ -43,15 +43,13 @@ var specifiedRules: [any ValidationRule.Type] {
 /// - Parameters:
 ///   - source: the document's source, for the line and column of each error.
 public func validate(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int = 100) -> [GraphQLError] {
-    let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
-    var walker = TypedWalker(visitor: SpecifiedRules(context: context))
-    walker.walk(document)
-    return walker.visitor.state.context.errors
+    validate(schema: schema, document: document, source: source, rules: specifiedRules(), maxErrors: maxErrors)
 }
 
-/// Validates with a chosen list of rules (used by the tests of each rule).
+/// Validates with a chosen list of rules: `validate(schema:document:source:maxErrors:)`
+/// passes `specifiedRules()`, the tests of one rule a list of that rule alone.
 func validate(
-    schema: GraphQLSchema, document: Document, source: Source, rules: [any ValidationRule.Type], maxErrors: Int = 100
+    schema: GraphQLSchema, document: Document, source: Source, rules: some ValidationRules, maxErrors: Int = 100
 ) -> [GraphQLError] {
     let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
     var walker = TypedWalker(visitor: RuleDispatcher(context: context, rules: rules))
