@@ -68,3 +68,50 @@ struct RuleDispatcher<Rules: ValidationRules>: TypedVisitor {
         state.depth -= 1
     }
 }
+
+/// What the dispatcher does besides calling rules: it keeps the type information
+/// and collects the variable usages of the operation being walked, as
+/// `VariableUsageCollector` would find them (outside variable definitions), handing
+/// them to the context on leaving the operation so its rules need no second walk.
+struct DispatchState {
+    var context: ValidationContext
+    /// The depth of the node being visited (the document is 1).
+    var depth = 0
+    private var usages: [VariableUsage] = []
+    private var inOperation = false
+    private var inVariableDefinition = false
+
+    init(context: ValidationContext) { self.context = context }
+
+    mutating func entering(_ node: VisitNode) {
+        depth += 1
+        switch node {
+        case .operation:
+            usages = []
+            inOperation = true
+        case .variableDefinition:
+            inVariableDefinition = true
+        case .value(let value):
+            if inOperation, !inVariableDefinition, case .variable(let name) = value.kind {
+                let typeInfo = context.typeInfo
+                usages.append(VariableUsage(name: name, node: value, type: typeInfo.inputType, defaultValue: typeInfo.defaultValue))
+            }
+        default:
+            break
+        }
+    }
+
+    /// Called before the rules leave `node`.
+    mutating func leaving(_ node: VisitNode) {
+        switch node {
+        case .operation(let operation):
+            inOperation = false
+            context.walkedOperation(operation, usages: usages)
+            usages = []
+        case .variableDefinition:
+            inVariableDefinition = false
+        default:
+            break
+        }
+    }
+}

@@ -11,9 +11,10 @@ protocol ValidationRules {
 }
 
 extension ValidationRules {
-    /// This list followed by `rule`.
+    /// This list followed by `rule`. Consuming, so the list is moved into the result
+    /// rather than copied: a long list's copy goes through its value witnesses.
     @inline(__always)
-    func then<Rule: ValidationRule>(_ rule: Rule.Type) -> RuleList<Self, Rule> {
+    consuming func then<Rule: ValidationRule>(_ rule: Rule.Type) -> RuleList<Self, Rule> {
         RuleList(earlier: self)
     }
 }

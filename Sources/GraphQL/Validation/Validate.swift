@@ -47,9 +47,10 @@ public func validate(schema: GraphQLSchema, document: Document, source: Source, 
 }
 
 /// Validates with a chosen list of rules: `validate(schema:document:source:maxErrors:)`
-/// passes `specifiedRules()`, the tests of one rule a list of that rule alone.
+/// passes `specifiedRules()`, the tests of one rule a list of that rule alone. The
+/// list is consumed (moved into the dispatcher, not copied).
 func validate(
-    schema: GraphQLSchema, document: Document, source: Source, rules: some ValidationRules, maxErrors: Int = 100
+    schema: GraphQLSchema, document: Document, source: Source, rules: consuming some ValidationRules, maxErrors: Int = 100
 ) -> [GraphQLError] {
     let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
     var walker = TypedWalker(visitor: RuleDispatcher(context: context, rules: rules))
