@@ -4,12 +4,9 @@
 /// called: each `case` below passes its kind as a constant.
 struct RuleDispatcher<Rules: ValidationRules>: TypedVisitor {
     var state: DispatchState
-    private var rules: Rules
+    private var rules = Rules()
 
-    init(context: ValidationContext, rules: Rules) {
-        self.state = DispatchState(context: context)
-        self.rules = rules
-    }
+    init(context: ValidationContext) { self.state = DispatchState(context: context) }
 
     var isStopped: Bool { state.context.isAborted }
     mutating func enterTypeInfo(_ node: VisitNode) { state.context.typeInfo.enter(node) }

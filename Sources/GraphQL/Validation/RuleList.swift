@@ -1,8 +1,10 @@
-/// An ordered list of validation rules whose order and members are part of its type
-/// (`NoRules().then(A.self).then(B.self)` is a `RuleList<RuleList<NoRules, A>, B>`),
-/// so that a dispatcher specialised for it calls each rule directly and inline, and
-/// calls at each kind of node only the rules that handle it.
+/// An ordered list of validation rules as a type (`NoRules.Then<A>.Then<B>` is
+/// `RuleList<RuleList<NoRules, A>, B>`), so that a dispatcher specialised for it
+/// holds the rules inline, calls each directly, and calls at each kind of node only
+/// the rules that handle it.
 protocol ValidationRules {
+    /// Every rule created empty.
+    init()
     /// Calls each rule, in order, on entering a node of kind `kind`.
     mutating func enter(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState)
     mutating func leave(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState)
@@ -11,16 +13,13 @@ protocol ValidationRules {
 }
 
 extension ValidationRules {
-    /// This list followed by `rule`. Consuming, so the list is moved into the result
-    /// rather than copied: a long list's copy goes through its value witnesses.
-    @inline(__always)
-    consuming func then<Rule: ValidationRule>(_ rule: Rule.Type) -> RuleList<Self, Rule> {
-        RuleList(earlier: self)
-    }
+    /// This list followed by `Rule`.
+    typealias Then<Rule: ValidationRule> = RuleList<Self, Rule>
 }
 
 /// The empty list of rules, which every list starts from.
 struct NoRules: ValidationRules {
+    init() {}
     @inline(__always) func enter(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {}
     @inline(__always) func leave(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {}
     @inline(__always) func enterField(_ field: Field, _ state: inout DispatchState) {}
@@ -32,13 +31,13 @@ struct NoRules: ValidationRules {
 /// skipping: `Rule.enters` and `Rule.leaves` are constants, so once a call with a
 /// constant kind is inlined the test folds away.
 struct RuleList<Earlier: ValidationRules, Rule: ValidationRule>: ValidationRules {
-    var earlier: Earlier
+    var earlier = Earlier()
     var rule = Rule()
     /// While the rule skips the children of a node (its `enter` returned false), that
     /// node's depth; otherwise 0.
     var skipDepth = 0
 
-    init(earlier: Earlier) { self.earlier = earlier }
+    init() {}
 
     @inline(__always)
     mutating func enter(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {

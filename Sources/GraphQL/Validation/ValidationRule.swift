@@ -5,6 +5,8 @@
 protocol ValidationRule {
     init()
     /// The kinds of node whose `enter` does anything (the dispatcher calls no other).
+    /// Rules declare it and `leaves` as `static let`: a constant the dispatcher's tests
+    /// fold away, where a computed `[.a, .b]` may build an array at every node.
     static var enters: VisitKinds { get }
     /// The kinds of node whose `leave` does anything.
     static var leaves: VisitKinds { get }

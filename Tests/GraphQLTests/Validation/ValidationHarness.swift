@@ -192,8 +192,8 @@ struct ValidationCase: Sendable, CustomTestStringConvertible {
 
 /// Parses the case's document and checks that `validate` with the given rules (by
 /// default all of them) reports exactly its errors, in order.
-func expectValidation(
-    _ testCase: ValidationCase, rules: some ValidationRules = specifiedRules(),
+func expectValidation<Rules: ValidationRules>(
+    _ testCase: ValidationCase, rules: Rules.Type = SpecifiedRules.self,
     schema: GraphQLSchema = ValidationHarness.schema, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     let source = Source(testCase.document)
@@ -213,5 +213,5 @@ func expectValidation<Rule: ValidationRule>(
     _ testCase: ValidationCase, rule: Rule.Type, schema: GraphQLSchema = ValidationHarness.schema,
     sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
-    expectValidation(testCase, rules: NoRules().then(rule), schema: schema, sourceLocation: sourceLocation)
+    expectValidation(testCase, rules: NoRules.Then<Rule>.self, schema: schema, sourceLocation: sourceLocation)
 }
