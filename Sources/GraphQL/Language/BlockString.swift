@@ -1,42 +1,6 @@
-/// Block string algorithms: the value of a block string (spec §2.9.4
-/// BlockStringValue()) and printing a value back as a block string.
+/// Writing a value as a block string, the inverse of BlockStringValue() (spec §2.9.4),
+/// which `Lexer.readBlockString` applies while reading one.
 enum BlockString {
-    /// BlockStringValue(): removes the common indentation of all lines but the
-    /// first, then leading and trailing blank lines, and joins with `\n`.
-    static func dedent(_ lines: [[UInt8]]) -> String {
-        var commonIndent = Int.max
-        var firstNonEmpty: Int? = nil
-        var lastNonEmpty = -1
-        for (i, line) in lines.enumerated() {
-            let indent = leadingWhitespace(line)
-            if indent == line.count { continue }  // blank line
-            if firstNonEmpty == nil { firstNonEmpty = i }
-            lastNonEmpty = i
-            if i != 0 && indent < commonIndent { commonIndent = indent }
-        }
-        guard let first = firstNonEmpty else { return "" }
-        var out: [UInt8] = []
-        for i in first...lastNonEmpty {
-            if i > first { out.append(0x0A) }
-            let line = lines[i]
-            if i == 0 || commonIndent == Int.max {
-                out.append(contentsOf: line)
-            } else {
-                out.append(contentsOf: line.dropFirst(min(commonIndent, line.count)))
-            }
-        }
-        return String(decoding: out, as: UTF8.self)
-    }
-
-    private static func leadingWhitespace<C: Collection<UInt8>>(_ line: C) -> Int {
-        var count = 0
-        for b in line {
-            guard b == 0x20 || b == 0x09 else { break }
-            count += 1
-        }
-        return count
-    }
-
     /// Whether `value` can be written as a block string that reads back as exactly
     /// `value` (no control characters, no `\r`, no leading or trailing blank line,
     /// no indentation common to every line).

@@ -8,7 +8,7 @@
 /// its value) rather than a `Token`, so that reading a token makes no `String` and
 /// touches no reference count: the parser makes a `String` only for the values that
 /// end up in the syntax tree. Strings whose value differs from their bytes (escapes,
-/// multi-line block strings) are decoded while lexing, as before, into `decoded`.
+/// multi-line block strings) are decoded while lexing, into `decoded`.
 struct Lexer {
     let source: Source
     let bytes: UnsafeBufferPointer<UInt8>
@@ -120,13 +120,8 @@ struct Lexer {
                 while pos < count {
                     let c = bytes[pos]
                     if c == 0x0A || c == 0x0D { break }
-                    if c < 0x80 {
-                        pos += 1
-                    } else if let (_, length) = decodeScalar(at: pos) {
-                        pos += length
-                    } else {
-                        break  // invalid UTF-8 is reported as the next token
-                    }
+                    guard let length = scalarLength(at: pos) else { break }  // invalid UTF-8 is reported as the next token
+                    pos += length
                 }
             default:
                 return try readSignificantToken(at: pos)
@@ -191,7 +186,7 @@ struct Lexer {
         if b == 0x27 {
             throw error(start, "Unexpected single quote character ('), did you mean to use a double quote (\")?")
         }
-        if b >= 0x80 && decodeScalar(at: start) == nil {
+        if scalarLength(at: start) == nil {
             throw error(start, "Invalid character: \(describeInvalidByte(at: start)).")
         }
         throw error(start, "Unexpected character: \(describeCharacter(at: start)).")
@@ -287,15 +282,18 @@ struct Lexer {
                 continue
             }
             if b == 0x0A || b == 0x0D { break }
-            if b < 0x80 {
-                pos += 1
-            } else if let (_, length) = decodeScalar(at: pos) {
-                pos += length
-            } else {
-                throw error(pos, "Invalid character within String: \(describeInvalidByte(at: pos)).")
-            }
+            pos += try stringCharacterLength(at: pos)
         }
         throw error(pos, "Unterminated string.")
+    }
+
+    /// The length of the scalar at `pos` in a string or block string, which must be valid UTF-8.
+    @inline(__always)
+    private func stringCharacterLength(at pos: Int) throws(GraphQLError) -> Int {
+        guard let length = scalarLength(at: pos) else {
+            throw error(pos, "Invalid character within String: \(describeInvalidByte(at: pos)).")
+        }
+        return length
     }
 
     /// `\` EscapedCharacter, `\u` HexDigit{4} (with surrogate pairs), `\u{` HexDigit+ `}`.
@@ -363,81 +361,25 @@ struct Lexer {
     }
 
     /// BlockString :: `"""` BlockStringCharacter* `"""`, its value dedented by
-    /// BlockStringValue() (spec §2.9.4).
+    /// BlockStringValue() (spec §2.9.4). One pass finds the end and what dedenting
+    /// needs (the first and last non-blank lines, the indentation common to the lines
+    /// after the first, whether there is a `\"""`); a second writes the value straight
+    /// into a `String`. A one-line block string without `\"""` is its raw text.
     private mutating func readBlockString(_ start: Int) throws(GraphQLError) {
-        if readPlainBlockString(start) { return }
-        var pos = start + 3
-        var chunkStart = pos
-        var line: [UInt8] = []
-        var lines: [[UInt8]] = []
-        while pos < bytes.count {
-            let b = bytes[pos]
-            if b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 {
-                if lines.isEmpty && chunkStart == start + 3 {
-                    // One line, no escapes (most descriptions): the value is the raw text,
-                    // or empty when it is only white space; no line buffers needed.
-                    var allWhitespace = true
-                    for i in chunkStart..<pos where bytes[i] != 0x20 && bytes[i] != 0x09 {
-                        allWhitespace = false
-                        break
-                    }
-                    if allWhitespace {
-                        set(.blockString, start, pos + 3, value: pos, pos)
-                    } else {
-                        set(.blockString, start, pos + 3, value: chunkStart, pos)
-                    }
-                    return
-                }
-                line.append(contentsOf: bytes[chunkStart..<pos])
-                lines.append(line)
-                setDecoded(.blockString, start, pos + 3, BlockString.dedent(lines))
-                return
-            }
-            if b == 0x5C && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 && byte(pos + 3) == 0x22 {
-                // \""" stands for """: keep the quotes, drop the backslash.
-                line.append(contentsOf: bytes[chunkStart..<pos])
-                chunkStart = pos + 1
-                pos += 4
-                continue
-            }
-            if b == 0x0A || b == 0x0D {
-                line.append(contentsOf: bytes[chunkStart..<pos])
-                lines.append(line)
-                line.removeAll(keepingCapacity: true)
-                pos += (b == 0x0D && byte(pos + 1) == 0x0A) ? 2 : 1
-                chunkStart = pos
-                continue
-            }
-            if b < 0x80 {
-                pos += 1
-            } else if let (_, length) = decodeScalar(at: pos) {
-                pos += length
-            } else {
-                throw error(pos, "Invalid character within String: \(describeInvalidByte(at: pos)).")
-            }
-        }
-        throw error(pos, "Unterminated string.")
-    }
-
-    /// The common case of a block string without `\"""` and without invalid UTF-8: one
-    /// pass finds its end and what BlockString.dedent needs (the first and last
-    /// non-blank lines and the common indentation), a second writes the value straight
-    /// into a `String`, with no line buffers. Returns false, having read nothing, for
-    /// anything else; `readBlockString` then reads it (and reports its errors).
-    private mutating func readPlainBlockString(_ start: Int) -> Bool {
         let count = bytes.count
         let contentStart = start + 3
         var pos = contentStart
         var line = 0
         var indent = 0
         var isBlank = true
+        var hasEscape = false
         var commonIndent = Int.max
         var firstNonBlank = -1
         var lastNonBlank = -1
         while true {
-            guard pos < count else { return false }  // unterminated
+            guard pos < count else { throw error(pos, "Unterminated string.") }
             let b = bytes[pos]
-            let isEnd = b == 0x22 && pos + 2 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
+            let isEnd = b == 0x22 && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22
             if isEnd || b == 0x0A || b == 0x0D {
                 if !isBlank {
                     if firstNonBlank < 0 { firstNonBlank = line }
@@ -445,79 +387,74 @@ struct Lexer {
                     if line != 0 && indent < commonIndent { commonIndent = indent }
                 }
                 if isEnd { break }
-                pos += (b == 0x0D && pos + 1 < count && bytes[pos + 1] == 0x0A) ? 2 : 1
+                pos += (b == 0x0D && byte(pos + 1) == 0x0A) ? 2 : 1
                 line += 1
                 indent = 0
                 isBlank = true
                 continue
             }
-            if b == 0x5C && pos + 3 < count && bytes[pos + 1] == 0x22 && bytes[pos + 2] == 0x22
-                && bytes[pos + 3] == 0x22
-            {
-                return false  // \""" escape
-            }
             if isBlank {
                 if b == 0x20 || b == 0x09 { indent += 1 } else { isBlank = false }
             }
-            if b < 0x80 {
-                pos += 1
-            } else if let (_, length) = decodeScalar(at: pos) {
-                pos += length
-            } else {
-                return false  // invalid UTF-8
+            if isEscapedTripleQuote(at: pos) {
+                hasEscape = true
+                pos += 4
+                continue
             }
+            pos += try stringCharacterLength(at: pos)
         }
         let contentEnd = pos
         let end = contentEnd + 3
-        if line == 0 {
-            // One line: the raw text, or empty when it is only white space.
-            if isBlank {
-                set(.blockString, start, end, value: contentEnd, contentEnd)
-            } else {
-                set(.blockString, start, end, value: contentStart, contentEnd)
-            }
-            return true
-        }
-        guard firstNonBlank >= 0 else {
-            set(.blockString, start, end, value: contentEnd, contentEnd)
-            return true
-        }
+        // Only blank lines: the value is empty.
+        if firstNonBlank < 0 { return set(.blockString, start, end, value: contentEnd, contentEnd) }
+        if line == 0 && !hasEscape { return set(.blockString, start, end, value: contentStart, contentEnd) }
         let first = firstNonBlank
         let last = lastNonBlank
         let strip = commonIndent == Int.max ? 0 : commonIndent
-        let source = bytes
         let value = String(unsafeUninitializedCapacity: contentEnd - contentStart) { out in
             var written = 0
             var line = 0
             var lineStart = contentStart
-            var i = contentStart
             while line <= last {
-                // Find the end of this line.
-                var lineEnd = i
-                while lineEnd < contentEnd, source[lineEnd] != 0x0A, source[lineEnd] != 0x0D { lineEnd += 1 }
+                var lineEnd = lineStart
+                while lineEnd < contentEnd, bytes[lineEnd] != 0x0A, bytes[lineEnd] != 0x0D { lineEnd += 1 }
                 if line >= first {
                     if line > first {
                         out[written] = 0x0A
                         written += 1
                     }
-                    let from = line == 0 ? lineStart : lineStart + min(strip, lineEnd - lineStart)
-                    for j in from..<lineEnd {
-                        out[written] = source[j]
+                    // The common indentation is white space only, so it never holds a `\"""`.
+                    var i = line == 0 ? lineStart : lineStart + min(strip, lineEnd - lineStart)
+                    while i < lineEnd {
+                        if hasEscape && isEscapedTripleQuote(at: i) { i += 1 }  // \""" stands for """
+                        out[written] = bytes[i]
                         written += 1
+                        i += 1
                     }
                 }
                 if lineEnd >= contentEnd { break }
-                i = lineEnd + ((source[lineEnd] == 0x0D && lineEnd + 1 < contentEnd && source[lineEnd + 1] == 0x0A) ? 2 : 1)
-                lineStart = i
+                lineStart = lineEnd + ((bytes[lineEnd] == 0x0D && byte(lineEnd + 1) == 0x0A) ? 2 : 1)
                 line += 1
             }
             return written
         }
         setDecoded(.blockString, start, end, value)
-        return true
+    }
+
+    /// Whether `pos` starts `\"""`, which in a block string stands for `"""`.
+    @inline(__always)
+    private func isEscapedTripleQuote(at pos: Int) -> Bool {
+        bytes[pos] == 0x5C && byte(pos + 1) == 0x22 && byte(pos + 2) == 0x22 && byte(pos + 3) == 0x22
     }
 
     // MARK: Characters
+
+    /// The length of the well-formed UTF-8 scalar at `pos`, an offset within the input:
+    /// 1 for ASCII, checked first; nil for invalid UTF-8.
+    @inline(__always)
+    private func scalarLength(at pos: Int) -> Int? {
+        bytes[pos] < 0x80 ? 1 : decodeScalar(at: pos)?.1
+    }
 
     /// Decodes one well-formed UTF-8 scalar (no overlongs, no surrogates) at `pos`.
     func decodeScalar(at pos: Int) -> (Unicode.Scalar, Int)? {
@@ -575,7 +512,7 @@ struct Lexer {
         var end = pos
         var taken = 0
         while taken < scalars, end < bytes.count {
-            end += decodeScalar(at: end)?.1 ?? 1
+            end += scalarLength(at: end) ?? 1
             taken += 1
         }
         return String(decoding: UnsafeBufferPointer(rebasing: bytes[pos..<end]), as: UTF8.self)

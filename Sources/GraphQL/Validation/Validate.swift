@@ -1,37 +1,34 @@
 /// The rules of spec §5, in graphql-js's `specifiedRules` order (which fixes the
 /// order of errors at one node), followed by the recommended `MaxIntrospectionDepthRule`.
-/// `SpecifiedRules` holds the same rules in the same order.
-var specifiedRules: [any ValidationRule.Type] {
-    [
-    ExecutableDefinitionsRule.self,
-    UniqueOperationNamesRule.self,
-    LoneAnonymousOperationRule.self,
-    SingleFieldSubscriptionsRule.self,
-    KnownTypeNamesRule.self,
-    FragmentsOnCompositeTypesRule.self,
-    VariablesAreInputTypesRule.self,
-    ScalarLeafsRule.self,
-    FieldsOnCorrectTypeRule.self,
-    UniqueFragmentNamesRule.self,
-    KnownFragmentNamesRule.self,
-    NoUnusedFragmentsRule.self,
-    PossibleFragmentSpreadsRule.self,
-    NoFragmentCyclesRule.self,
-    UniqueVariableNamesRule.self,
-    NoUndefinedVariablesRule.self,
-    NoUnusedVariablesRule.self,
-    KnownDirectivesRule.self,
-    UniqueDirectivesPerLocationRule.self,
-    KnownArgumentNamesRule.self,
-    UniqueArgumentNamesRule.self,
-    ValuesOfCorrectTypeRule.self,
-    ProvidedRequiredArgumentsRule.self,
-    VariablesInAllowedPositionRule.self,
-    OverlappingFieldsCanBeMergedRule.self,
-    UniqueInputFieldNamesRule.self,
-    MaxIntrospectionDepthRule.self,
-    ]
-}
+/// Adding a rule is adding its line here.
+typealias SpecifiedRules = NoRules
+    .Then<ExecutableDefinitionsRule>
+    .Then<UniqueOperationNamesRule>
+    .Then<LoneAnonymousOperationRule>
+    .Then<SingleFieldSubscriptionsRule>
+    .Then<KnownTypeNamesRule>
+    .Then<FragmentsOnCompositeTypesRule>
+    .Then<VariablesAreInputTypesRule>
+    .Then<ScalarLeafsRule>
+    .Then<FieldsOnCorrectTypeRule>
+    .Then<UniqueFragmentNamesRule>
+    .Then<KnownFragmentNamesRule>
+    .Then<NoUnusedFragmentsRule>
+    .Then<PossibleFragmentSpreadsRule>
+    .Then<NoFragmentCyclesRule>
+    .Then<UniqueVariableNamesRule>
+    .Then<NoUndefinedVariablesRule>
+    .Then<NoUnusedVariablesRule>
+    .Then<KnownDirectivesRule>
+    .Then<UniqueDirectivesPerLocationRule>
+    .Then<KnownArgumentNamesRule>
+    .Then<UniqueArgumentNamesRule>
+    .Then<ValuesOfCorrectTypeRule>
+    .Then<ProvidedRequiredArgumentsRule>
+    .Then<VariablesInAllowedPositionRule>
+    .Then<OverlappingFieldsCanBeMergedRule>
+    .Then<UniqueInputFieldNamesRule>
+    .Then<MaxIntrospectionDepthRule>
 
 /// Validates an executable document against a schema (spec §5 Validation).
 ///
@@ -43,18 +40,16 @@ var specifiedRules: [any ValidationRule.Type] {
 /// - Parameters:
 ///   - source: the document's source, for the line and column of each error.
 public func validate(schema: GraphQLSchema, document: Document, source: Source, maxErrors: Int = 100) -> [GraphQLError] {
-    let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
-    var walker = TypedWalker(visitor: SpecifiedRules(context: context))
-    walker.walk(document)
-    return walker.visitor.state.context.errors
+    validate(schema: schema, document: document, source: source, rules: SpecifiedRules.self, maxErrors: maxErrors)
 }
 
-/// Validates with a chosen list of rules (used by the tests of each rule).
-func validate(
-    schema: GraphQLSchema, document: Document, source: Source, rules: [any ValidationRule.Type], maxErrors: Int = 100
+/// Validates with a chosen list of rules: `validate(schema:document:source:maxErrors:)`
+/// passes `SpecifiedRules`, the tests of one rule a list of that rule alone.
+func validate<Rules: ValidationRules>(
+    schema: GraphQLSchema, document: Document, source: Source, rules: Rules.Type, maxErrors: Int = 100
 ) -> [GraphQLError] {
     let context = ValidationContext(schema: schema, document: document, source: source, maxErrors: maxErrors)
-    var walker = TypedWalker(visitor: RuleDispatcher(context: context, rules: rules))
+    var walker = TypedWalker(visitor: RuleDispatcher<Rules>(context: context))
     walker.walk(document)
     return walker.visitor.state.context.errors
 }

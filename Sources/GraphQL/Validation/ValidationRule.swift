@@ -1,10 +1,12 @@
 /// One validation rule of spec §5: a value created empty for each validation and
 /// called at every node of the single walk (graphql-js's parallel visitor), reporting
 /// errors to the shared context. Rules are structs, so a validation allocates none of
-/// them: the specified rules live inline in one `SpecifiedRules` value.
+/// them: a `RuleList` holds them inline.
 protocol ValidationRule {
     init()
     /// The kinds of node whose `enter` does anything (the dispatcher calls no other).
+    /// Rules declare it and `leaves` as `static let`: a constant the dispatcher's tests
+    /// fold away, where a computed `[.a, .b]` may build an array at every node.
     static var enters: VisitKinds { get }
     /// The kinds of node whose `leave` does anything.
     static var leaves: VisitKinds { get }
@@ -20,8 +22,8 @@ protocol ValidationRule {
 }
 
 extension ValidationRule {
-    static var enters: VisitKinds { [] }
-    static var leaves: VisitKinds { [] }
+    static var enters: VisitKinds { VisitKinds() }
+    static var leaves: VisitKinds { VisitKinds() }
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool { true }
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {}
     mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
@@ -68,173 +70,5 @@ extension VisitNode {
         case .objectField: .objectField
         case .namedType: .namedType
         }
-    }
-}
-
-/// What every dispatcher does besides calling rules: it keeps the type information
-/// and collects the variable usages of the operation being walked, as
-/// `VariableUsageCollector` would find them (outside variable definitions), handing
-/// them to the context on leaving the operation so its rules need no second walk.
-struct DispatchState {
-    var context: ValidationContext
-    /// The depth of the node being visited (the document is 1).
-    var depth = 0
-    private var usages: [VariableUsage] = []
-    private var inOperation = false
-    private var inVariableDefinition = false
-
-    init(context: ValidationContext) { self.context = context }
-
-    mutating func entering(_ node: VisitNode) {
-        depth += 1
-        switch node {
-        case .operation:
-            usages = []
-            inOperation = true
-        case .variableDefinition:
-            inVariableDefinition = true
-        case .value(let value):
-            if inOperation, !inVariableDefinition, case .variable(let name) = value.kind {
-                let typeInfo = context.typeInfo
-                usages.append(VariableUsage(name: name, node: value, type: typeInfo.inputType, defaultValue: typeInfo.defaultValue))
-            }
-        default:
-            break
-        }
-    }
-
-    /// Called before the rules leave `node`.
-    mutating func leaving(_ node: VisitNode) {
-        switch node {
-        case .operation(let operation):
-            inOperation = false
-            context.walkedOperation(operation, usages: usages)
-            usages = []
-        case .variableDefinition:
-            inVariableDefinition = false
-        default:
-            break
-        }
-    }
-}
-
-/// A rule and, while it skips the children of a node (its `enter` returned false),
-/// that node's depth.
-struct RuleSlot<Rule: ValidationRule> {
-    var rule = Rule()
-    var skipDepth = 0
-
-    /// Calls the rule on entering a node of kind `kind`, unless it does not enter such
-    /// nodes or is skipping. Inlined with a constant kind, the test folds away.
-    @inline(__always)
-    mutating func enter(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {
-        guard Rule.enters.contains(kind), skipDepth == 0 else { return }
-        if !rule.enter(node, &state.context) { skipDepth = state.depth }
-    }
-
-    @inline(__always)
-    mutating func enterField(_ field: Field, _ state: inout DispatchState) {
-        guard Rule.enters.contains(.field), skipDepth == 0 else { return }
-        if !rule.enterField(field, &state.context) { skipDepth = state.depth }
-    }
-
-    @inline(__always)
-    mutating func leaveField(_ field: Field, _ state: inout DispatchState) {
-        guard Rule.enters.contains(.field) || Rule.leaves.contains(.field) else { return }
-        if skipDepth != 0 {
-            if skipDepth == state.depth { skipDepth = 0 }
-        } else if Rule.leaves.contains(.field), !state.context.isAborted {
-            rule.leaveField(field, &state.context)
-        }
-    }
-
-    @inline(__always)
-    mutating func leave(_ kind: VisitKinds, _ node: VisitNode, _ state: inout DispatchState) {
-        guard Rule.enters.contains(kind) || Rule.leaves.contains(kind) else { return }
-        if skipDepth != 0 {
-            if skipDepth == state.depth { skipDepth = 0 }
-        } else if Rule.leaves.contains(kind), !state.context.isAborted {
-            rule.leave(node, &state.context)
-        }
-    }
-}
-
-/// Calls every rule of a list given at run time at each node, in order, honouring each
-/// rule's own skips (used by the tests of single rules).
-struct RuleDispatcher: TypedVisitor {
-    var state: DispatchState
-    private var rules: [any ValidationRule]
-    private var skippingAt: [Int?]
-    private let tables: RuleTables
-
-    init(context: ValidationContext, rules: [any ValidationRule.Type]) {
-        self.state = DispatchState(context: context)
-        self.rules = rules.map { $0.init() }
-        self.skippingAt = Array(repeating: nil, count: rules.count)
-        self.tables = RuleTables(rules)
-    }
-
-    var isStopped: Bool { state.context.isAborted }
-    mutating func enterTypeInfo(_ node: VisitNode) { state.context.typeInfo.enter(node) }
-    mutating func leaveTypeInfo(_ node: VisitNode) { state.context.typeInfo.leave(node) }
-
-    mutating func enter(_ node: VisitNode) -> Bool {
-        state.entering(node)
-        let field: Field?
-        if case .field(let node) = node { field = node } else { field = nil }
-        for index in tables.entering[node.kindIndex] where skippingAt[index] == nil {
-            if state.context.isAborted { return false }
-            let enters = if let field { rules[index].enterField(field, &state.context) } else { rules[index].enter(node, &state.context) }
-            if !enters { skippingAt[index] = state.depth }
-        }
-        return true
-    }
-
-    mutating func leave(_ node: VisitNode) {
-        state.leaving(node)
-        let field: Field?
-        if case .field(let node) = node { field = node } else { field = nil }
-        for (index, leaves) in tables.leaving[node.kindIndex] {
-            if state.context.isAborted { break }
-            if let skipDepth = skippingAt[index] {
-                if skipDepth == state.depth { skippingAt[index] = nil }
-            } else if leaves {
-                if let field { rules[index].leaveField(field, &state.context) } else { rules[index].leave(node, &state.context) }
-            }
-        }
-        state.depth -= 1
-    }
-}
-
-extension VisitNode {
-    /// The position of this node's kind in `VisitKinds`.
-    fileprivate var kindIndex: Int { kind.rawValue.trailingZeroBitCount }
-}
-
-/// Which rules of a rule list to call at each kind of node, from their `enters` and
-/// `leaves`.
-private struct RuleTables {
-    /// Per node kind, the rules to call on entering it, in order.
-    let entering: [[Int]]
-    /// Per node kind, the rules to consider on leaving it: those that leave it, and
-    /// those that enter it (which may have skipped it and must stop skipping).
-    let leaving: [[(index: Int, leaves: Bool)]]
-
-    init(_ rules: [any ValidationRule.Type]) {
-        var entering = Array(repeating: [Int](), count: VisitKinds.count)
-        var leaving = Array(repeating: [(index: Int, leaves: Bool)](), count: VisitKinds.count)
-        for (index, rule) in rules.enumerated() {
-            let enters = rule.enters
-            let leaves = rule.leaves
-            for kind in 0..<VisitKinds.count {
-                let bit = VisitKinds(rawValue: 1 << kind)
-                if enters.contains(bit) { entering[kind].append(index) }
-                if enters.contains(bit) || leaves.contains(bit) {
-                    leaving[kind].append((index, leaves.contains(bit)))
-                }
-            }
-        }
-        self.entering = entering
-        self.leaving = leaving
     }
 }

@@ -35,6 +35,6 @@ struct ExecutableDefinitionsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [ExecutableDefinitionsRule.self])
+        expectValidation(testCase, rule: ExecutableDefinitionsRule.self)
     }
 }

@@ -85,6 +85,6 @@ struct FieldsOnCorrectTypeRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [FieldsOnCorrectTypeRule.self])
+        expectValidation(testCase, rule: FieldsOnCorrectTypeRule.self)
     }
 }

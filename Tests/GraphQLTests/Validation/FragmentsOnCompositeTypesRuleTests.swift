@@ -44,6 +44,6 @@ struct FragmentsOnCompositeTypesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [FragmentsOnCompositeTypesRule.self])
+        expectValidation(testCase, rule: FragmentsOnCompositeTypesRule.self)
     }
 }

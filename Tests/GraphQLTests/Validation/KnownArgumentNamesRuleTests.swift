@@ -85,6 +85,6 @@ struct KnownArgumentNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [KnownArgumentNamesRule.self])
+        expectValidation(testCase, rule: KnownArgumentNamesRule.self)
     }
 }

@@ -53,6 +53,6 @@ struct KnownDirectivesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [KnownDirectivesRule.self])
+        expectValidation(testCase, rule: KnownDirectivesRule.self)
     }
 }

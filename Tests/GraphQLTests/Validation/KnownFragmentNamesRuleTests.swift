@@ -19,6 +19,6 @@ struct KnownFragmentNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [KnownFragmentNamesRule.self])
+        expectValidation(testCase, rule: KnownFragmentNamesRule.self)
     }
 }

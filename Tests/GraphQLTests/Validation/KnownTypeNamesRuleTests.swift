@@ -37,6 +37,6 @@ struct KnownTypeNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [KnownTypeNamesRule.self])
+        expectValidation(testCase, rule: KnownTypeNamesRule.self)
     }
 }

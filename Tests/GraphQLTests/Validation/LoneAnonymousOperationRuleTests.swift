@@ -43,6 +43,6 @@ struct LoneAnonymousOperationRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [LoneAnonymousOperationRule.self])
+        expectValidation(testCase, rule: LoneAnonymousOperationRule.self)
     }
 }

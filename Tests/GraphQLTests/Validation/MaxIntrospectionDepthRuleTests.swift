@@ -53,6 +53,6 @@ struct MaxIntrospectionDepthRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [MaxIntrospectionDepthRule.self])
+        expectValidation(testCase, rule: MaxIntrospectionDepthRule.self)
     }
 }

@@ -70,6 +70,6 @@ struct NameTableTests {
                 "Fragment \"f9\" is never used. (12:1)",
                 "Fragment \"f10\" is never used. (13:1)",
             ])
-        expectValidation(testCase, rules: specifiedRules)
+        expectValidation(testCase)
     }
 }

@@ -79,6 +79,6 @@ struct NoFragmentCyclesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [NoFragmentCyclesRule.self])
+        expectValidation(testCase, rule: NoFragmentCyclesRule.self)
     }
 }

@@ -70,6 +70,6 @@ struct NoUndefinedVariablesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [NoUndefinedVariablesRule.self])
+        expectValidation(testCase, rule: NoUndefinedVariablesRule.self)
     }
 }

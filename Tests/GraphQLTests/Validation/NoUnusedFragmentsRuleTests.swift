@@ -34,6 +34,6 @@ struct NoUnusedFragmentsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [NoUnusedFragmentsRule.self])
+        expectValidation(testCase, rule: NoUnusedFragmentsRule.self)
     }
 }

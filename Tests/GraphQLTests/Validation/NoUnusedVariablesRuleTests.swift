@@ -45,6 +45,6 @@ struct NoUnusedVariablesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [NoUnusedVariablesRule.self])
+        expectValidation(testCase, rule: NoUnusedVariablesRule.self)
     }
 }

@@ -168,6 +168,6 @@ struct OverlappingFieldsCanBeMergedRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [OverlappingFieldsCanBeMergedRule.self])
+        expectValidation(testCase, rule: OverlappingFieldsCanBeMergedRule.self)
     }
 }

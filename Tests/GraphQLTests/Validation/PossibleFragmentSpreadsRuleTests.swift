@@ -91,6 +91,6 @@ struct PossibleFragmentSpreadsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [PossibleFragmentSpreadsRule.self])
+        expectValidation(testCase, rule: PossibleFragmentSpreadsRule.self)
     }
 }

@@ -83,6 +83,6 @@ struct ProvidedRequiredArgumentsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [ProvidedRequiredArgumentsRule.self])
+        expectValidation(testCase, rule: ProvidedRequiredArgumentsRule.self)
     }
 }

@@ -61,6 +61,6 @@ struct ScalarLeafsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [ScalarLeafsRule.self])
+        expectValidation(testCase, rule: ScalarLeafsRule.self)
     }
 }

@@ -61,6 +61,6 @@ struct SingleFieldSubscriptionsRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [SingleFieldSubscriptionsRule.self])
+        expectValidation(testCase, rule: SingleFieldSubscriptionsRule.self)
     }
 }

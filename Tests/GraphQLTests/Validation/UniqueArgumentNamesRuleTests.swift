@@ -49,6 +49,6 @@ struct UniqueArgumentNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueArgumentNamesRule.self])
+        expectValidation(testCase, rule: UniqueArgumentNamesRule.self)
     }
 }

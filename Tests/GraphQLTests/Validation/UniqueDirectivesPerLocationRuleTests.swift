@@ -61,6 +61,6 @@ struct UniqueDirectivesPerLocationRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueDirectivesPerLocationRule.self])
+        expectValidation(testCase, rule: UniqueDirectivesPerLocationRule.self)
     }
 }

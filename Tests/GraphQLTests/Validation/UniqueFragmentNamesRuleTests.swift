@@ -35,6 +35,6 @@ struct UniqueFragmentNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueFragmentNamesRule.self])
+        expectValidation(testCase, rule: UniqueFragmentNamesRule.self)
     }
 }

@@ -47,6 +47,6 @@ struct UniqueInputFieldNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueInputFieldNamesRule.self])
+        expectValidation(testCase, rule: UniqueInputFieldNamesRule.self)
     }
 }

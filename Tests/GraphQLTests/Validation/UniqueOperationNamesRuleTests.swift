@@ -42,6 +42,6 @@ struct UniqueOperationNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueOperationNamesRule.self])
+        expectValidation(testCase, rule: UniqueOperationNamesRule.self)
     }
 }

@@ -25,6 +25,6 @@ struct UniqueVariableNamesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [UniqueVariableNamesRule.self])
+        expectValidation(testCase, rule: UniqueVariableNamesRule.self)
     }
 }

@@ -190,10 +190,11 @@ struct ValidationCase: Sendable, CustomTestStringConvertible {
     var testDescription: String { document.count > 80 ? String(document.prefix(77)) + "..." : document }
 }
 
-/// Parses the case's document and checks that the given rules report exactly its errors, in order.
-func expectValidation(
-    _ testCase: ValidationCase, rules: [any ValidationRule.Type], schema: GraphQLSchema = ValidationHarness.schema,
-    sourceLocation: Testing.SourceLocation = #_sourceLocation
+/// Parses the case's document and checks that `validate` with the given rules (by
+/// default all of them) reports exactly its errors, in order.
+func expectValidation<Rules: ValidationRules>(
+    _ testCase: ValidationCase, rules: Rules.Type = SpecifiedRules.self,
+    schema: GraphQLSchema = ValidationHarness.schema, sourceLocation: Testing.SourceLocation = #_sourceLocation
 ) {
     let source = Source(testCase.document)
     let document: Document
@@ -205,4 +206,12 @@ func expectValidation(
     }
     let errors = validate(schema: schema, document: document, source: source, rules: rules)
     #expect(errors.map(\.description) == testCase.errors, sourceLocation: sourceLocation)
+}
+
+/// `expectValidation` with `rule` alone: the production dispatcher with a list of one rule.
+func expectValidation<Rule: ValidationRule>(
+    _ testCase: ValidationCase, rule: Rule.Type, schema: GraphQLSchema = ValidationHarness.schema,
+    sourceLocation: Testing.SourceLocation = #_sourceLocation
+) {
+    expectValidation(testCase, rules: NoRules.Then<Rule>.self, schema: schema, sourceLocation: sourceLocation)
 }

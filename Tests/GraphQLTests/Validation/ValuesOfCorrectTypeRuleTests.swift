@@ -299,6 +299,6 @@ struct ValuesOfCorrectTypeRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [ValuesOfCorrectTypeRule.self])
+        expectValidation(testCase, rule: ValuesOfCorrectTypeRule.self)
     }
 }

@@ -27,6 +27,6 @@ struct VariablesAreInputTypesRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [VariablesAreInputTypesRule.self])
+        expectValidation(testCase, rule: VariablesAreInputTypesRule.self)
     }
 }

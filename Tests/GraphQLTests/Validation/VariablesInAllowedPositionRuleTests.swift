@@ -96,6 +96,6 @@ struct VariablesInAllowedPositionRuleTests {
 
     @Test(arguments: cases)
     func validates(_ testCase: ValidationCase) {
-        expectValidation(testCase, rules: [VariablesInAllowedPositionRule.self])
+        expectValidation(testCase, rule: VariablesInAllowedPositionRule.self)
     }
 }

@@ -1,8 +1,8 @@
 /// Executable Definitions (spec §5.1.1): a document for execution contains only
 /// operations and fragments.
 struct ExecutableDefinitionsRule: ValidationRule {
-    static var enters: VisitKinds { .document }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .document
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .document(let document) = node else { return true }

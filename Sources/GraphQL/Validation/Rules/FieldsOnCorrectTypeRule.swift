@@ -2,8 +2,8 @@
 /// type (or is a meta-field). Suggests inline fragments on types that have the
 /// field, else similarly named fields, as graphql-js does.
 struct FieldsOnCorrectTypeRule: ValidationRule {
-    static var enters: VisitKinds { .field }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
 
     mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
         guard !context.typeInfo.hasFieldDef, let parent = context.typeInfo.parentType else { return true }

@@ -1,8 +1,8 @@
 /// Fragments On Composite Types (spec §5.5.1.3): type conditions name objects,
 /// interfaces or unions.
 struct FragmentsOnCompositeTypesRule: ValidationRule {
-    static var enters: VisitKinds { [.inlineFragment, .fragmentDefinition] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.inlineFragment, .fragmentDefinition]
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {

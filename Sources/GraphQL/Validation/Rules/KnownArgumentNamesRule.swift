@@ -1,7 +1,7 @@
 /// Argument Names (spec §5.4.1): every argument is defined by its field or directive.
 struct KnownArgumentNamesRule: ValidationRule {
-    static var enters: VisitKinds { [.argument, .directive] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.argument, .directive]
+    static let leaves: VisitKinds = []
     /// Argument names by directive name, built at the first directive met.
     private var directiveArguments: [String: [String]]? = nil
 

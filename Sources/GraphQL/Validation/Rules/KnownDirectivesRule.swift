@@ -2,8 +2,8 @@
 /// §5.7.2): every directive is defined (by the schema or the document) and allowed
 /// where it is used.
 struct KnownDirectivesRule: ValidationRule {
-    static var enters: VisitKinds { .directive }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .directive
+    static let leaves: VisitKinds = []
     /// Allowed locations by directive name, built at the first directive met.
     private var locations: [String: [String]]? = nil
 

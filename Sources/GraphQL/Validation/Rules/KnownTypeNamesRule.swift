@@ -2,8 +2,8 @@
 /// §5.8.2): every named type in a type condition or variable type exists in the
 /// schema (or is defined by the document itself).
 struct KnownTypeNamesRule: ValidationRule {
-    static var enters: VisitKinds { [.document, .namedType] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.document, .namedType]
+    static let leaves: VisitKinds = []
     private var definedTypes: Set<String> = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

@@ -1,8 +1,8 @@
 /// Lone Anonymous Operation (spec §5.2.2.1): an anonymous operation must be the
 /// document's only operation.
 struct LoneAnonymousOperationRule: ValidationRule {
-    static var enters: VisitKinds { [.document, .operation] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.document, .operation]
+    static let leaves: VisitKinds = []
     private var operationCount = 0
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

@@ -2,8 +2,8 @@
 /// not a spec rule): `__schema` or `__type` may nest the list fields `fields`,
 /// `interfaces`, `possibleTypes` and `inputFields` at most two deep.
 struct MaxIntrospectionDepthRule: ValidationRule {
-    static var enters: VisitKinds { .field }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
     private static let maxListDepth = 3
     private static func isListField(_ name: String) -> Bool {
         // The length rules out most names before any string comparison.

@@ -2,8 +2,8 @@
 /// fragment never leads back to it. Each fragment is explored once (a depth-first
 /// search over the spread graph), so the rule is linear in the document.
 struct NoFragmentCyclesRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .fragmentDefinition] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.operation, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     /// Per fragment number, whether it was explored.
     private var visited: [Bool] = []
     private var spreadPath: [ValidationContext.SpreadReference] = []

@@ -1,8 +1,8 @@
 /// All Variable Uses Defined (spec §5.8.3): every variable used by an operation,
 /// directly or in the fragments it spreads, is defined by the operation.
 struct NoUndefinedVariablesRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .variableDefinition] }
-    static var leaves: VisitKinds { .operation }
+    static let enters: VisitKinds = [.operation, .variableDefinition]
+    static let leaves: VisitKinds = .operation
     private var defined = NameTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

@@ -5,8 +5,8 @@
 /// leaving the document the fragments reachable from the operations are found without
 /// walking the document again.
 struct NoUnusedFragmentsRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .fragmentDefinition, .fragmentSpread] }
-    static var leaves: VisitKinds { .document }
+    static let enters: VisitKinds = [.operation, .fragmentDefinition, .fragmentSpread]
+    static let leaves: VisitKinds = .document
     /// Every fragment definition in document order: its number, name and start.
     private var definitions: [(number: Int, name: String, start: Int)] = []
     /// The numbers of the fragments spread anywhere in an operation (unknown fragments,

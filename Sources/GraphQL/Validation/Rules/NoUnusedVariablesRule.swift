@@ -1,8 +1,8 @@
 /// All Variables Used (spec §5.8.4): every variable an operation defines is used by
 /// it or by a fragment it spreads.
 struct NoUnusedVariablesRule: ValidationRule {
-    static var enters: VisitKinds { [] }
-    static var leaves: VisitKinds { .operation }
+    static let enters: VisitKinds = []
+    static let leaves: VisitKinds = .operation
 
     mutating func leave(_ node: VisitNode, _ context: inout ValidationContext) {
         guard case .operation(let operation) = node else { return }

@@ -8,7 +8,7 @@
 /// each other is not explored exponentially. The caches live in a `ConflictFinder`
 /// created at the first selection set that needs it.
 struct OverlappingFieldsCanBeMergedRule: ValidationRule {
-    static var enters: VisitKinds { .selectionSet }
+    static let enters: VisitKinds = .selectionSet
     private var finder: ConflictFinder? = nil
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

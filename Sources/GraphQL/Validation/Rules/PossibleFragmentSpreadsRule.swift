@@ -1,8 +1,8 @@
 /// Fragment Spread Is Possible (spec §5.5.2.3): a fragment's type condition and the
 /// parent type share at least one possible object type.
 struct PossibleFragmentSpreadsRule: ValidationRule {
-    static var enters: VisitKinds { [.inlineFragment, .fragmentSpread] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.inlineFragment, .fragmentSpread]
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         switch node {

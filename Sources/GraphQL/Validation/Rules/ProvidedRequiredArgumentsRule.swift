@@ -2,8 +2,8 @@
 /// default) of a field or directive is given. Reported when leaving the node, as
 /// graphql-js does.
 struct ProvidedRequiredArgumentsRule: ValidationRule {
-    static var enters: VisitKinds { [] }
-    static var leaves: VisitKinds { [.field, .directive] }
+    static let enters: VisitKinds = []
+    static let leaves: VisitKinds = [.field, .directive]
 
     /// The required arguments (name and printed type) of the directive `name`: from
     /// the document's last definition of it, else the schema's; nil when unknown.

@@ -1,8 +1,8 @@
 /// Leaf Field Selections (spec §5.3.3): fields of scalar or enum type have no
 /// selection set; fields of composite type must have one.
 struct ScalarLeafsRule: ValidationRule {
-    static var enters: VisitKinds { .field }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .field
+    static let leaves: VisitKinds = []
 
     mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
         guard let isLeaf = context.typeInfo.namedTypeIsLeaf else { return true }

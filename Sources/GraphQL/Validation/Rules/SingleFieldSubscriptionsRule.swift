@@ -2,8 +2,8 @@
 /// and not an introspection field. Fields are collected as CollectFields does,
 /// through fragments, with no variable values.
 struct SingleFieldSubscriptionsRule: ValidationRule {
-    static var enters: VisitKinds { .operation }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         guard case .operation(let operation) = node, operation.operation == .subscription,

@@ -1,7 +1,7 @@
 /// Argument Uniqueness (spec §5.4.2): a field or directive is given each argument once.
 struct UniqueArgumentNamesRule: ValidationRule {
-    static var enters: VisitKinds { [.field, .directive] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.field, .directive]
+    static let leaves: VisitKinds = []
 
     mutating func enterField(_ field: Field, _ context: inout ValidationContext) -> Bool {
         if field.arguments.count >= 2 { Self.check(field.arguments, &context) }

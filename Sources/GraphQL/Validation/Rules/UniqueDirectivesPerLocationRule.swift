@@ -1,8 +1,8 @@
 /// Directives Are Unique per Location (spec §5.7.3): a non-repeatable directive is
 /// used at most once on each node.
 struct UniqueDirectivesPerLocationRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.operation, .variableDefinition, .field, .fragmentSpread, .inlineFragment, .fragmentDefinition]
+    static let leaves: VisitKinds = []
     /// The non-repeatable directives, built at the first node with two directives.
     private var unique: Set<String>? = nil
 

@@ -1,7 +1,7 @@
 /// Fragment Name Uniqueness (spec §5.5.1.1): fragment names are unique in a document.
 struct UniqueFragmentNamesRule: ValidationRule {
-    static var enters: VisitKinds { .fragmentDefinition }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .fragmentDefinition
+    static let leaves: VisitKinds = []
     /// Per fragment number, where its first definition's name starts (-1: not seen yet).
     private var firstStarts: [Int] = []
 

@@ -1,7 +1,7 @@
 /// Input Object Field Uniqueness (spec §5.6.3): an input object literal gives each field once.
 struct UniqueInputFieldNamesRule: ValidationRule {
-    static var enters: VisitKinds { [.value, .objectField] }
-    static var leaves: VisitKinds { .value }
+    static let enters: VisitKinds = [.value, .objectField]
+    static let leaves: VisitKinds = .value
     private var stack: [[String: Name]] = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

@@ -1,7 +1,7 @@
 /// Operation Name Uniqueness (spec §5.2.1.1): each named operation has a unique name.
 struct UniqueOperationNamesRule: ValidationRule {
-    static var enters: VisitKinds { .operation }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
     private var known: [String: Name] = [:]
     /// Whether the document has a second operation (else no name can repeat and no
     /// dictionary is built).

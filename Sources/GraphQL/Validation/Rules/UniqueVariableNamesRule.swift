@@ -1,7 +1,7 @@
 /// Variable Uniqueness (spec §5.8.1): an operation defines each variable once.
 struct UniqueVariableNamesRule: ValidationRule {
-    static var enters: VisitKinds { .operation }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .operation
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         // Fewer than two definitions cannot repeat a name.

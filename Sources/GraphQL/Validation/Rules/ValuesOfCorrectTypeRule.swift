@@ -3,8 +3,8 @@
 /// decide through their `parseLiteral`, as in graphql-js; `@oneOf` input objects
 /// (spec §3.10.1) must be given exactly one non-null field.
 struct ValuesOfCorrectTypeRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .variableDefinition, .objectField, .value] }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = [.operation, .variableDefinition, .objectField, .value]
+    static let leaves: VisitKinds = []
     private var variableDefinitions = VariableDefinitionTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {

@@ -1,8 +1,8 @@
 /// Variables Are Input Types (spec §5.8.2): a variable's type is a scalar, enum or
 /// input object (possibly wrapped).
 struct VariablesAreInputTypesRule: ValidationRule {
-    static var enters: VisitKinds { .variableDefinition }
-    static var leaves: VisitKinds { [] }
+    static let enters: VisitKinds = .variableDefinition
+    static let leaves: VisitKinds = []
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
         if case .variableDefinition(let definition) = node,

@@ -2,8 +2,8 @@
 /// with every position it is used in; a nullable variable may flow into a non-null
 /// position only when the variable or the position has a (non-null) default.
 struct VariablesInAllowedPositionRule: ValidationRule {
-    static var enters: VisitKinds { [.operation, .variableDefinition] }
-    static var leaves: VisitKinds { .operation }
+    static let enters: VisitKinds = [.operation, .variableDefinition]
+    static let leaves: VisitKinds = .operation
     private var definitions = VariableDefinitionTable()
 
     mutating func enter(_ node: VisitNode, _ context: inout ValidationContext) -> Bool {
