@@ -7,12 +7,14 @@ let package = Package(
     name: "Gatehouse",
     products: [
         .executable(name: "gatehouse", targets: ["gatehouse"]),
-        .library(name: "GraphQL", targets: ["GraphQL"]),
+        .library(name: "GraphQL", targets: ["GraphQL", "JSON"]),
         .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL", dependencies: ["Locking"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "GraphQL", dependencies: ["JSON", "Locking"], linkerSettings: [.linkedLibrary("m")]),
+        // The one JSON value, reader, writer (and its string escaping) and ISO-8601 time text.
+        .target(name: "JSON"),
         // A plain pthread mutex for state every request touches (see Lock.swift for why not Mutex).
         .target(name: "Locking"),
 
@@ -24,12 +26,12 @@ let package = Package(
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
-        .target(name: "Auth", dependencies: ["Postgres", "Sodium", "Locking"]),
+        .target(name: "Auth", dependencies: ["JSON", "Postgres", "Sodium", "Locking"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
-        .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
+        .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"], plugins: ["EmbedSchema"]),
+        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedSchema"]),
         // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`.
         .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
         .executableTarget(name: "SchemaEmbedder", path: "Tools/SchemaEmbedder"),
@@ -37,7 +39,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Locking", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "JSON", "Locking", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -47,7 +49,7 @@ let package = Package(
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
         // Shared test helpers (never a product).
-        .target(name: "TestSupport", dependencies: ["Postgres", "GraphQL", "GatehouseServer"]),
+        .target(name: "TestSupport", dependencies: ["Postgres", "GraphQL", "GatehouseServer", "JSON"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
@@ -55,14 +57,15 @@ let package = Package(
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
         // GraphQL engine against graphql-core: conformance corpus runner and engine throughput.
-        .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL"], path: "Tools/ConformanceRunner"),
-        .executableTarget(name: "EngineBench", dependencies: ["GraphQL"], path: "bench/EngineBench"),
+        .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL", "JSON"], path: "Tools/ConformanceRunner"),
+        .executableTarget(name: "EngineBench", dependencies: ["GraphQL", "JSON"], path: "bench/EngineBench"),
         .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
-        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON"]),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Sodium", "Postgres", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer"]),
@@ -70,9 +73,9 @@ let package = Package(
             name: "SessionCacheTests",
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "TestSupport"]),
-        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "TestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "Postgres", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "TestSupport"]),
     ]
 )

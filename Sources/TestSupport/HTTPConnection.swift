@@ -1,5 +1,6 @@
 import Foundation
 import GraphQL
+import JSON
 
 /// A response as read off the socket.
 public struct RawResponse: Sendable {

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseServer
 import GraphQL
+import JSON
 import Synchronization
 import TestSupport
 

@@ -1,6 +1,7 @@
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import JSON
 import Testing
 
 /// Responder-level tests: every status code and media-type case of GraphQL over HTTP.

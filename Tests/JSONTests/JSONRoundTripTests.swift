@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GraphQL
+@testable import JSON
 
 /// SplitMix64: a tiny seeded generator, so property tests are reproducible.
 struct SplitMix64: RandomNumberGenerator {
