@@ -49,7 +49,7 @@ let package = Package(
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
         // Shared test helpers (never a product).
-        .target(name: "TestSupport", dependencies: ["Postgres", "GraphQL", "GatehouseServer", "JSON"]),
+        .target(name: "TestSupport", dependencies: ["Postgres", "GatehouseServer", "JSON"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),

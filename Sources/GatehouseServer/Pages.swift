@@ -1,5 +1,4 @@
 import Foundation
-import GraphQL
 import HTTPServer
 import JSON
 import Sodium

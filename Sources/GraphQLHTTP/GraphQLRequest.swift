@@ -1,4 +1,3 @@
-import GraphQL
 import HTTPServer
 import JSON
 

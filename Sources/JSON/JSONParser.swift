@@ -117,6 +117,14 @@ private struct Container {
     var index: [String: Int]? = nil
     /// The key whose value is being parsed (objects only).
     var pendingKey: String = ""
+
+    /// An open container with room for a few members, so that small ones (most, such as an
+    /// ACL's flags) are allocated once rather than grown.
+    init(isObject: Bool) {
+        self.isObject = isObject
+        values.reserveCapacity(4)
+        if isObject { keys.reserveCapacity(4) }
+    }
 }
 
 /// The parsing state over one contiguous buffer.

@@ -1,5 +1,4 @@
 import Foundation
-import GraphQL
 import JSON
 
 /// A response as read off the socket.

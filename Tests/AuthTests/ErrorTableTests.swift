@@ -1,5 +1,4 @@
 import Auth
-import GraphQL
 import JSON
 import Testing
 

@@ -1,8 +1,8 @@
+import GraphQL
 import JSON
 import TestSupport
 import Auth
 import Foundation
-import GraphQL
 import HTTPServer
 import Postgres
 import Testing

@@ -2,7 +2,6 @@ import JSON
 import TestSupport
 import Foundation
 import GatehouseServer
-import GraphQL
 import Testing
 
 /// docker-compose.yml and the Dockerfile (no Docker engine here: their content is checked).

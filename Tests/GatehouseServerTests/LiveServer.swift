@@ -1,6 +1,5 @@
 import Foundation
 import GatehouseServer
-import GraphQL
 import JSON
 import Synchronization
 import TestSupport

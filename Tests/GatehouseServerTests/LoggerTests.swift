@@ -1,6 +1,5 @@
 import Foundation
 @testable import GatehouseServer
-import GraphQL
 import JSON
 import Synchronization
 import Testing
