@@ -1,6 +1,5 @@
 import Foundation
 import JSON
-import JSON
 
 /// Log levels, most severe first.
 public enum LogLevel: String, Sendable, Hashable, Comparable {
