@@ -16,24 +16,31 @@ public enum JSON: Sendable, Hashable {
 /// Its members are inlinable: the engine builds and reads objects on every request, and a call
 /// into another module cannot be specialised or inlined.
 public struct JSONObject: Sendable, Hashable, Sequence, ExpressibleByDictionaryLiteral {
-    @usableFromInline var storedKeys: [String] = []
-    @usableFromInline var storedValues: [JSON] = []
+    // No default values: an inlinable init in another module would call out to create them.
+    @usableFromInline var storedKeys: [String]
+    @usableFromInline var storedValues: [JSON]
 
     /// The keys, in insertion order.
     @inlinable public var keys: [String] { storedKeys }
     /// The values, in the order of ``keys``.
     @inlinable public var values: [JSON] { storedValues }
 
-    @inlinable public init() {}
+    @inlinable
+    public init() {
+        storedKeys = []
+        storedValues = []
+    }
 
     /// An empty object with room for `minimumCapacity` keys.
     @inlinable
     public init(minimumCapacity: Int) {
+        self.init()
         storedKeys.reserveCapacity(minimumCapacity)
         storedValues.reserveCapacity(minimumCapacity)
     }
 
     public init(dictionaryLiteral elements: (String, JSON)...) {
+        self.init()
         for (key, value) in elements { self[key] = value }
     }
 
