@@ -7,12 +7,14 @@ let package = Package(
     name: "Gatehouse",
     products: [
         .executable(name: "gatehouse", targets: ["gatehouse"]),
-        .library(name: "GraphQL", targets: ["GraphQL"]),
+        .library(name: "GraphQL", targets: ["GraphQL", "JSON"]),
         .library(name: "GatehouseClient", targets: ["GatehouseClient"]),
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL", dependencies: ["Locking"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "GraphQL", dependencies: ["JSON", "Locking"], linkerSettings: [.linkedLibrary("m")]),
+        // The one JSON value, reader, writer (and its string escaping) and ISO-8601 time text.
+        .target(name: "JSON"),
         // A plain pthread mutex for state every request touches (see Lock.swift for why not Mutex).
         .target(name: "Locking"),
 
@@ -24,12 +26,12 @@ let package = Package(
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
-        .target(name: "Auth", dependencies: ["Postgres", "Sodium", "Locking"]),
+        .target(name: "Auth", dependencies: ["JSON", "Postgres", "Sodium", "Locking"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
-        .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer"]),
+        .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL"], plugins: ["EmbedSchema"]),
+        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedSchema"]),
         // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`.
         .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
         .executableTarget(name: "SchemaEmbedder", path: "Tools/SchemaEmbedder"),
@@ -37,7 +39,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "Locking", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "JSON", "Locking", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -49,7 +51,7 @@ let package = Package(
         // Shared test helpers (never products): TestSupport depends on nothing internal, so any
         // test target can use it; ServerTestSupport adds test databases and in-process servers.
         .target(name: "TestSupport"),
-        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "GraphQL", "GatehouseServer"]),
+        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
@@ -57,14 +59,15 @@ let package = Package(
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
         // GraphQL engine against graphql-core: conformance corpus runner and engine throughput.
-        .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL"], path: "Tools/ConformanceRunner"),
-        .executableTarget(name: "EngineBench", dependencies: ["GraphQL"], path: "bench/EngineBench"),
+        .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL", "JSON"], path: "Tools/ConformanceRunner"),
+        .executableTarget(name: "EngineBench", dependencies: ["GraphQL", "JSON"], path: "bench/EngineBench"),
         .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
 
-        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
+        .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
+        .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "TestSupport"]),
@@ -72,9 +75,9 @@ let package = Package(
             name: "SessionCacheTests",
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer"]),
+        .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

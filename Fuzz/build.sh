@@ -40,6 +40,7 @@ module() {
 targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request)
 
+module JSON Sources/JSON/*.swift
 module Locking Sources/Locking/*.swift
 module GraphQL $(find Sources/GraphQL -name '*.swift' | sort)
 needs_http=0
@@ -52,10 +53,11 @@ fi
 
 for t in "${targets[@]}"; do
   echo "  fuzzer $t" >&2
-  objs=("$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
+  objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
   extra=()
   case $t in
-    lexer-parser|json) ;;
+    json) objs=("$OUT/obj/JSON.o") ;;
+    lexer-parser) ;;
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;

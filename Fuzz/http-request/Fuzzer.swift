@@ -1,6 +1,7 @@
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import JSON
 
 /// http-request: the GraphQL-over-HTTP request handling of GraphQLHTTPResponder on
 /// the stub schema. Framing of the fuzz input (an HTTP/1.1 request head, loosely):

@@ -1,4 +1,4 @@
-import GraphQL
+import JSON
 
 /// json: arbitrary bytes through JSONParser (default limits); a value that parses
 /// must serialize to text that parses again to an equal value, and serializing is

@@ -1,4 +1,5 @@
 import GraphQL
+import JSON
 
 /// validate-execute: the input is a GraphQL document, optionally followed by a NUL
 /// byte and JSON variables. A document that parses is validated against the repo's

@@ -1,6 +1,7 @@
 import Auth
 import Foundation
 import GraphQL
+import JSON
 
 /// Binds `schema.graphql` to the auth domain: the resolvers of every field, the
 /// contract's scalars, and Parse's error codes and messages.

@@ -1,6 +1,5 @@
-import AuthGraphQL
 import Foundation
-import GraphQL
+import JSON
 
 /// Log levels, most severe first.
 public enum LogLevel: String, Sendable, Hashable, Comparable {
@@ -57,7 +56,7 @@ public struct Logger: Sendable {
             JSONWriter.write(value, to: &rest)
         }
         rest.withUnsafeBufferPointer { rest in
-            write(level, message, fieldsLength: rest.count) { line in line.append(rest) }
+            write(level, message) { line in line.append(contentsOf: rest) }
         }
     }
 
@@ -66,9 +65,7 @@ public struct Logger: Sendable {
     /// `microseconds` is written as `duration_ms`, a decimal with up to three places.
     public func request(method: String, path: String, status: Int, microseconds: Int, client: String, operation: String?) {
         guard enabled(.info) else { return }
-        let strings = LineWriter.longest(method) + LineWriter.longest(path) + LineWriter.longest(client)
-            + (operation.map(LineWriter.longest) ?? 0)
-        write(.info, "request", fieldsLength: 90 + 2 * LineWriter.longestInt + strings) { line in
+        write(.info, "request") { line in
             line.append(#","method":"#)
             line.appendString(method)
             line.append(#","path":"#)
@@ -97,15 +94,13 @@ public struct Logger: Sendable {
         }
     }
 
-    /// Writes one line whose fields, written by `fields`, take at most `fieldsLength` bytes.
-    /// A line is built in memory sized for its longest form, on the stack when that is small.
-    /// Callers check `enabled(level)` first.
-    private func write(_ level: LogLevel, _ message: String, fieldsLength: Int, fields: (inout LineWriter) -> Void) {
-        // 96: the braces, the three keys and the longest timestamp (30 bytes, at Int64's
-        // furthest millisecond), with room to spare.
-        let capacity = 96 + LineWriter.longest(message) + fieldsLength
-        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
+    /// Writes one line, its fields written by `fields`. The line starts in
+    /// ``LineWriter/stackCapacity`` bytes of stack memory, which a request line fits, and
+    /// moves to the heap if it grows past them. Callers check `enabled(level)` first.
+    private func write(_ level: LogLevel, _ message: String, fields: (inout LineWriter) -> Void) {
+        withUnsafeTemporaryAllocation(of: UInt8.self, capacity: LineWriter.stackCapacity) { memory in
             var line = LineWriter(memory)
+            defer { line.release() }
             line.append(#"{"time":""#)
             line.appendTimestamp()
             line.append(#"","level":""#)
@@ -124,9 +119,9 @@ public struct Logger: Sendable {
     public func info(_ message: String, _ fields: JSONObject = [:]) { log(.info, message, fields) }
     public func debug(_ message: String, _ fields: JSONObject = [:]) { log(.debug, message, fields) }
 
-    /// Now, in milliseconds since 1970 UTC, for the lines' ISO 8601 `time` (written digit by
-    /// digit: `String(format:)` was a tenth of the server's CPU at 27k requests/s; `gmtime_r`
-    /// serialised the request threads on glibc's time-zone lock).
+    /// Now, in milliseconds since 1970 UTC, for the lines' ISO 8601 `time` (which ``ISO8601``
+    /// writes digit by digit, with neither `String(format:)` nor `gmtime_r`, whose time-zone
+    /// lock is process-wide).
     fileprivate static func nowMilliseconds() -> Int64 {
         var now = timespec()
         clock_gettime(CLOCK_REALTIME, &now)
@@ -146,13 +141,20 @@ extension LogLevel {
     }
 }
 
-/// Writes one log line through a pointer into memory sized beforehand for the line's longest
-/// form. (Appending to an `Array` checked its uniqueness and capacity on every call, which
-/// was most of the request line's cost.)
-struct LineWriter {
-    private let start: UnsafeMutablePointer<UInt8>
+/// Writes one log line through a pointer, which is cheaper than appending to an `Array` (that
+/// checks its uniqueness and capacity on every call). It starts in memory the caller lends
+/// (the stack) and, when a write would pass its end, moves to heap memory at least twice the
+/// size: no line can overflow, whatever fields it has. ``release()`` frees that heap memory.
+struct LineWriter: JSONOutput {
+    /// The bytes of stack memory a line starts in: enough for a request line with the usual
+    /// lengths of path and client.
+    static let stackCapacity = 1024
+
+    private var start: UnsafeMutablePointer<UInt8>
     private var end: UnsafeMutablePointer<UInt8>
-    private let limit: UnsafeMutablePointer<UInt8>
+    private var limit: UnsafeMutablePointer<UInt8>
+    /// Whether `start` is heap memory this writer allocated.
+    private var ownsMemory = false
 
     init(_ memory: UnsafeMutableBufferPointer<UInt8>) {
         start = memory.baseAddress!
@@ -160,10 +162,10 @@ struct LineWriter {
         limit = start + memory.count
     }
 
-    /// The most bytes `appendString` writes for `string`: each byte escaped as `\u00XX`, and quotes.
-    static func longest(_ string: String) -> Int { 2 + 6 * string.utf8.count }
-    /// The most bytes `appendInt` writes.
-    static let longestInt = 20
+    /// Frees the heap memory the line moved to, if it did (the caller's memory is the caller's).
+    func release() {
+        if ownsMemory { start.deallocate() }
+    }
 
     /// What was written so far.
     var written: UnsafeRawBufferPointer { UnsafeRawBufferPointer(start: start, count: end - start) }
@@ -174,7 +176,7 @@ struct LineWriter {
         end += 1
     }
 
-    mutating func append(_ bytes: UnsafeBufferPointer<UInt8>) {
+    mutating func append(contentsOf bytes: UnsafeBufferPointer<UInt8>) {
         guard let base = bytes.baseAddress else { return }
         reserve(bytes.count)
         end.initialize(from: base, count: bytes.count)
@@ -182,7 +184,7 @@ struct LineWriter {
     }
 
     mutating func append(_ text: StaticString) {
-        append(UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
+        append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 
     /// `value` in decimal.
@@ -205,19 +207,9 @@ struct LineWriter {
         } while magnitude > 0
     }
 
-    /// `string` as a quoted JSON string, escaped as ``JSONWriter`` escapes it.
+    /// `string` as a quoted JSON string, escaped by ``JSONWriter`` as in every JSON it writes.
     mutating func appendString(_ string: String) {
-        let plain: Bool? = string.utf8.withContiguousStorageIfAvailable { bytes in
-            guard !JSONWriter.mayNeedEscaping(bytes) else { return false }
-            append(UInt8(ascii: "\""))
-            append(bytes)
-            append(UInt8(ascii: "\""))
-            return true
-        }
-        if plain == true { return }
-        var quoted: [UInt8] = []
-        JSONWriter.writeString(string, to: &quoted)
-        quoted.withUnsafeBufferPointer { append($0) }
+        JSONWriter.writeString(string, to: &self)
     }
 
     /// Now, in ISO 8601 UTC with milliseconds, e.g. `2026-12-01T07:50:39.291Z`.
@@ -231,11 +223,25 @@ struct LineWriter {
         // Outside the years 0...9999.
         var text: [UInt8] = []
         ISO8601.write(milliseconds: milliseconds, to: &text)
-        text.withUnsafeBufferPointer { append($0) }
+        text.withUnsafeBufferPointer { append(contentsOf: $0) }
     }
 
-    /// Stops the process rather than write past the memory (the lengths given are wrong then).
-    private func reserve(_ count: Int) {
-        precondition(limit - end >= count, "a log line outgrew the length computed for it")
+    /// Makes room for `count` more bytes.
+    private mutating func reserve(_ count: Int) {
+        if limit - end < count { grow(count) }
+    }
+
+    /// Moves the line to heap memory with room for `count` more bytes.
+    @inline(never)
+    private mutating func grow(_ count: Int) {
+        let used = end - start
+        let capacity = max(2 * (limit - start), used + count)
+        let memory = UnsafeMutablePointer<UInt8>.allocate(capacity: capacity)
+        memory.initialize(from: start, count: used)
+        release()
+        start = memory
+        end = memory + used
+        limit = memory + capacity
+        ownsMemory = true
     }
 }

@@ -1,6 +1,6 @@
 import Foundation
-import GraphQL
 import HTTPServer
+import JSON
 import Sodium
 
 /// The two browser pages: the sample app at `GET /` and the GraphQL explorer at

@@ -1,5 +1,5 @@
-import GraphQL
 import HTTPServer
+import JSON
 
 /// The parameters of a GraphQL-over-HTTP request (GraphQL over HTTP §Request Parameters).
 public struct GraphQLRequest: Sendable, Hashable {

@@ -1,4 +1,4 @@
-import GraphQL
+import JSON
 import TestSupport
 
 extension RawResponse {

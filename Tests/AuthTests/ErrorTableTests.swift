@@ -1,5 +1,5 @@
 import Auth
-import GraphQL
+import JSON
 import Testing
 
 /// The contract's error table, row by row, with the exact code and message, and the order

@@ -2,6 +2,7 @@ import Auth
 import AuthGraphQL
 import Foundation
 import GraphQL
+import JSON
 import Postgres
 import Sodium
 import Synchronization

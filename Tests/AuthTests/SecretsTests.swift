@@ -1,6 +1,7 @@
 import Auth
 import Foundation
 import GraphQL
+import JSON
 import Testing
 
 /// Passwords, tokens and hashes never reach logs or error messages; a token appears only as

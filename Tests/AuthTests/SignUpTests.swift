@@ -1,6 +1,7 @@
 import Auth
 import Foundation
 import GraphQL
+import JSON
 import Postgres
 import Testing
 

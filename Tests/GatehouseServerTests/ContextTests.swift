@@ -2,6 +2,8 @@ import Auth
 import Foundation
 import GraphQL
 import GraphQLHTTP
+import JSON
+import TestSupport
 import HTTPServer
 import Postgres
 import Testing

@@ -1,5 +1,6 @@
 import Foundation
 @testable import AuthGraphQL
+import JSON
 import Testing
 
 /// The contract's `Date` text: ISO-8601 UTC with milliseconds, as Foundation's formatter writes it.

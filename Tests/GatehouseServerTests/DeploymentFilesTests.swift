@@ -1,7 +1,8 @@
+import JSON
 import ServerTestSupport
+import TestSupport
 import Foundation
 import GatehouseServer
-import GraphQL
 import Testing
 
 /// docker-compose.yml and the Dockerfile (no Docker engine here: their content is checked).

@@ -1,6 +1,6 @@
 import Foundation
 import GatehouseServer
-import GraphQL
+import JSON
 import Synchronization
 import ServerTestSupport
 import TestSupport

@@ -1,8 +1,8 @@
+import JSON
 import ServerTestSupport
 import TestSupport
 import Foundation
 import GatehouseServer
-import GraphQL
 import Testing
 
 /// End to end in-process: a real GatehouseServer over 127.0.0.1 with a real PostgreSQL.

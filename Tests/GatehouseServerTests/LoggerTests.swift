@@ -1,6 +1,6 @@
 import Foundation
 @testable import GatehouseServer
-import GraphQL
+import JSON
 import Synchronization
 import Testing
 import TestSupport
@@ -55,6 +55,29 @@ import TestSupport
         #expect(Self.withoutTime(written[0]) == Self.withoutTime(written[1]))
         let parsed = try JSONParser(maxDepth: 4).parse(Array(written[0].utf8))
         #expect(parsed["path"] == .string(text))
+    }
+
+    /// A line longer than the memory it starts in moves to the heap and keeps every byte
+    /// (a writer that stopped at the end of its memory would lose or overrun them).
+    @Test(arguments: [1, 7, 64])
+    func lineOutgrowsItsMemory(capacity: Int) throws {
+        let long = String(repeating: "\u{1}é\u{2028}", count: 300)
+        var expected: [UInt8] = Array(#"{"a":"#.utf8)
+        JSONWriter.writeString(long, to: &expected)
+        expected += Array(#","n":-9223372036854775808,"t":""#.utf8)
+        let bytes = withUnsafeTemporaryAllocation(of: UInt8.self, capacity: capacity) { memory in
+            var line = LineWriter(memory)
+            defer { line.release() }
+            line.append(#"{"a":"#)
+            line.appendString(long)
+            line.append(#","n":"#)
+            line.appendInt(.min)
+            line.append(#","t":""#)
+            line.appendTimestamp()
+            return Array(line.written)
+        }
+        #expect(bytes.count == expected.count + ISO8601.fixedLength)
+        #expect(Array(bytes.prefix(expected.count)) == expected)
     }
 
     @Test func timeIsNowInUTC() throws {

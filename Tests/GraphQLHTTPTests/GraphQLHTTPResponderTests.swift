@@ -2,6 +2,7 @@ import Dispatch
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import JSON
 import Synchronization
 import Testing
 

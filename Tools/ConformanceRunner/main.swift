@@ -9,6 +9,7 @@
 // resolvers in graphql-core.
 import Foundation
 import GraphQL
+import JSON
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {

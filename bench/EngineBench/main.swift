@@ -8,6 +8,7 @@
 // bench/engine.sh runs this interleaved with bench/engine.py (graphql-core) and prints a table.
 import Foundation
 import GraphQL
+import JSON
 
 let arguments = CommandLine.arguments
 guard arguments.count >= 4 else {

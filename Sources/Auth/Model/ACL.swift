@@ -1,3 +1,5 @@
+import JSON
+
 /// A Parse access control list: read and write access per user, per role and for
 /// the public. Stored as Parse stores it (`{"<userId>": {"read": true}, "role:R": …,
 /// "*": …}`, only true flags written).
@@ -44,34 +46,33 @@ public struct ACL: Sendable, Hashable {
         return copy
     }
 
-    /// The stored JSON text.
+    /// The stored JSON text: an object with one entry per user, role (`role:<name>`) and the
+    /// public (`*`), in that order, each with only its true flags.
     public var jsonText: String {
-        var parts: [String] = []
-        func entry(_ key: String, _ access: Access) -> String? {
-            var flags: [String] = []
-            if access.read { flags.append("\"read\":true") }
-            if access.write { flags.append("\"write\":true") }
-            return JSONText.quote(key) + ":{" + flags.joined(separator: ",") + "}"
+        var object = JSONObject()
+        func add(_ key: String, _ access: Access) {
+            var flags = JSONObject()
+            if access.read { flags.appendUnchecked("read", true) }
+            if access.write { flags.appendUnchecked("write", true) }
+            object[key] = .object(flags)
         }
-        for (userId, access) in users { if let text = entry(userId, access) { parts.append(text) } }
-        for (roleName, access) in roles { if let text = entry("role:" + roleName, access) { parts.append(text) } }
-        if let publicAccess, let text = entry("*", publicAccess) { parts.append(text) }
-        return "{" + parts.joined(separator: ",") + "}"
+        for (userId, access) in users { add(userId, access) }
+        for (roleName, access) in roles { add("role:" + roleName, access) }
+        if let publicAccess { add("*", publicAccess) }
+        return JSON.object(object).serializedString()
     }
 
-    /// From stored JSON text; unreadable entries are skipped. Users and roles come
-    /// back sorted (jsonb does not keep key order).
+    /// From stored JSON text. A flag is granted only by `true`; an entry whose value is not
+    /// an object is skipped, and text that is not a JSON object grants nothing. Users and
+    /// roles come back sorted (jsonb does not keep key order).
     public init(jsonText: String) {
         self.init()
-        var entries: [(key: String, access: Access)]
-        if let flags = JSONText.flagEntries(jsonText) {
-            entries = flags.map { ($0.key, Access(read: $0.read, write: $0.write)) }
-        } else {
-            guard let object = JSONText.object(jsonText) else { return }
-            entries = object.compactMap { key, value in
-                guard let flags = value as? [String: Any] else { return nil }
-                return (key, Access(read: flags["read"] as? Bool == true, write: flags["write"] as? Bool == true))
-            }
+        guard case .object(let object)? = try? JSONParser().parse(jsonText) else { return }
+        var entries: [(key: String, access: Access)] = []
+        entries.reserveCapacity(object.count)
+        for (key, value) in object {
+            guard case .object(let flags) = value else { continue }
+            entries.append((key, Access(read: flags["read"] == true, write: flags["write"] == true)))
         }
         entries.sort { $0.key < $1.key }
         for (key, access) in entries {

@@ -1,3 +1,5 @@
+import JSON
+
 /// The one error shape of the engine, for syntax, validation and execution errors
 /// (spec §7.1.2 Errors): a message, the source locations it concerns, the response
 /// path of a field error, and optional extensions such as an error code.

@@ -1,3 +1,5 @@
+import JSON
+
 /// A schema with its resolvers bound and checked: every field of every object type
 /// has a resolver (or reads JSON), and every resolver names a field.
 public final class ExecutableSchema<Context>: Sendable {

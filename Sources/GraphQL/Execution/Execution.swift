@@ -1,3 +1,5 @@
+import JSON
+
 /// Thrown upward when a non-null field completed to null; the error was recorded
 /// already and the nearest nullable parent becomes null (spec §6.4.4).
 struct NullPropagation: Error {}

@@ -1,3 +1,5 @@
+import JSON
+
 /// The result of executing a request (spec §7.1): `data` absent when the request
 /// failed before execution, `errors` absent when empty.
 public struct ExecutionResult: Sendable {

@@ -1,3 +1,5 @@
+import JSON
+
 /// What an `ExecutableSchema` executes with, its context type erased: the schema, the
 /// resolvers and what is derived from them once.
 final class Executor: Sendable {

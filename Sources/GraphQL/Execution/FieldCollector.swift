@@ -1,3 +1,5 @@
+import JSON
+
 /// CollectFields (spec §6.3.2) for one execution: `@skip`/`@include` against its
 /// variables, fragment spreads against its fragments. Independent of the executable's
 /// context type, so the introspection path shares it.

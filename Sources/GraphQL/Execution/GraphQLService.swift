@@ -1,3 +1,5 @@
+import JSON
+
 /// The request pipeline of a served schema: parse, validate and check limits (cached
 /// by query text, so a repeated query skips all three), then execute.
 public final class GraphQLService<Context>: Sendable {

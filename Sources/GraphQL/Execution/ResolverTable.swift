@@ -1,3 +1,5 @@
+import JSON
+
 /// The resolvers of an executable schema by object type and field position, with the
 /// context type erased: the executor is then ordinary concrete code, compiled once for
 /// every context type, instead of unspecialised generic code that looks up generic

@@ -1,3 +1,5 @@
+import JSON
+
 /// What a resolver is told about the field it resolves (graphql-js's `info`).
 ///
 /// Three references, whatever the field: its plan, its parent's response path (the

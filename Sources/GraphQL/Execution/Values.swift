@@ -1,3 +1,5 @@
+import JSON
+
 // Input coercion (spec §6.1.2 CoerceVariableValues, §6.4.1 CoerceArgumentValues,
 // §3.11 Input Coercion) with graphql-js's messages. Coerced values are JSON.
 

@@ -1,3 +1,5 @@
+import JSON
+
 /// The introspection system (spec §4): the `__schema` and `__type` meta-fields of
 /// the query root and the fields of the `__Schema`, `__Type`, `__Field`,
 /// `__InputValue`, `__EnumValue` and `__Directive` types, resolved from the schema.

@@ -1,3 +1,5 @@
+import JSON
+
 /// Completes the `__schema` and `__type` meta-fields straight from an
 /// `IntrospectionModel`: fields collected once per introspection type and selection
 /// (fragments, aliases, `@skip`/`@include` as anywhere else) into a `Plan` that every

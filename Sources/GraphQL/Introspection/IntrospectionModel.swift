@@ -1,3 +1,5 @@
+import JSON
+
 /// The values introspection answers with, derived from a schema once (when its
 /// `ExecutableSchema` is made) rather than per request: every leaf already a `JSON`
 /// value (names, descriptions, kinds, printed default values), every `includeDeprecated`

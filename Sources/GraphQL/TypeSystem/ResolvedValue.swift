@@ -1,3 +1,5 @@
+import JSON
+
 /// What a resolver returns for a field, before the engine completes it against the
 /// field's type (spec §6.4.3 Value Completion).
 public enum ResolvedValue: Sendable {

@@ -1,3 +1,5 @@
+import JSON
+
 /// How a scalar converts values (spec §3.5): results for responses (`serialize`),
 /// variable values from JSON (`parseValue`), and literals in documents (`parseLiteral`,
 /// given the operation's coerced variables for literals that contain variables).

@@ -1,4 +1,5 @@
 import GraphQL
+import JSON
 
 /// A small schema exercising every kind of type, with resolvers over Swift values.
 enum StarSchema {

@@ -1,4 +1,5 @@
 import GraphQL
+import JSON
 import Testing
 
 @Suite struct ExecutionTests {

@@ -1,21 +1,21 @@
 extension JSON {
     /// The string, if this is `.string`.
-    public var stringValue: String? {
+    @inlinable public var stringValue: String? {
         if case .string(let value) = self { value } else { nil }
     }
 
     /// The Boolean, if this is `.bool`.
-    public var boolValue: Bool? {
+    @inlinable public var boolValue: Bool? {
         if case .bool(let value) = self { value } else { nil }
     }
 
     /// The integer, if this is `.int`.
-    public var intValue: Int? {
+    @inlinable public var intValue: Int? {
         if case .int(let value) = self { value } else { nil }
     }
 
     /// The number as a `Double`, if this is `.double` or `.int`.
-    public var doubleValue: Double? {
+    @inlinable public var doubleValue: Double? {
         switch self {
         case .double(let value): value
         case .int(let value): Double(value)
@@ -24,25 +24,27 @@ extension JSON {
     }
 
     /// The elements, if this is `.array`.
-    public var arrayValue: [JSON]? {
+    @inlinable public var arrayValue: [JSON]? {
         if case .array(let value) = self { value } else { nil }
     }
 
     /// The object, if this is `.object`.
-    public var objectValue: JSONObject? {
+    @inlinable public var objectValue: JSONObject? {
         if case .object(let value) = self { value } else { nil }
     }
 
     /// Whether this is `.null`.
-    public var isNull: Bool { self == .null }
+    @inlinable public var isNull: Bool {
+        if case .null = self { true } else { false }
+    }
 
     /// The value for `key` if this is an object that has it, else `nil`.
-    public subscript(key: String) -> JSON? {
+    @inlinable public subscript(key: String) -> JSON? {
         objectValue?[key]
     }
 
     /// The element at `index` if this is an array and `index` is in bounds, else `nil`.
-    public subscript(index: Int) -> JSON? {
+    @inlinable public subscript(index: Int) -> JSON? {
         guard case .array(let elements) = self, elements.indices.contains(index) else { return nil }
         return elements[index]
     }

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GraphQL
+@testable import JSON
 
 @Suite struct JSONWriterTests {
     static let scalars: [(JSON, String)] = [

@@ -1,7 +1,7 @@
 import TestSupport
 import Testing
 
-@testable import GraphQL
+@testable import JSON
 
 /// Random JSON values that exercise escapes, Unicode, number edges and nesting.
 struct JSONGenerator {

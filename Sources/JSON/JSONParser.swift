@@ -25,18 +25,28 @@ public struct JSONParser: Sendable {
     }
 
     /// Parses one JSON document from UTF-8 `bytes`.
+    @inlinable
     public func parse(_ bytes: some Collection<UInt8>) throws(JSONError) -> JSON {
-        if let maxLength, bytes.count > maxLength {
-            throw JSONError(
-                .tooLong, at: maxLength,
-                "JSON input of \(bytes.count) bytes is longer than the limit of \(maxLength) bytes")
-        }
+        // Inlinable so that the caller's collection is read directly, not through its
+        // protocol witnesses; the reading itself is not generic.
         let result: Result<JSON, JSONError>? = bytes.withContiguousStorageIfAvailable { buffer in
-            var reader = JSONReader(buffer, maxDepth: maxDepth)
-            return Result { () throws(JSONError) in try reader.parseDocument() }
+            Result { () throws(JSONError) in try parseContiguous(buffer) }
         }
         if let result { return try result.get() }
-        return try parse(Array(bytes))
+        return try Array(bytes).withUnsafeBufferPointer { buffer in
+            Result { () throws(JSONError) in try parseContiguous(buffer) }
+        }.get()
+    }
+
+    @usableFromInline
+    func parseContiguous(_ buffer: UnsafeBufferPointer<UInt8>) throws(JSONError) -> JSON {
+        if let maxLength, buffer.count > maxLength {
+            throw JSONError(
+                .tooLong, at: maxLength,
+                "JSON input of \(buffer.count) bytes is longer than the limit of \(maxLength) bytes")
+        }
+        var reader = JSONReader(buffer, maxDepth: maxDepth)
+        return try reader.parseDocument()
     }
 
     /// Parses one JSON document from UTF-8 `bytes` that should be an object, handing each
@@ -63,22 +73,16 @@ public struct JSONParser: Sendable {
 
     /// Parses one JSON document from the UTF-8 of `text`.
     public func parse(_ text: String) throws(JSONError) -> JSON {
-        if let maxLength, text.utf8.count > maxLength {
-            throw JSONError(
-                .tooLong, at: maxLength,
-                "JSON input of \(text.utf8.count) bytes is longer than the limit of \(maxLength) bytes")
-        }
         var text = text
-        let result = text.withUTF8 { buffer in
-            var reader = JSONReader(buffer, maxDepth: maxDepth)
-            return Result { () throws(JSONError) in try reader.parseDocument() }
-        }
-        return try result.get()
+        return try text.withUTF8 { buffer in
+            Result { () throws(JSONError) in try parseContiguous(buffer) }
+        }.get()
     }
 }
 
 extension JSON {
     /// Parses one JSON document from UTF-8 `bytes`; see ``JSONParser`` for the exact rules.
+    @inlinable
     public static func parse(
         bytes: some Collection<UInt8>, maxDepth: Int = 128, maxLength: Int? = nil
     ) throws(JSONError) -> JSON {
@@ -113,6 +117,14 @@ private struct Container {
     var index: [String: Int]? = nil
     /// The key whose value is being parsed (objects only).
     var pendingKey: String = ""
+
+    /// An open container with room for a few members, so that small ones (most, such as an
+    /// ACL's flags) are allocated once rather than grown.
+    init(isObject: Bool) {
+        self.isObject = isObject
+        values.reserveCapacity(4)
+        if isObject { keys.reserveCapacity(4) }
+    }
 }
 
 /// The parsing state over one contiguous buffer.

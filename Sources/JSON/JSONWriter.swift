@@ -41,8 +41,10 @@ public enum JSONWriter {
         }
     }
 
-    /// Appends `string` as a quoted, escaped JSON string.
-    public static func writeString(_ string: String, to output: inout [UInt8]) {
+    /// Appends `string` as a quoted, escaped JSON string to any ``JSONOutput`` (the one
+    /// escaping routine: the log's lines use it too).
+    @inlinable
+    public static func writeString<Output: JSONOutput>(_ string: String, to output: inout Output) {
         output.append(UInt8(ascii: "\""))
         let done: Void? = string.utf8.withContiguousStorageIfAvailable { bytes in
             writeEscaped(bytes, to: &output)
@@ -54,16 +56,10 @@ public enum JSONWriter {
         output.append(UInt8(ascii: "\""))
     }
 
-    /// Whether ``writeString(_:to:)`` could write `bytes` as other than themselves in quotes:
-    /// false means they need no escaping. (True for every `"`, `\`, control character and
-    /// 0xE2, the lead byte of U+2028 and U+2029.)
-    public static func mayNeedEscaping(_ bytes: UnsafeBufferPointer<UInt8>) -> Bool {
-        for byte in bytes where mayNeedEscaping(byte) { return true }
-        return false
-    }
-
-    /// The bytes `writeEscaped` looks at twice; every other byte is written as it is.
-    private static func mayNeedEscaping(_ byte: UInt8) -> Bool {
+    /// The bytes `writeEscaped` looks at twice (`"`, `\`, control characters and 0xE2, the
+    /// lead byte of U+2028 and U+2029); every other byte is written as it is.
+    @inlinable
+    static func mayNeedEscaping(_ byte: UInt8) -> Bool {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
     }
 
@@ -165,7 +161,8 @@ public enum JSONWriter {
     }
 
     /// Copies runs that need no escaping in one go; escapes the rest.
-    private static func writeEscaped(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout [UInt8]) {
+    @inlinable
+    static func writeEscaped<Output: JSONOutput>(_ bytes: UnsafeBufferPointer<UInt8>, to output: inout Output) {
         var runStart = 0
         var index = 0
         let count = bytes.count
@@ -194,10 +191,10 @@ public enum JSONWriter {
             case 0x0D: output.append(UInt8(ascii: "r"))
             case 0x09: output.append(UInt8(ascii: "t"))
             case 0xE2:
-                append(bytes[index + 2] == 0xA8 ? "u2028" : "u2029", to: &output)
+                output.append(contentsOf: bytes[index + 2] == 0xA8 ? "u2028" : "u2029")
                 index += 2
             default:
-                append("u00", to: &output)
+                output.append(contentsOf: "u00")
                 output.append(hexDigit(byte >> 4))
                 output.append(hexDigit(byte & 0xF))
             }
@@ -207,7 +204,8 @@ public enum JSONWriter {
         output.append(contentsOf: UnsafeBufferPointer(rebasing: bytes[runStart..<count]))
     }
 
-    private static func hexDigit(_ nibble: UInt8) -> UInt8 {
+    @inlinable
+    static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
     }
 

@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GraphQL
+@testable import JSON
 
 /// An input that must fail to parse, with the error it must produce.
 struct InvalidJSON: Sendable, CustomTestStringConvertible {

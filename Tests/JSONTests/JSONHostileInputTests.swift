@@ -1,6 +1,6 @@
 import Testing
 
-@testable import GraphQL
+@testable import JSON
 
 /// Inputs meant to crash, hang or exhaust a parser: each must give a value or a `JSONError`.
 @Suite struct JSONHostileInputTests {
