@@ -13,16 +13,17 @@ public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Se
     final class Entry: Sendable {
         @usableFromInline let key: Key
         @usableFromInline let value: Value
-        @usableFromInline let next = PublishedOnce<Entry>()
+        @usableFromInline let next: PublishedOnce<Entry>
         @usableFromInline init(key: Key, value: Value) {
             self.key = key
             self.value = value
+            self.next = PublishedOnce()
         }
     }
 
-    @usableFromInline let first = PublishedOnce<Entry>()
+    @usableFromInline let first: PublishedOnce<Entry>
 
-    @inlinable public init() {}
+    @inlinable public init() { first = PublishedOnce() }
 
     /// The value stored for `key`, if any.
     @inlinable public func value(for key: Key) -> Value? {

@@ -8,11 +8,13 @@ import Synchronization
 /// for the engine's plan lookups. This one is inlinable, so each use is specialised.
 public struct PublishedOnce<Instance: AnyObject & Sendable>: ~Copyable, Sendable {
     /// The object's address, retained once (0 until published).
-    @usableFromInline let bits = Atomic<UInt>(0)
+    @usableFromInline let bits: Atomic<UInt>
 
-    @inlinable public init() {}
+    // The initial value and the deinit are inlinable too: a stored property's initial value
+    // expression and a plain deinit are calls into this module, the deinit an unspecialised one.
+    @inlinable public init() { bits = Atomic(0) }
 
-    deinit {
+    @inlinable deinit {
         let bits = bits.load(ordering: .acquiring)
         if bits != 0 { Unmanaged<Instance>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
     }
