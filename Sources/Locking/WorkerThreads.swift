@@ -56,6 +56,8 @@ public final class WorkerThreads: @unchecked Sendable {
 
     private let mutex = ConditionMutex()
     private let allExited = ConditionMutex.Condition()
+    /// Held while a thread starts (see `startThread`).
+    private let starting = Lock(())
     private var jobs = FIFO<Queued>()
     private var threads = 0
     private var running = 0
@@ -138,13 +140,17 @@ public final class WorkerThreads: @unchecked Sendable {
         return true
     }
 
-    /// Starts a thread (outside the mutex: creating one takes a while).
+    /// Starts a thread (outside `mutex`: creating one takes a while).
     private func startThread() {
-        Thread { [self] in
-            Thread.current.name = name  // set from the thread itself: that names the OS thread
+        let thread = Thread { [self] in
+            // Named from the thread itself, which names the OS thread, once `start` has returned:
+            // before that, Foundation's `Thread` has no handle to compare with the current thread's.
+            starting.withLock { _ in }
+            Thread.current.name = name
             onStart?()
             work()
-        }.start()
+        }
+        starting.withLock { _ in thread.start() }
     }
 
     private func work() {

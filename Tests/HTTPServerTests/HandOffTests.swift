@@ -24,8 +24,8 @@ struct HandOffHandler: HTTPHandler {
     }
 
     /// The OS thread's name, which `WorkerThreads` sets from the thread itself before its first
-    /// job. (Foundation's `Thread.current.name` once read "MHD-worker" here: a thread starts with
-    /// its creator's name, and Foundation may cache that.)
+    /// job. (Not Foundation's `Thread.current.name`: a thread starts with its creator's name,
+    /// "MHD-worker", and Foundation may cache that.)
     static func threadName() -> String {
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
         return comm.trimmingCharacters(in: .newlines)
