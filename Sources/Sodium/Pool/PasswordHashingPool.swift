@@ -1,5 +1,5 @@
 internal import CSodium
-import Foundation
+import Glibc
 import Locking
 
 /// A bounded pool of worker threads that hash and verify passwords for blocking callers.
@@ -38,8 +38,9 @@ public final class PasswordHashingPool: Sendable {
     private let threads: WorkerThreads
     private let queueDepth: Int
 
-    /// Starts `workers` threads (default: the number of online cores) with room for
-    /// `queueDepth` waiting jobs (default: eight times the workers).
+    /// A pool of `workers` threads (default: the number of online cores; each starts with the
+    /// first job it takes and then stays) with room for `queueDepth` waiting jobs (default: eight
+    /// times the workers).
     ///
     /// - Precondition: `workers >= 1`, `queueDepth >= 0`.
     public init(hasher: PasswordHasher, workers: Int? = nil, queueDepth: Int? = nil) {
