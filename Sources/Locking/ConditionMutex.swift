@@ -1,4 +1,8 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// A `pthread_mutex_t` with condition variables, for state that threads wait on.
 ///

@@ -1,13 +1,17 @@
+#if canImport(Glibc)
 import Glibc
+#elseif canImport(Darwin)
+import Darwin
+#endif
 
 /// State behind a plain `pthread_mutex_t` (the default, non-priority-inheritance type).
 ///
 /// For state that request threads touch on every request. `Synchronization.Mutex` on Linux is a
 /// priority-inheritance futex that spins before it sleeps and hands a released lock to a sleeping
 /// waiter: with one thread per connection (dozens of threads on two cores) a preempted or
-/// just-woken owner made the others spin and queue behind it (perf: a fifth of the server's CPU in
-/// `_MutexHandle._lockSlow` for `{ health }` at 64 connections). A default pthread mutex lets a
-/// running thread take a free lock at once and sleeps waiters without spinning.
+/// just-woken owner makes the others spin and queue behind it. A default pthread mutex lets a
+/// running thread take a free lock at once and sleeps waiters without spinning (figures in
+/// `bench/RESULTS.md`).
 ///
 /// Same `withLock` shape as `Mutex`; a class, so it can sit in a `let` of a `Sendable` class.
 public final class Lock<State: ~Copyable>: @unchecked Sendable {

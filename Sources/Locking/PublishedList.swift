@@ -1,9 +1,7 @@
-import Synchronization
-
 /// An append-only list of (key, value) entries that readers search without a lock: for
 /// values built once and then read by every request (a prepared document's execution
-/// plans). Writers publish a new head with a compare-and-swap; entries are never removed,
-/// so a reader can walk the chain it loaded while others prepend.
+/// plans). Each link is a ``PublishedOnce``: a writer appends by publishing the last entry's
+/// `next`, and entries are never removed, so a reader can walk the chain while others append.
 ///
 /// Meant for a handful of entries (a linear search): one per operation and executor,
 /// one per object type a field completes as.
@@ -15,59 +13,39 @@ public final class PublishedList<Key: Equatable & Sendable, Value: Sendable>: Se
     final class Entry: Sendable {
         @usableFromInline let key: Key
         @usableFromInline let value: Value
-        @usableFromInline let next: Entry?
-        @usableFromInline init(key: Key, value: Value, next: Entry?) {
+        @usableFromInline let next: PublishedOnce<Entry>
+        @usableFromInline init(key: Key, value: Value) {
             self.key = key
             self.value = value
-            self.next = next
+            self.next = PublishedOnce()
         }
     }
 
-    /// The head entry, retained once by the list (0 when empty).
-    @usableFromInline let head = Atomic<UInt>(0)
+    @usableFromInline let first: PublishedOnce<Entry>
 
-    @inlinable public init() {}
-
-    deinit {
-        let bits = head.load(ordering: .acquiring)
-        if bits != 0 { Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-    }
+    @inlinable public init() { first = PublishedOnce() }
 
     /// The value stored for `key`, if any.
     @inlinable public func value(for key: Key) -> Value? {
-        Self.find(key, from: head.load(ordering: .acquiring))
+        var entry = first.load()
+        while let current = entry {
+            if current.key == key { return current.value }
+            entry = current.next.load()
+        }
+        return nil
     }
 
     /// The value stored for `key`; if there is none, stores `make()`'s. When two threads
     /// race, both may call `make`, and both get the value that was published first.
     @inlinable public func value(for key: Key, orInsert make: () throws -> Value) rethrows -> Value {
-        var bits = head.load(ordering: .acquiring)
-        if let found = Self.find(key, from: bits) { return found }
-        let value = try make()
-        while true {
-            let next = bits == 0 ? nil : Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-            let entry = Unmanaged.passRetained(Entry(key: key, value: value, next: next))
-            let newBits = UInt(bitPattern: entry.toOpaque())
-            let (exchanged, current) = head.compareExchange(
-                expected: bits, desired: newBits, successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
-            if exchanged {
-                // The old head is now kept by the new entry's `next`: drop the list's own count.
-                if bits != 0 { Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).release() }
-                return value
-            }
-            entry.release()
-            bits = current
-            if let found = Self.find(key, from: bits) { return found }
+        if let found = value(for: key) { return found }
+        let entry = Entry(key: key, value: try make())
+        // Publish it first, else after the last entry, walking past those others publish meanwhile.
+        var tail = first.storeIfNil(entry)
+        while tail !== entry {
+            if tail.key == key { return tail.value }
+            tail = tail.next.load() ?? tail.next.storeIfNil(entry)
         }
-    }
-
-    @inlinable static func find(_ key: Key, from bits: UInt) -> Value? {
-        guard bits != 0 else { return nil }
-        var entry: Entry? = Unmanaged<Entry>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
-        while let current = entry {
-            if current.key == key { return current.value }
-            entry = current.next
-        }
-        return nil
+        return entry.value
     }
 }

@@ -19,7 +19,8 @@ struct HandOffHandler: HTTPHandler {
     let state = State()
 
     /// The OS thread's name, which `WorkerThreads` sets from the thread itself before its first
-    /// job. (Foundation's `Thread.current.name` can report a name the thread was created with.)
+    /// job. (Not Foundation's `Thread.current.name`: a thread starts with its creator's name,
+    /// "MHD-worker", and Foundation may cache that.)
     static func threadName() -> String {
         let comm = (try? String(contentsOfFile: "/proc/thread-self/comm", encoding: .utf8)) ?? "?"
         return comm.trimmingCharacters(in: .newlines)

@@ -44,7 +44,7 @@ import Testing
         }
         for _ in 0..<3 { release.signal() }
         #expect(burst.wait(timeout: .now() + 30) == .success)
-        usleep(50_000)  // all three are idle
+        #expect(eventually { pool.stats.idle == 3 })
         let threads = Lock([pthread_t]())
         for _ in 0..<20 {
             let done = DispatchSemaphore(value: 0)
@@ -53,7 +53,7 @@ import Testing
                 done.signal()
             }
             done.wait()
-            usleep(20_000)  // it is idle again before the next job (a loaded machine needs the margin)
+            #expect(eventually { pool.stats.idle == 3 })  // it is idle again before the next job
         }
         let seen = threads.withLock { $0 }
         #expect(seen.count == 20)
@@ -67,20 +67,54 @@ import Testing
         let ran = Atomic<Int>(0)
         pool.run { release.wait() }
         for _ in 0..<5 { pool.run { ran.add(1, ordering: .relaxed) } }
-        DispatchQueue.global().asyncAfter(deadline: .now() + 0.1) { release.signal() }
+        DispatchQueue.global().async {
+            _ = eventually { pool.stats.isShutDown }
+            release.signal()
+        }
         pool.shutDown(waiting: true)
         #expect(ran.load(ordering: .relaxed) == 5)
     }
 
     /// A thread idle for `idleSeconds` exits; the next job starts a new one and runs.
     @Test func idleThreadsExitAndNewOnesStart() {
-        let pool = WorkerThreads(name: "test-workers", maxThreads: 2, idleSeconds: 0.05)
-        for round in 0..<3 {
+        let started = Atomic<Int>(0)
+        let pool = WorkerThreads(name: "test-workers", maxThreads: 2, idleSeconds: 0.05) {
+            started.add(1, ordering: .relaxed)
+        }
+        for round in 1...3 {
             let done = DispatchSemaphore(value: 0)
             pool.run { done.signal() }
             #expect(done.wait(timeout: .now() + 30) == .success, "round \(round)")
-            usleep(200_000)
+            #expect(eventually { pool.stats.threads == 0 }, "round \(round)")
+            #expect(started.load(ordering: .relaxed) == round)
         }
         pool.shutDown(waiting: true)
     }
+
+    /// `runAndWait` returns after its job, refuses at once beyond its limit, and after shutdown.
+    @Test func runAndWaitAdmitsUpToItsLimit() throws {
+        let pool = WorkerThreads(name: "test-workers", maxThreads: 1, idleSeconds: .infinity)
+        let started = DispatchSemaphore(value: 0), release = DispatchSemaphore(value: 0)
+        let ran = Atomic<Int>(0)
+        try pool.runAndWait({ ran.add(1, ordering: .relaxed) }, limit: 1)
+        #expect(ran.load(ordering: .relaxed) == 1)
+        DispatchQueue.global().async { try? pool.runAndWait({ started.signal(); release.wait() }, limit: 1) }
+        started.wait()
+        #expect(throws: WorkerThreads.Refusal.full) { try pool.runAndWait({}, limit: 1) }
+        #expect(pool.stats.running == 1 && pool.stats.refused == 1)
+        release.signal()
+        pool.shutDown(waiting: true)
+        #expect(throws: WorkerThreads.Refusal.shutDown) { try pool.runAndWait({}, limit: 1) }
+        #expect(pool.stats.completed == 2 && pool.stats.threads == 0)
+    }
+}
+
+/// Polls `condition` until it holds or 30 seconds pass: for states that other threads reach.
+func eventually(_ condition: () -> Bool) -> Bool {
+    let deadline = ContinuousClock.now + .seconds(30)
+    while !condition() {
+        if ContinuousClock.now > deadline { return false }
+        usleep(1_000)
+    }
+    return true
 }

@@ -65,7 +65,7 @@ import Testing
         defer { pool.shutdown() }
         let failures = Mutex(0)
         let threads = (0..<clients).map { client in
-            PThread.spawn {
+            spawn {
                 for round in 0..<perClient {
                     let password = "client-\(client)-round-\(round)"
                     do {
@@ -79,7 +79,7 @@ import Testing
                 }
             }
         }
-        threads.forEach { $0.join() }
+        threads.forEach { $0.wait() }
         #expect(failures.withLock { $0 } == 0)
         let metrics = pool.metrics
         #expect(metrics.completed == UInt64(clients * perClient * 3))
@@ -95,12 +95,12 @@ import Testing
         let queuedRan = Mutex(false)
 
         // Job 1 holds the only worker until we release it.
-        let holder = PThread.spawn {
+        let holder = spawn {
             try? pool.run { started.signal(); release.wait() }
         }
         started.wait()
         // Job 2 fills the queue (depth 1) and waits behind job 1.
-        let waiter = PThread.spawn {
+        let waiter = spawn {
             try? pool.run { queuedRan.withLock { $0 = true } }
         }
         while pool.metrics.queued < 1 { sched_yieldForTest() }
@@ -113,8 +113,8 @@ import Testing
         #expect(pool.metrics.rejected == 3)
 
         release.signal()
-        holder.join()
-        waiter.join()
+        holder.wait()
+        waiter.wait()
         #expect(queuedRan.withLock { $0 })
         // With room again, work is accepted.
         #expect(try pool.verify("pw", against: pool.hash("pw")).isValid)
@@ -125,11 +125,11 @@ import Testing
         defer { pool.shutdown() }
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let holder = PThread.spawn { try? pool.run { started.signal(); release.wait() } }
+        let holder = spawn { try? pool.run { started.signal(); release.wait() } }
         started.wait()
         #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
         release.signal()
-        holder.join()
+        holder.wait()
         _ = try pool.hash("pw")
     }
 
@@ -139,28 +139,39 @@ import Testing
         let release = DispatchSemaphore(value: 0)
         let queuedResult = Mutex<Result<String, HashingPoolError>?>(nil)
 
-        let holder = PThread.spawn { try? pool.run { started.signal(); release.wait() } }
+        let holder = spawn { try? pool.run { started.signal(); release.wait() } }
         started.wait()
-        let waiter = PThread.spawn {
+        let waiter = spawn {
             let result = Result { () throws(HashingPoolError) -> String in try pool.hash("queued") }
             queuedResult.withLock { $0 = result }
         }
         while pool.metrics.queued < 1 { sched_yieldForTest() }
 
-        let stopper = PThread.spawn { pool.shutdown() }
+        let stopper = spawn { pool.shutdown() }
         while !pool.metrics.isShutDown { sched_yieldForTest() }
         #expect(throws: HashingPoolError.shutDown) { try pool.hash("late") }
 
         release.signal()
-        stopper.join()  // returns only after the workers have drained the queue and exited
-        holder.join()
-        waiter.join()
+        stopper.wait()  // returns only after the workers have drained the queue and exited
+        holder.wait()
+        waiter.wait()
         let hash = try #require(queuedResult.withLock { $0 }).get()
         #expect(hasher.verify("queued", against: hash).isValid)
         #expect(pool.metrics.queued == 0 && pool.metrics.busyWorkers == 0)
         pool.shutdown()  // idempotent
         #expect(throws: HashingPoolError.shutDown) { try pool.verify("x", against: hash) }
     }
+}
+
+/// Runs `body` on a new thread; `wait()` on the result returns once it has finished.
+private func spawn(_ body: @escaping @Sendable () -> Void) -> DispatchGroup {
+    let finished = DispatchGroup()
+    finished.enter()
+    Thread {
+        body()
+        finished.leave()
+    }.start()
+    return finished
 }
 
 /// Gives up the processor while polling pool metrics for a state another thread will reach.

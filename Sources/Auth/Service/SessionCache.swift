@@ -9,10 +9,8 @@ import Synchronization
 /// answers nothing, so correctness never depends on it.
 ///
 /// Entries leave in the order they were stored: each store first drops the entries whose TTL
-/// has run out, then the oldest while the cache is full, in O(1) per entry. (Expired entries
-/// used to leave only when their token came back, so the tokens of clients that had gone away
-/// stayed until the cache was full, and every store of a full cache then scanned all of it for
-/// the oldest, with the lock held.)
+/// has run out, then the oldest while the cache is full, in O(1) per entry, so the tokens of
+/// clients that have gone away do not stay until the cache is full.
 public final class SessionCache: Sendable {
     struct Entry {
         var user: User
@@ -25,8 +23,7 @@ public final class SessionCache: Sendable {
         var digestsByUser: [String: Set<[UInt8]>] = [:]
         /// Every store in order: (digest, storedAt). A record whose entry has since been
         /// removed or stored again no longer matches its entry's `storedAt` and is skipped.
-        var order: [(digest: [UInt8], storedAt: Double)] = []
-        var orderHead = 0  // order[orderHead...] are current
+        var order = FIFO<(digest: [UInt8], storedAt: Double)>()
         /// Bumped by every invalidation: a lookup that started before one must not store.
         var generation: UInt64 = 0
         var live = false
@@ -55,7 +52,6 @@ public final class SessionCache: Sendable {
             state.entries.removeAll()
             state.digestsByUser.removeAll()
             state.order.removeAll()
-            state.orderHead = 0
             state.generation &+= 1
             state.live = live
         }
@@ -91,19 +87,11 @@ public final class SessionCache: Sendable {
 
     /// Drops expired entries, then the oldest until `room` more fit, from the front of `order`.
     private func dropOldest(_ state: inout State, now: Double, toMake room: Int) {
-        while state.orderHead < state.order.count {
-            let (digest, storedAt) = state.order[state.orderHead]
+        while let (digest, storedAt) = state.order.first {
             let current = state.entries[digest]?.storedAt == storedAt
             if current && now - storedAt < ttl && state.entries.count + room <= capacity { break }
             if current { Self.remove(digest, from: &state) }
-            state.orderHead += 1
-        }
-        if state.orderHead == state.order.count {
-            state.order.removeAll(keepingCapacity: true)
-            state.orderHead = 0
-        } else if state.orderHead >= 1024 && state.orderHead * 2 >= state.order.count {
-            state.order.removeFirst(state.orderHead)
-            state.orderHead = 0
+            _ = state.order.popFirst()
         }
     }
 

@@ -3,7 +3,7 @@ import Locking
 
 /// Coalesces concurrent lookups by key into batches, so that N requests asking at once
 /// cost one statement for N keys instead of N statements (the viewer's session lookup: one
-/// `= ANY($1)` query instead of one round trip per request).
+/// statement and round trip for the digests of all the requests waiting, see `UserStore.sessions`).
 ///
 /// Batches run on the batcher's own threads, at most `maxConcurrentBatches` at a time; each
 /// takes up to `maxBatchSize` waiting keys in arrival order, so an idle server runs a
@@ -31,8 +31,7 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
 
     private struct State {
         var running = 0
-        var queue: [Waiting] = []
-        var head = 0  // queue[head...] are waiting
+        var queue = FIFO<Waiting>()
     }
 
     let maxBatchSize: Int
@@ -74,12 +73,15 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
         return try slot.result!.get()
     }
 
+    /// Batches running and lookups waiting for one: for tests, which wait for a state, not for time.
+    var load: (running: Int, waiting: Int) { state.withLock { ($0.running, $0.queue.count) } }
+
     /// Looks `key` up in a batch and calls `completion` with the value, on a batch thread.
     func lookup(_ key: Key, completion: @escaping Completion) {
         let start = state.withLock { state in
             state.queue.append(Waiting(key: key, completion: completion))
             guard state.running == 0
-                || (state.running < maxConcurrentBatches && state.queue.count - state.head >= concurrentBatchThreshold)
+                || (state.running < maxConcurrentBatches && state.queue.count >= concurrentBatchThreshold)
             else { return false }
             state.running += 1
             return true
@@ -91,11 +93,8 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
     private func drain() {
         while true {
             let batch: [Waiting] = state.withLock { state in
-                guard state.head < state.queue.count else {
-                    state.running -= 1
-                    return []
-                }
-                return Self.take(maxBatchSize, from: &state)
+                if state.queue.isEmpty { state.running -= 1 }
+                return state.queue.popFirst(upTo: maxBatchSize)
             }
             if batch.isEmpty { return }
             var keys: [Key] = []
@@ -104,24 +103,9 @@ final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
             let outcome = Result { try run(keys) }
             var failed = batch
             if case .failure(let error) = outcome, failsQueued(error) {
-                failed += state.withLock { state in Self.take(state.queue.count - state.head, from: &state) }
+                failed += state.withLock { state in state.queue.popFirst(upTo: state.queue.count) }
             }
             for waiting in failed { waiting.completion(outcome.map { $0[waiting.key] }) }
         }
-    }
-
-    /// Removes up to `count` lookups from the front of the queue.
-    private static func take(_ count: Int, from state: inout State) -> [Waiting] {
-        let end = min(state.queue.count, state.head + count)
-        let taken = Array(state.queue[state.head..<end])
-        state.head = end
-        if state.head == state.queue.count {
-            state.queue.removeAll(keepingCapacity: true)
-            state.head = 0
-        } else if state.head >= 1024 {
-            state.queue.removeFirst(state.head)
-            state.head = 0
-        }
-        return taken
     }
 }

@@ -1,6 +1,5 @@
 import JSON
 import Locking
-import Synchronization
 
 /// The fields a selection (one or more selection sets, merged) collects on one object
 /// type (spec §6.3.2 CollectFields), each with what executing it needs: definition,
@@ -90,13 +89,12 @@ final class FieldPlan: Sendable {
     /// The coerced arguments, when they are all literals (or absent) and so the same on
     /// every execution; nil when an argument is a variable.
     let constantArguments: Result<JSONObject, GraphQLError>?
-    /// The first child plan built (retained, 0 until then): a field completes as one
-    /// object type nearly always, so most fields need no list. Keyed by the plan's
-    /// own `objectType`.
-    private let firstChild = Atomic<UInt>(0)
-    /// Child plans of other object types (abstract return types), by object type: a
-    /// retained `PublishedList`, created the first time one is needed (0 until then).
-    private let otherChildren = Atomic<UInt>(0)
+    /// The first child plan built: a field completes as one object type nearly always, so
+    /// most fields need no list. Keyed by the plan's own `objectType`.
+    private let firstChild = PublishedOnce<SelectionPlan>()
+    /// Child plans of other object types (abstract return types), by object type, in a list
+    /// created the first time one is needed.
+    private let otherChildren = PublishedOnce<Children>()
 
     init(
         node: Field, mergedNodes: [Field], kind: Kind, resolver: ResolverTable.Resolver?, parentType: ObjectType,
@@ -122,47 +120,16 @@ final class FieldPlan: Sendable {
         self.constantArguments = constantArguments
     }
 
-    deinit {
-        let first = firstChild.load(ordering: .acquiring)
-        if first != 0 { Unmanaged<SelectionPlan>.fromOpaque(UnsafeRawPointer(bitPattern: first)!).release() }
-        let others = otherChildren.load(ordering: .acquiring)
-        if others != 0 { Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: others)!).release() }
-    }
-
     private typealias Children = PublishedList<ObjectIdentifier, SelectionPlan>
 
     /// The plan of the sub-selections on `objectType`, built by `build` the first time.
     /// Published without a lock: when two executions race, both may build, and both get
     /// the plan published first.
     func child(_ objectType: ObjectType, build: (ObjectType) -> SelectionPlan) -> SelectionPlan {
-        var bits = firstChild.load(ordering: .acquiring)
-        if bits == 0 {
-            let plan = build(objectType)
-            let retained = Unmanaged.passRetained(plan)
-            let (exchanged, current) = firstChild.compareExchange(
-                expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
-                successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
-            if exchanged { return plan }
-            retained.release()
-            bits = current
-        }
-        let first = Unmanaged<SelectionPlan>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue()
+        let first = firstChild.load() ?? firstChild.storeIfNil(build(objectType))
         if first.objectType === objectType { return first }
-        return others().value(for: ObjectIdentifier(objectType)) { build(objectType) }
-    }
-
-    /// The list of child plans beyond the first, created on first use.
-    private func others() -> Children {
-        let bits = otherChildren.load(ordering: .acquiring)
-        if bits != 0 { return Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: bits)!).takeUnretainedValue() }
-        let list = Children()
-        let retained = Unmanaged.passRetained(list)
-        let (exchanged, current) = otherChildren.compareExchange(
-            expected: 0, desired: UInt(bitPattern: retained.toOpaque()),
-            successOrdering: .acquiringAndReleasing, failureOrdering: .acquiring)
-        if exchanged { return list }
-        retained.release()
-        return Unmanaged<Children>.fromOpaque(UnsafeRawPointer(bitPattern: current)!).takeUnretainedValue()
+        let others = otherChildren.load() ?? otherChildren.storeIfNil(Children())
+        return others.value(for: ObjectIdentifier(objectType)) { build(objectType) }
     }
 }
 

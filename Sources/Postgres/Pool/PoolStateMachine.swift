@@ -1,3 +1,5 @@
+import Locking
+
 /// The pool's logic as a pure state machine (no locks, no I/O, no clocks), after postgres-nio.
 ///
 /// ``Pool`` holds one inside a mutex and performs the actions it returns (connect, hand over,
@@ -47,8 +49,7 @@ package struct PoolStateMachine<Resource> {
     private(set) package var idle: [Resource] = []
     private(set) package var leased = 0
     private(set) package var connecting = 0
-    private var waiters: [WaiterID] = []
-    private var waiterHead = 0
+    private var waiters = FIFO<WaiterID>()
     private var nextWaiter = 0
     private(set) package var isShutDown = false
 
@@ -59,7 +60,7 @@ package struct PoolStateMachine<Resource> {
     }
 
     /// Threads blocked in checkout.
-    package var waitingCount: Int { waiters.count - waiterHead }
+    package var waitingCount: Int { waiters.count }
 
     /// Begins a checkout: reuse the most recently released idle connection (LIFO keeps few warm),
     /// else open one if below capacity, else wait in FIFO order.
@@ -98,7 +99,7 @@ package struct PoolStateMachine<Resource> {
         precondition(connecting > 0)
         connecting -= 1
         if isShutDown { return .none }
-        if let waiter = popWaiter() {
+        if let waiter = waiters.popFirst() {
             connecting += 1
             return .wake(waiter, .connect)
         }
@@ -112,14 +113,14 @@ package struct PoolStateMachine<Resource> {
         leased -= 1
         if isShutDown { return reusable ? .close(resource) : .none }
         if reusable {
-            if let waiter = popWaiter() {
+            if let waiter = waiters.popFirst() {
                 leased += 1
                 return .wake(waiter, .use(resource))
             }
             idle.append(resource)
             return .none
         }
-        if let waiter = popWaiter() {
+        if let waiter = waiters.popFirst() {
             connecting += 1
             return .wake(waiter, .connect)
         }
@@ -129,9 +130,7 @@ package struct PoolStateMachine<Resource> {
     /// A waiter timed out. Returns `true` if it was still waiting (it is removed and must fail);
     /// `false` if it was already woken (it must take the outcome it was given).
     package mutating func cancelWaiting(_ id: WaiterID) -> Bool {
-        guard let index = waiters[waiterHead...].firstIndex(of: id) else { return false }
-        waiters.remove(at: index)
-        return true
+        waiters.removeFirst { $0 == id }
     }
 
     /// Shuts the pool down: returns the idle connections to close and the waiters to wake with `.shutDown`.
@@ -139,10 +138,7 @@ package struct PoolStateMachine<Resource> {
         isShutDown = true
         let closing = idle
         idle.removeAll()
-        let woken = Array(waiters[waiterHead...])
-        waiters.removeAll()
-        waiterHead = 0
-        return (closing, woken)
+        return (closing, waiters.popFirst(upTo: waiters.count))
     }
 
     /// Removes every idle connection (e.g. after the server restarted), returning them to close.
@@ -150,17 +146,6 @@ package struct PoolStateMachine<Resource> {
         let drained = idle
         idle.removeAll()
         return drained
-    }
-
-    private mutating func popWaiter() -> WaiterID? {
-        guard waiterHead < waiters.count else { return nil }
-        let id = waiters[waiterHead]
-        waiterHead += 1
-        if waiterHead > 64 && waiterHead * 2 > waiters.count {
-            waiters.removeFirst(waiterHead)
-            waiterHead = 0
-        }
-        return id
     }
 
     /// Counts for metrics.

@@ -1,6 +1,6 @@
 internal import CSodium
 import Glibc
-import Synchronization
+import Locking
 
 /// A bounded pool of worker threads that hash and verify passwords for blocking callers.
 ///
@@ -11,7 +11,8 @@ import Synchronization
 /// instead of piling up memory and latency.
 ///
 /// Thread-safe. `shutdown()` (also run by `deinit`) refuses new jobs, finishes the queued ones
-/// and joins the workers.
+/// and waits for the workers to exit. The workers are a `WorkerThreads` of `workers` threads
+/// that never idle out; this class adds the admission limit and the result.
 public final class PasswordHashingPool: Sendable {
     /// A snapshot of the pool for metrics.
     public struct Metrics: Sendable, Hashable {
@@ -34,12 +35,12 @@ public final class PasswordHashingPool: Sendable {
     /// The hasher the workers use.
     public let hasher: PasswordHasher
 
-    private let core: PoolCore
-    private let threads: [PThread]
-    private let joined = Mutex(false)
+    private let threads: WorkerThreads
+    private let queueDepth: Int
 
-    /// Starts `workers` threads (default: the number of online cores) with room for
-    /// `queueDepth` waiting jobs (default: eight times the workers).
+    /// A pool of `workers` threads (default: the number of online cores; each starts with the
+    /// first job it takes and then stays) with room for `queueDepth` waiting jobs (default: eight
+    /// times the workers).
     ///
     /// - Precondition: `workers >= 1`, `queueDepth >= 0`.
     public init(hasher: PasswordHasher, workers: Int? = nil, queueDepth: Int? = nil) {
@@ -48,31 +49,20 @@ public final class PasswordHashingPool: Sendable {
         precondition(workerCount >= 1, "PasswordHashingPool needs at least one worker")
         precondition(depth >= 0, "PasswordHashingPool queue depth cannot be negative")
         self.hasher = hasher
-        let core = PoolCore(workerCount: workerCount, queueDepth: depth)
-        self.core = core
-        self.threads = (0..<workerCount).map { _ in
-            PThread.spawn {
-                Self.shortenSlice()
-                core.workerLoop()
-            }
+        self.queueDepth = depth
+        self.threads = WorkerThreads(name: "gh-hashing", maxThreads: workerCount, idleSeconds: .infinity) {
+            // Per thread: sched_setattr with pid 0 sets the calling thread only.
+            _ = gatehouse_set_slice(Self.workerSliceNanoseconds)
         }
     }
 
-    /// The hashing threads' time slice (Linux 6.12+). A hash is ~50-100 ms of pure CPU; with the
-    /// default slice of a few milliseconds, two busy workers on two cores made requests that
-    /// woke up wait for the slice to end. With 0.1 ms they are reconsidered that often: viewer
-    /// p99 8.6-10.8 ms while 8 connections saturate log-in on 2 cores, 5-7 ms without the storm.
+    /// The hashing threads' time slice (Linux 6.12+). A hash is tens of milliseconds of pure CPU;
+    /// with the default slice of a few milliseconds, busy workers make requests that wake up wait
+    /// for the slice to end, while with 0.1 ms they are reconsidered that often.
     ///
-    /// Their niceness stays the process's, so they keep a fair share of a busy machine: at nice 10, one busy
-    /// thread of another program cut log-ins to 0.72 of the raw hash rate (0.95 at nice 0). A
-    /// viewer p99 of 15-25 ms during log-in storms, once blamed on the hashing threads' share,
-    /// came from the log writer (see `LogWriter`).
+    /// Their niceness stays the process's, so they keep a fair share of a busy machine: at a
+    /// higher nice value any other program's work takes their CPU. Figures in `bench/RESULTS.md`.
     public static let workerSliceNanoseconds: UInt64 = 100_000
-
-    private static func shortenSlice() {
-        // Per thread: sched_setattr with pid 0 sets the calling thread only.
-        _ = gatehouse_set_slice(workerSliceNanoseconds)
-    }
 
     deinit {
         shutdown()
@@ -126,30 +116,40 @@ public final class PasswordHashingPool: Sendable {
     }
 
     /// A snapshot of queue depth, busy workers and counters.
-    public var metrics: Metrics { core.metrics() }
+    public var metrics: Metrics {
+        let stats = threads.stats
+        return Metrics(
+            workers: threads.maxThreads, queueDepth: queueDepth, queued: stats.queued, busyWorkers: stats.running,
+            completed: stats.completed, rejected: stats.refused, isShutDown: stats.isShutDown)
+    }
 
-    /// Refuses new jobs (`.shutDown`), lets queued and running jobs finish, and joins the workers.
+    /// Refuses new jobs (`.shutDown`), lets queued and running jobs finish, and waits for the
+    /// workers to exit.
     ///
-    /// Idempotent; a concurrent second call waits until the workers have exited.
+    /// Idempotent; a concurrent second call also waits until the workers have exited.
     /// Do not call it from inside a job.
     public func shutdown() {
-        core.stopAccepting()
-        joined.withLock { joined in
-            guard !joined else { return }
-            for thread in threads { thread.join() }
-            joined = true
-        }
+        threads.shutDown(waiting: true)
     }
 
     /// Runs `work` on a worker thread and returns its result; blocks the caller until done.
     /// Internal: the tests use it to hold a worker deterministically.
+    ///
+    /// Room means fewer than `workers + queueDepth` jobs queued or running, so at most `workers`
+    /// hashes hold memory at a time and at most `queueDepth` callers wait for a worker.
     @discardableResult
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) throws(HashingPoolError) -> T {
         let slot = ResultSlot<T>()
-        let job = PoolCore.Job { slot.value = work() }
-        try core.submitAndWait(job)
-        // The worker wrote `slot.value` before marking the job done under the pool's mutex,
-        // and we observed `done` under that mutex: the write happens-before this read.
+        do {
+            try threads.runAndWait({ slot.value = work() }, limit: threads.maxThreads + queueDepth)
+        } catch {
+            switch error {
+            case .full: throw .busy
+            case .shutDown: throw .shutDown
+            }
+        }
+        // The worker wrote `slot.value` before marking the job done under the threads' mutex,
+        // and `runAndWait` observed `done` under that mutex: the write happens-before this read.
         return slot.value!
     }
 
@@ -158,7 +158,7 @@ public final class PasswordHashingPool: Sendable {
     }
 }
 
-/// Carries a job's result from the worker to the caller (ordered by the pool's mutex).
+/// Carries a job's result from the worker to the caller (ordered by the threads' mutex).
 private final class ResultSlot<T>: @unchecked Sendable {
     var value: T?
 }
