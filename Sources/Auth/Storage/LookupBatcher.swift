@@ -11,8 +11,9 @@ import Locking
 /// another starts only once `concurrentBatchThreshold` lookups wait: below that they are
 /// cheaper as part of the next batch than as a batch of their own (a thread wake-up, a round
 /// trip and a statement each), and the running batch is about to finish. Callers either block
-/// (`lookup(_:)`) or get a completion on a batch thread (`lookup(_:completion:)`, for HTTP
-/// event threads, which must not block). When a batch fails, every lookup in it gets the error;
+/// (`lookup(_:)`) or get a completion on a batch thread (`lookup(_:completion:)`, for callers
+/// that must not wait). Completions run one after another on the batch's thread, which may
+/// block. When a batch fails, every lookup in it gets the error;
 /// when it fails by waiting too long (`failsQueued`: the pool or a statement timed out), so do
 /// the lookups queued behind it, which would otherwise wait out a second timeout.
 final class LookupBatcher<Key: Hashable & Sendable, Value: Sendable>: Sendable {
