@@ -25,7 +25,7 @@ final class ServerCore: Sendable {
     /// Where `.blocking` answers run (nil with one thread per connection, whose thread runs them).
     let blocking: WorkerThreads?
 
-    /// Connections suspended until their request's reply; also guards every ``RequestState/later``.
+    /// Connections suspended until their request's reply.
     struct Suspended {
         var connections: [ObjectIdentifier: (state: RequestState, connection: OpaquePointer)] = [:]
         /// Set when the server stops: nothing is suspended from then on.
@@ -55,55 +55,58 @@ final class ServerCore: Sendable {
         }
     }
 
-    /// Runs `start`; queues its reply at once when it came before `start` returned, else
-    /// suspends the connection until it comes.
+    /// Runs `start`; queues its reply at once when it came before `start` returned (a cache
+    /// hit: no lock is taken), else suspends the connection until it comes.
     private func later(
         _ state: RequestState, _ connection: OpaquePointer, _ start: (@escaping HTTPAnswer.Reply) -> Void
     ) -> MHD_Result {
-        suspended.withLock { _ in state.later = .starting }
         start { [self] response in reply(state, response) }
-        let now: HTTPResponse? = suspended.withLock { suspended in
-            if case .replied(let response) = state.later {
-                state.later = .idle
-                return response
-            }
-            if suspended.closed {
-                state.later = .idle
-                return Self.shuttingDown
-            }
-            // Suspended with the lock held, so a reply finds the connection suspended.
-            MHD_suspend_connection(connection)
-            state.later = .suspended(connection)
-            suspended.connections[ObjectIdentifier(state)] = (state, connection)
-            return nil
+        if state.phase.load(ordering: .acquiring) == RequestState.replied {
+            return queue(state.early!, on: connection, core: self)
         }
-        return now.map { queue($0, on: connection, core: self) } ?? .YES
+        MHD_suspend_connection(connection)
+        suspended.withLock { suspended in
+            if suspended.closed {
+                state.resumed = Self.shuttingDown
+                MHD_resume_connection(connection)
+            } else {
+                suspended.connections[ObjectIdentifier(state)] = (state, connection)
+            }
+        }
+        // A reply that came after `start` returned, before this, found the request not yet
+        // suspended: it is resumed here.
+        if !state.phase.compareExchange(
+            expected: RequestState.starting, desired: RequestState.suspended, ordering: .acquiringAndReleasing
+        ).exchanged {
+            resume(state, with: state.early!)
+        }
+        return .YES
     }
 
-    /// Hands `response` to its request: kept for `later` while `start` runs, else its
-    /// suspended connection resumes (and the access handler queues it: ``takeReply(_:)``).
-    /// Dropped when the server abandoned the request.
+    /// Hands `response` to its request: kept for `later` while the request is not suspended,
+    /// else its connection resumes with it.
     private func reply(_ state: RequestState, _ response: HTTPResponse) {
+        state.early = response
+        if state.phase.exchange(RequestState.replied, ordering: .acquiringAndReleasing) == RequestState.suspended {
+            resume(state, with: response)
+        }
+    }
+
+    /// Resumes a suspended request's connection with `response` (the access handler then queues
+    /// it: ``takeReply(_:)``), unless the server already resumed it when it stopped.
+    private func resume(_ state: RequestState, with response: HTTPResponse) {
         suspended.withLock { suspended in
-            switch state.later {
-            case .starting:
-                state.later = .replied(response)
-            case .suspended(let connection):
-                state.later = .replied(response)
-                suspended.connections[ObjectIdentifier(state)] = nil
-                MHD_resume_connection(connection)
-            case .idle, .replied:
-                break
-            }
+            guard let entry = suspended.connections.removeValue(forKey: ObjectIdentifier(state)) else { return }
+            state.resumed = response
+            MHD_resume_connection(entry.connection)
         }
     }
 
     /// The reply a resumed connection's request got (once).
     func takeReply(_ state: RequestState) -> HTTPResponse? {
         suspended.withLock { _ in
-            guard case .replied(let response) = state.later else { return nil }
-            state.later = .idle
-            return response
+            defer { state.resumed = nil }
+            return state.resumed
         }
     }
 
@@ -135,7 +138,7 @@ final class ServerCore: Sendable {
             suspended.closed = true
             let count = suspended.connections.count
             for (state, connection) in suspended.connections.values {
-                state.later = .replied(Self.shuttingDown)
+                state.resumed = Self.shuttingDown
                 MHD_resume_connection(connection)
             }
             suspended.connections.removeAll()
@@ -149,9 +152,9 @@ final class ServerCore: Sendable {
 /// Created in the URI-log callback (libmicrohttpd's first per-request hook), which
 /// hands it back as the initial `*con_cls`; retained once there and released exactly
 /// once in the request-completed callback. Only the thread that owns the connection
-/// touches it, except `later` (see there).
+/// touches it, except a reply's fields (see `phase`).
 final class RequestState: @unchecked Sendable {
-    // @unchecked: a reply made on another thread reaches it, touching only `later`.
+    // @unchecked: a reply made on another thread touches only `phase`, `early` and `resumed`.
     let core: ServerCore
     /// The request target as sent (`/path?query`).
     let rawTarget: [UInt8]
@@ -166,17 +169,14 @@ final class RequestState: @unchecked Sendable {
     /// Bytes received (and dropped) for an overflowed body.
     var discarded = 0
 
-    /// Where a `.later` or `.blocking` answer is; read and written with `core.suspended` held.
-    var later = Later.idle
-    enum Later {
-        case idle
-        /// `start` is running on the connection's thread.
-        case starting
-        /// The connection is suspended until the reply.
-        case suspended(OpaquePointer)
-        /// The reply, for the connection's thread to queue.
-        case replied(HTTPResponse)
-    }
+    /// Where a `.later` or `.blocking` answer is: `starting` while `start` runs, `replied` once
+    /// the reply is in `early`, `suspended` once the connection waits for it.
+    let phase = Atomic<UInt8>(RequestState.starting)
+    static let starting: UInt8 = 0, replied: UInt8 = 1, suspended: UInt8 = 2
+    /// The reply; written before `phase` becomes `replied`, so read after seeing that.
+    var early: HTTPResponse?
+    /// The response a suspended connection resumes with; read and written with `core.suspended` held.
+    var resumed: HTTPResponse?
 
     /// How far past the body limit an overflowing chunked upload is read (to be
     /// able to answer 413) before the connection is closed instead.
