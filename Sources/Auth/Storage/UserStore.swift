@@ -141,8 +141,8 @@ struct UserStore: Sendable {
     ///
     /// One index lookup per digest, whatever the planner thinks of the tables: the `LIMIT 1`
     /// (the digest is unique) keeps the lateral subquery from being flattened into a join.
-    /// Written as `token_digest = ANY($1)`, the generic plan scanned `sessions` and hashed
-    /// `users` while the tables were small, twice the backend's time for a batch of 14.
+    /// Written as `token_digest = ANY($1)`, the generic plan may scan `sessions` and hash
+    /// `users` instead (it does while the tables are small).
     func sessions(digests: [[UInt8]]) throws -> [[UInt8]: StoredSession] {
         try pool.withConnection { connection in
             let rows = try connection.query("""
