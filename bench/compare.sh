@@ -100,11 +100,19 @@ record() {  # record WORKLOAD BUILD ROUND VALUE FILES...: one run's figure and i
         grep FIRST_ERROR "$f" >&2 || true
     done
 }
+TICKS_PER_SECOND="$(getconf CLK_TCK)"
+cpu_ticks() { awk '{ print $14 + $15 }' "/proc/$1/stat"; }  # utime + stime of PID
 run_rate() {  # run_rate WORKLOAD BUILD ROUND CONNS THREADS SCRIPT INSTANCE
-    local w="$1" b="$2" r="$3" c="$4" t="$5" s="$6" i="$7" f="$OUT/$1.$2.$3"
+    local w="$1" b="$2" r="$3" c="$4" t="$5" s="$6" i="$7" f="$OUT/$1.$2.$3" before after
+    before="$(cpu_ticks "${PID[$i]}")"
     BENCH_THREADS="$t" run_wrk "$f" "$c" "$t" "$D" "$s" "${URL[$i]}"
+    after="$(cpu_ticks "${PID[$i]}")"
     record "$w" "$b" "$r" "$(wrk_rps "$f")" "$f"
-    log "  $w $b: ${VAL[$w.$b.$r]} req/s, errors $(wrk_errors "$f")"
+    # The server process's own CPU per request (PostgreSQL's not included): unlike the rate,
+    # it hardly depends on what else the machine is doing.
+    VAL[cpu_$w.$b.$r]="$(awk -v t=$((after - before)) -v hz="$TICKS_PER_SECOND" -v n="$(wrk_field "$f" requests)" \
+        'BEGIN { if (n > 0) printf "%.1f", t / hz * 1e6 / n; else print 0 }')"
+    log "  $w $b: ${VAL[$w.$b.$r]} req/s, server CPU ${VAL[cpu_$w.$b.$r]} µs a request, errors $(wrk_errors "$f")"
 }
 run_saturated() {  # run_saturated BUILD ROUND: the viewer's p99 while logIn saturates the same build
     local b="$1" r="$2" f="$OUT/vl.$1.$2"
@@ -152,7 +160,7 @@ row() {  # row WORKLOAD LABEL
     done
     mb="$(median "${rb[@]}")"; mn="$(median "${rn[@]}")"
     local sb="${rb[*]}" sn="${rn[*]}"
-    echo "| $label | $mb | $mn | **$(ratio "$mn" "$mb")** | ${sb// / / } | ${sn// / / } | ${ERR[$w.base]:-0} / ${ERR[$w.new]:-0} |"
+    echo "| $label | $mb | $mn | **$(ratio "$mn" "$mb")** | ${sb// / / } | ${sn// / / } | ${ERR[${w#cpu_}.base]:-0} / ${ERR[${w#cpu_}.new]:-0} |"
 }
 TABLE="$DIR/compare.md"
 {
@@ -167,6 +175,9 @@ TABLE="$DIR/compare.md"
     row health "\`{ health }\`, 64 conns (req/s)"
     row login "logIn, 8 conns (req/s)"
     row vl "viewer p99 while logIn saturates (ms; lower is better)"
+    row cpu_viewer "server CPU per viewer, cache on (µs; lower is better)"
+    row cpu_viewer_nocache "server CPU per viewer, cache off (µs; PostgreSQL's not included)"
+    row cpu_health "server CPU per \`{ health }\` (µs; lower is better)"
     echo
     echo "Errors over all runs (must be 0): base **${ERR[base]}**, new **${ERR[new]}**."
 } >"$TABLE"
