@@ -16,8 +16,6 @@ CALLER_PWD="$PWD"
 source "$(dirname "$0")/lib.sh"
 [ $# -eq 1 ] || { echo "usage: bench/compare.sh BASE_REV   (ROUNDS, BENCH_SECONDS, BENCH_USERS_N, COMPARE_OUT)" >&2; exit 2; }
 BASE_REV="$1"
-BASE_HASH="$(git rev-parse --verify --quiet "$BASE_REV^{commit}")" || { echo "not a commit: $BASE_REV" >&2; exit 2; }
-BASE_SHORT="$(git rev-parse --short "$BASE_HASH")"
 NEW_DESC="$(git rev-parse --short HEAD)$(git diff --quiet HEAD -- 2>/dev/null || echo '+uncommitted changes')"
 ROUNDS="${ROUNDS:-5}"
 D="${BENCH_SECONDS:-8}"
@@ -26,35 +24,9 @@ WARMUP="${WARMUP_SECONDS:-2}"
 ensure_tools
 
 # --- the two binaries -----------------------------------------------------------------------
-BASE_WT=""
-remove_base_worktree() {
-    [ -n "$BASE_WT" ] || return 0
-    git -C "$ROOT" worktree remove --force "$BASE_WT" >/dev/null 2>&1 || true
-    rm -rf "$BASE_WT"
-    git -C "$ROOT" worktree prune || true
-    # SwiftPM's lock files for that build directory (named after its path).
-    local build="$BASE_WT/.build" lock
-    lock="${TMPDIR:-/tmp}/${build//\//_}"
-    rm -f "$lock.lock" "${lock}_workspace-state.json.lock"
-    BASE_WT=""
-}
 SAT_PID=""  # the background logIn load of a saturation run, while it runs
-# lib.sh's cleanup (servers, clusters, temp dirs), the background load and the base worktree.
-trap '[ -z "$SAT_PID" ] || kill -TERM "$SAT_PID" 2>/dev/null; remove_base_worktree; cleanup' EXIT
-
-BASE_BIN="$ROOT/.build/compare/$BASE_HASH/gatehouse"
-if [ -x "$BASE_BIN" ]; then
-    log "base $BASE_REV ($BASE_SHORT): cached binary $BASE_BIN"
-else
-    new_dir; BASE_WT="$NEW_DIR/src"
-    log "base $BASE_REV ($BASE_SHORT): release build in a temporary worktree $BASE_WT"
-    git worktree add --quiet --detach "$BASE_WT" "$BASE_HASH" >&2
-    ( cd "$BASE_WT" && timeout --foreground 3600 swift build -c release --product gatehouse >&2 )
-    built="$(cd "$BASE_WT" && swift build -c release --show-bin-path)/gatehouse"
-    mkdir -p "$(dirname "$BASE_BIN")"
-    cp "$built" "$BASE_BIN.tmp$$" && mv "$BASE_BIN.tmp$$" "$BASE_BIN"
-    remove_base_worktree
-fi
+trap '[ -z "$SAT_PID" ] || kill -TERM "$SAT_PID" 2>/dev/null; cleanup' EXIT
+base_binary "$BASE_REV"
 log "new: the working tree ($NEW_DESC), release build"
 build_release gatehouse
 NEW_BIN="$BIN/gatehouse"

@@ -25,8 +25,10 @@ build_release() {
     BIN="$(swift build -c release --show-bin-path)"
 }
 
-# Kills what we started (servers by pid, then clusters via pg_ctl), removes temp dirs.
+# Kills what we started (servers by pid, then clusters via pg_ctl), removes temp dirs and a
+# base build's worktree.
 cleanup() {
+    remove_base_worktree
     local pid
     for pid in "${BENCH_PIDS[@]}"; do kill -TERM "$pid" 2>/dev/null || true; done
     for pid in "${BENCH_PIDS[@]}"; do
@@ -42,6 +44,40 @@ cleanup() {
 }
 trap cleanup EXIT
 trap 'exit 130' INT TERM
+
+# base_binary REV: BASE_BIN, the release gatehouse of commit REV (and BASE_HASH, BASE_SHORT).
+# Built in a temporary detached worktree (removed at once, or on exit) and kept in
+# .build/compare/<commit>/gatehouse, so the next use of that commit skips the build.
+BASE_WT=""
+base_binary() {
+    BASE_HASH="$(git -C "$ROOT" rev-parse --verify --quiet "$1^{commit}")" || { echo "not a commit: $1" >&2; exit 2; }
+    BASE_SHORT="$(git -C "$ROOT" rev-parse --short "$BASE_HASH")"
+    BASE_BIN="$ROOT/.build/compare/$BASE_HASH/gatehouse"
+    if [ -x "$BASE_BIN" ]; then
+        log "base $1 ($BASE_SHORT): cached binary $BASE_BIN"
+        return
+    fi
+    new_dir; BASE_WT="$NEW_DIR/src"
+    log "base $1 ($BASE_SHORT): release build in a temporary worktree $BASE_WT"
+    git -C "$ROOT" worktree add --quiet --detach "$BASE_WT" "$BASE_HASH" >&2
+    ( cd "$BASE_WT" && timeout --foreground 3600 swift build -c release --product gatehouse >&2 )
+    local built
+    built="$(cd "$BASE_WT" && swift build -c release --show-bin-path)/gatehouse"
+    mkdir -p "$(dirname "$BASE_BIN")"
+    cp "$built" "$BASE_BIN.tmp$$" && mv "$BASE_BIN.tmp$$" "$BASE_BIN"
+    remove_base_worktree
+}
+remove_base_worktree() {
+    [ -n "$BASE_WT" ] || return 0
+    git -C "$ROOT" worktree remove --force "$BASE_WT" >/dev/null 2>&1 || true
+    rm -rf "$BASE_WT"
+    git -C "$ROOT" worktree prune || true
+    # SwiftPM's lock files for that build directory (named after its path).
+    local build="$BASE_WT/.build" lock
+    lock="${TMPDIR:-/tmp}/${build//\//_}"
+    rm -f "$lock.lock" "${lock}_workspace-state.json.lock"
+    BASE_WT=""
+}
 
 # new_dir: a temp dir in NEW_DIR, removed on exit (not via $(...): the subshell would lose it).
 new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
