@@ -9,8 +9,11 @@ public enum GatehouseError: Error, Sendable, Hashable {
     case emailTaken
     /// 125: the email address is not of the form `something@something`.
     case invalidEmail
-    /// 142: the password does not meet the server's password policy (too short or too long).
+    /// 142: the password does not meet the server's password policy (too short).
     case weakPassword
+    /// 142: a field is longer than the server accepts; `message` names it and its limit, e.g.
+    /// `username is too long (at most 128 characters).`
+    case fieldTooLong(message: String)
     /// 101: wrong username or password, or the account is locked after failed log-ins;
     /// `message` is the server's text (see ``isAccountLocked``).
     case invalidCredentials(message: String)
@@ -33,6 +36,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 202: self = .usernameTaken
         case 203: self = .emailTaken
         case 125: self = .invalidEmail
+        case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142: self = .weakPassword
         case 101: self = .invalidCredentials(message: message)
         case 209: self = .sessionInvalid
@@ -47,7 +51,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword: 142
+        case .weakPassword, .fieldTooLong: 142
         case .invalidCredentials: 101
         case .sessionInvalid: 209
         case .rateLimited: 155
@@ -71,6 +75,7 @@ extension GatehouseError: LocalizedError {
         case .emailTaken: return "An account already uses that email address. Log in instead?"
         case .invalidEmail: return "That doesn't look like an email address."
         case .weakPassword: return "That password is too weak. Use a longer one (at least 8 characters)."
+        case .fieldTooLong(let message): return message.prefix(1).uppercased() + message.dropFirst()
         case .invalidCredentials(let message):
             if isAccountLocked {
                 let minutes = message.split(separator: " ").compactMap { Int($0) }.first

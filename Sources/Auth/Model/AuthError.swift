@@ -17,6 +17,8 @@ public enum AuthError: Error, Sendable, Hashable {
     case invalidEmail
     /// 142: the password breaks the password policy.
     case weakPassword
+    /// 142: `field` is longer than `limit` (the contract's field sizes).
+    case tooLong(field: String, limit: String)
     /// 119: `emailVerified` given without the master key.
     case emailVerificationNotAllowed
     /// 101: no such user or a wrong password (one message for both).
@@ -46,7 +48,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword: 142
+        case .weakPassword, .tooLong: 142
         case .emailVerificationNotAllowed: 119
         case .invalidCredentials, .accountLocked: 101
         case .invalidSession, .sessionExpired: 209
@@ -67,6 +69,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .emailTaken: "Account already exists for this email address."
         case .invalidEmail: "Email address format is invalid."
         case .weakPassword: "Password does not meet the Password Policy requirements."
+        case .tooLong(let field, let limit): "\(field) is too long (at most \(limit))."
         case .emailVerificationNotAllowed: "Clients aren't allowed to manually update email verification."
         case .invalidCredentials: "Invalid username/password."
         case .accountLocked(let minutes):

@@ -55,9 +55,10 @@ public final class AuthService: Sendable {
 
     // MARK: Operations
 
-    /// Creates a user and its first session. Checks in Parse's order: 200, 201, 252,
-    /// 119, 142, 202, 125, 203.
+    /// Creates a user and its first session. Checks the field sizes first (142), then in
+    /// Parse's order: 200, 201, 252, 119, 142, 202, 125, 203.
     public func signUp(_ fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try FieldLimits.check(fields, request, maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
         try limit(address: request.clientAddress)
         guard let fields, let username = fields.username, !username.isEmpty, !username.contains("\0") else {
             throw .usernameMissing
@@ -100,12 +101,13 @@ public final class AuthService: Sendable {
     /// and creates a session. Unknown users and wrong passwords take the same time
     /// and get the same error.
     public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try FieldLimits.check(request)
         try limit(address: request.clientAddress)
         guard !username.isEmpty else { throw .logInUsernameMissing }
         guard !password.isEmpty else { throw .logInPasswordMissing }
         if hasAuthData { throw .unsupportedAuthentication }
         let found: UserStore.Credentials?
-        if username.contains("\0") {
+        if username.contains("\0") || username.utf8.count > FieldLimits.logInNameBytes {
             found = nil  // cannot be stored, so cannot exist
         } else {
             found = try database { () throws in try store.credentials(forLogIn: username) }
