@@ -70,7 +70,9 @@ public struct GraphQLHTTPResponder<Context: Sendable>: Sendable {
 
     /// The body the contract gives a missing or wrong app id.
     public static var unauthorized: HTTPResponse {
-        HTTPResponse(status: 403, headers: ["Content-Type": "application/json; charset=utf-8"], body: Array(#"{"error":"unauthorized"}"#.utf8))
+        HTTPResponse(
+            status: 403, headers: ["Content-Type": "application/json; charset=utf-8", "Cache-Control": "no-store"],
+            body: Array(#"{"error":"unauthorized"}"#.utf8))
     }
 
     /// The answer to `request`: an error now, or its execution once its context is ready.

@@ -54,10 +54,15 @@ public enum GraphQLMediaType: String, Sendable {
         }
     }
 
-    /// Headers with this `Content-Type` only: one allocation (a dictionary literal of headers
-    /// was three). Not one shared value: every thread's responses would then count references
-    /// on the same memory.
-    public var headers: HTTPHeaders { HTTPHeaders([HTTPHeaders.Field(name: "Content-Type", value: contentType)]) }
+    /// The headers of a GraphQL response: this `Content-Type`, and `Cache-Control: no-store`
+    /// (responses carry session tokens and user data: no cache may keep them). Built per
+    /// response, not one shared value: every thread's responses would then count references on
+    /// the same memory.
+    public var headers: HTTPHeaders {
+        HTTPHeaders([HTTPHeaders.Field(name: "Content-Type", value: contentType), Self.noStore])
+    }
+
+    static let noStore = HTTPHeaders.Field(name: "Cache-Control", value: "no-store")
 
     /// Picks the response type from an `Accept` header (GraphQL over HTTP §Accept):
     /// no header means `application/json`; wildcards mean `application/json`; at

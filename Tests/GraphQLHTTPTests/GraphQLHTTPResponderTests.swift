@@ -46,6 +46,7 @@ import Testing
         let outcome = Self.responder.respond(to: Self.post(#"{"query":"{ hello }"}"#))
         #expect(outcome.response.status == 200)
         #expect(outcome.response.headers["Content-Type"] == "application/json; charset=utf-8")
+        #expect(outcome.response.headers["Cache-Control"] == "no-store")
         #expect(body(outcome.response) == #"{"data":{"hello":"hello 10.0.0.1"}}"#)
         #expect(outcome.operationType == .query)
     }
@@ -108,6 +109,12 @@ import Testing
         #expect(strict.response.status == 400)
     }
 
+    /// Every GraphQL response, request errors included, tells caches not to keep it.
+    @Test(arguments: [#"{"query":"{ hello }"}"#, #"{"query":"{ nope }"}"#, "not json"])
+    func responsesAreNotStored(_ body: String) {
+        #expect(Self.responder.respond(to: Self.post(body)).response.headers["Cache-Control"] == "no-store")
+    }
+
     @Test func mutationOverGetIs405() {
         let outcome = Self.responder.respond(to: Self.get("query=mutation%7Bbump%7D"))
         #expect(outcome.response.status == 405)
@@ -155,6 +162,7 @@ import Testing
         for appId in [nil, "", "wrong"] as [String?] {
             let response = responder.respond(to: Self.post(#"{"query":"{a}"}"#, appId: appId)).response
             #expect(response.status == 403)
+            #expect(response.headers["Cache-Control"] == "no-store")
             #expect(body(response) == #"{"error":"unauthorized"}"#)
         }
         #expect(responder.respond(to: Self.post(#"{"query":"{a}"}"#, appId: "app")).response.status == 200)
