@@ -7,8 +7,8 @@ import Synchronization
 public final class Metrics: Sendable {
     /// Latency bucket upper bounds in seconds.
     static let buckets: [Double] = [0.001, 0.0025, 0.005, 0.01, 0.025, 0.05, 0.1, 0.25, 0.5, 1, 2.5, 5, 10]
-    /// Distinct operation names kept as labels; later ones count as "other".
-    static let maxOperations = 64
+    /// Distinct operation names kept as labels (the contract's bound); later ones count as "other".
+    static let maxOperations = 50
 
     private struct State {
         var requests: [RequestKey: Int] = [:]

@@ -42,7 +42,7 @@ final class Router: HTTPHandler {
             return .now(finish(request, pages.explorer, operation: nil))
         case "/graphql":
             let graphQL = responder.answer(request)
-            let operation = graphQL.operationName ?? graphQL.operationType.map(Self.anonymous)
+            let operation = graphQL.operationName.map(Self.logged) ?? graphQL.operationType.map(Self.anonymous)
             return graphQL.answer.map { [self] response in finish(request, response, operation: operation) }
         case "/health":
             return .now(finish(request, Self.json(["status": "ok"]), operation: nil))
@@ -76,6 +76,12 @@ final class Router: HTTPHandler {
                 microseconds: Int((seconds * 1_000_000).rounded()), client: request.clientAddress, operation: operation)
         }
         return response
+    }
+
+    /// An operation's name as logs and metrics show it: at most 100 characters (the contract's
+    /// bound), so that a client cannot fill the log with one name.
+    static func logged(_ name: String) -> String {
+        name.utf8.count <= 100 ? name : String(name.prefix(100))
     }
 
     /// How logs and metrics name an operation without a name (a literal: no string built per request).

@@ -30,6 +30,23 @@ import Testing
             ])
     }
 
+    /// At most 50 operation names become labels; the others count as `other`.
+    @Test func operationLabelsAreBounded() {
+        let metrics = Metrics()
+        for index in 0..<60 { metrics.record(operation: "Op\(index)", status: 200, seconds: 0.001) }
+        metrics.record(operation: "Op0", status: 200, seconds: 0.001)
+        let requests = Self.lines(metrics).filter { $0.hasPrefix("gatehouse_requests_total{") }
+        #expect(requests.count == 51)
+        #expect(requests.contains(#"gatehouse_requests_total{operation="other",status="200"} 10"#))
+        #expect(requests.contains(#"gatehouse_requests_total{operation="Op0",status="200"} 2"#))
+    }
+
+    @Test func loggedOperationNamesAreCut() {
+        #expect(Router.logged("Ping") == "Ping")
+        #expect(Router.logged(String(repeating: "é", count: 100)) == String(repeating: "é", count: 100))
+        #expect(Router.logged(String(repeating: "n", count: 5000)) == String(repeating: "n", count: 100))
+    }
+
     @Test func bucketsAreCumulative() {
         let metrics = Metrics()
         for seconds in [0.0005, 0.001, 0.003, 0.003, 0.2, 20] { metrics.record(operation: nil, status: 200, seconds: seconds) }
