@@ -52,6 +52,37 @@ import Testing
         #expect(h.capturedLogs.isEmpty, "\(h.capturedLogs)")
     }
 
+    /// Half sign up with the username `Shadow@Example.com`, half with the email
+    /// `shadow@example.com`, all at once: one wins, so that name logs one account in; the others
+    /// get 202 (username) or 203 (email).
+    @Test func simultaneousSignUpsCannotShadowEachOther() throws {
+        let threads = 20
+        let h = try Harness(queueDepth: 64, poolSize: 8)
+        let results = Mutex<[(index: Int, result: ExecutionResult)]>([])
+        let start = DispatchSemaphore(value: 0)
+        let group = DispatchGroup()
+        for index in 0..<threads {
+            group.enter()
+            Thread {
+                start.wait()
+                let fields: JSON = index % 2 == 0
+                    ? ["username": "Shadow@Example.com", "password": "password1"]
+                    : ["username": .string("shadow\(index)"), "password": "password1", "email": "shadow@example.com"]
+                let result = h.signUp(fields)
+                results.withLock { $0.append((index, result)) }
+                group.leave()
+            }.start()
+        }
+        for _ in 0..<threads { start.signal() }
+        #expect(group.wait(timeout: .now() + 30) == .success)
+        let all = results.withLock { $0 }
+        #expect(all.filter { $0.result.errors.isEmpty }.count == 1)
+        for (index, result) in all where !result.errors.isEmpty {
+            #expect(onlyError(result)?.code == (index % 2 == 0 ? 202 : 203), "\(result.json)")
+        }
+        #expect(try h.count("SELECT count(*) FROM users") == 1)
+    }
+
     /// Simultaneous log-ins from one installation leave exactly one session for it: each
     /// new session replaces the others of that user and installation.
     @Test func simultaneousLogInsFromOneInstallation() throws {

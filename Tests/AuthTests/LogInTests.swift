@@ -21,14 +21,21 @@ import Testing
         #expect(h.viewer(token: token).data?["viewer"]?["user"]?["username"] == "Alice")
     }
 
-    /// An email typed into `username` logs its owner in, but a username match wins.
-    @Test func usernameMatchWinsOverEmailMatch() throws {
+    /// A log-in name means one account: a username may not be another user's email (202), nor
+    /// an email another user's username (203), whatever the case; so an email typed into
+    /// `username` always logs its owner in.
+    @Test func usernamesAndEmailsDoNotShadowEachOther() throws {
         let h = try Harness()
         _ = try h.signedUp("carol", password: "carol-password", email: "dave@example.com")
-        _ = try h.signedUp("dave@example.com", password: "dave-password")
-        let result = h.logIn("dave@example.com", "dave-password")
-        #expect(result.data?["logIn"]?["viewer"]?["user"]?["username"] == "dave@example.com", "\(result.json)")
-        #expect(onlyError(h.logIn("DAVE@example.com", "carol-password"))?.code == 101)
+        let username = h.signUp(["username": "DAVE@example.com", "password": "dave-password"])
+        #expect(onlyError(username)?.code == 202, "\(username.json)")
+        let emailShaped = h.signUp(["username": "erin", "password": "erin-password", "email": "carol@x"])
+        #expect(emailShaped.errors.isEmpty, "\(emailShaped.json)")
+        _ = try h.signedUp("frank@example.com", password: "frank-password")
+        let taken = h.signUp(["username": "gina", "password": "gina-password", "email": "FRANK@example.com"])
+        #expect(onlyError(taken)?.code == 203, "\(taken.json)")
+        #expect(h.logIn("dave@example.com", "carol-password").errors.isEmpty)
+        #expect(try h.count("SELECT count(*) FROM users") == 3)
     }
 
     /// A wrong password and an unknown user get the same error (and write nothing).

@@ -68,13 +68,15 @@ public final class AuthService: Sendable {
         if fields.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         guard configuration.passwordPolicy.accepts(password) else { throw .weakPassword }
         let email = fields.email
+        // A log-in name means one account: a username may not be another user's email, nor an
+        // email another user's username.
         try database { () throws in
-            if try store.usernameExists(username) { throw AuthError.usernameTaken }
+            if try store.logInNameTaken(username) { throw AuthError.usernameTaken }
         }
         if let email {
             guard Self.isValidEmail(email) else { throw .invalidEmail }
             try database { () throws in
-                if try store.emailExists(email) { throw AuthError.emailTaken }
+                if try store.logInNameTaken(email) { throw AuthError.emailTaken }
             }
         }
         let passwordHash = try hash(password)
@@ -91,6 +93,10 @@ public final class AuthService: Sendable {
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
                 throw AuthError.usernameTaken  // a concurrent sign-up won the race
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
+                throw AuthError.emailTaken
+            } catch UserStore.NameConflict.username {
+                throw AuthError.usernameTaken
+            } catch UserStore.NameConflict.email {
                 throw AuthError.emailTaken
             }
         }

@@ -34,22 +34,38 @@ struct UserStore: Sendable {
             createdAt: try row.decode(Date.self, at: column + 5), updatedAt: try row.decode(Date.self, at: column + 6))
     }
 
-    func usernameExists(_ username: String) throws -> Bool {
+    /// Whether `name` logs an account in: some user's username or email (case-insensitively).
+    func logInNameTaken(_ name: String) throws -> Bool {
         try pool.withConnection { connection in
-            try connection.queryFirst("SELECT 1 FROM users WHERE lower(username) = lower(\(username))") != nil
+            try connection.queryFirst(
+                "SELECT 1 FROM users WHERE lower(username) = lower(\(name)) OR lower(email) = lower(\(name)) LIMIT 1") != nil
         }
     }
 
-    func emailExists(_ email: String) throws -> Bool {
-        try pool.withConnection { connection in
-            try connection.queryFirst("SELECT 1 FROM users WHERE lower(email) = lower(\(email))") != nil
-        }
+    /// A new user's username or email that already logs another account in.
+    enum NameConflict: Error {
+        case username
+        case email
     }
 
-    /// Inserts the user and its first session in one transaction.
+    /// Inserts the user and its first session in one transaction. Its username and email must
+    /// not log another account in (``NameConflict``): the unique indexes cover each column, and
+    /// a lock per log-in name serialises the sign-ups that could shadow each other across them.
     func insert(_ user: User, passwordHash: String, session: NewSession) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
+                let names = Set([user.username.lowercased()] + (user.email.map { [$0.lowercased()] } ?? [])).sorted()
+                for name in names {
+                    try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\(name)))")
+                }
+                if try tx.queryFirst("SELECT 1 FROM users WHERE lower(email) = lower(\(user.username))") != nil {
+                    throw NameConflict.username
+                }
+                if let email = user.email,
+                    try tx.queryFirst("SELECT 1 FROM users WHERE lower(username) = lower(\(email))") != nil
+                {
+                    throw NameConflict.email
+                }
                 try tx.execute("""
                     INSERT INTO users (object_id, username, email, password_hash, email_verified, acl, created_at, updated_at)
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
