@@ -156,28 +156,15 @@ import Testing
         let h = try Harness(
             configuration: Self.configuration(perAddress: 0, perAccount: 0),
             cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, queueDepth: 0, poolSize: 8)
-        let results = ConcurrencyTests.Results()
-        let refusals = ConcurrencyTests.Results()
-        let group = DispatchGroup()
-        let start = DispatchSemaphore(value: 0)
-        for index in 0..<12 {
-            group.enter()
-            Thread {
-                start.wait()
-                let (result, context) = h.request(
-                    Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password1"]]])
-                results.append(result)
-                if context.recordedRefusals == [.rateLimited(retryAfter: 1)] { refusals.append(result) }
-                group.leave()
-            }.start()
-        }
-        for _ in 0..<12 { start.signal() }
-        #expect(group.wait(timeout: .now() + 30) == .success)
-        let refused = results.all.filter { !$0.errors.isEmpty }
+        let outcomes = try #require(simultaneously(12) { index in
+            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password1"]]])
+        })
+        #expect(outcomes.count == 12)
+        let refused = outcomes.map(\.result).filter { !$0.errors.isEmpty }
         #expect(!refused.isEmpty)
         #expect(refused.count < 12)
         for result in refused { #expect(Self.isRateLimited(result), "\(result.json)") }
-        #expect(refusals.all.count == refused.count)
+        #expect(outcomes.filter { $0.context.recordedRefusals == [.rateLimited(retryAfter: 1)] }.count == refused.count)
         #expect(try h.count("SELECT count(*) FROM users") == 12 - refused.count)
     }
 }

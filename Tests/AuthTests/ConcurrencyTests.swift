@@ -7,35 +7,18 @@ import Testing
 
 /// Simultaneous sign-ups race on the unique index; the losers get 202 and leave nothing behind.
 @Suite struct ConcurrencyTests {
-    final class Results: Sendable {
-        private let state = Mutex<[ExecutionResult]>([])
-        func append(_ result: ExecutionResult) { state.withLock { $0.append(result) } }
-        var all: [ExecutionResult] { state.withLock { $0 } }
-    }
-
     @Test(arguments: ["same username", "same email"])
     func fiftySimultaneousSignUps(_ clash: String) throws {
         let threads = 50
         // A queue of 64 hashing jobs holds all 50; a rate limit of 100 per address never bites.
         let h = try Harness(queueDepth: 64, poolSize: 8)
-        let results = Results()
-        let start = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for index in 0..<threads {
-            group.enter()
-            let thread = Thread {
-                start.wait()
-                let fields: JSON = clash == "same username"
-                    ? ["username": "Racer", "password": "password1"]
-                    : ["username": .string("racer\(index)"), "password": "password1", "email": "racer@example.com"]
-                results.append(h.signUp(fields))
-                group.leave()
-            }
-            thread.start()
+        let results = simultaneously(threads) { index in
+            let fields: JSON = clash == "same username"
+                ? ["username": "Racer", "password": "password1"]
+                : ["username": .string("racer\(index)"), "password": "password1", "email": "racer@example.com"]
+            return h.signUp(fields)
         }
-        for _ in 0..<threads { start.signal() }
-        #expect(group.wait(timeout: .now() + 30) == .success)
-        let all = results.all
+        let all = try #require(results)
         #expect(all.count == threads)
         let winners = all.filter { $0.errors.isEmpty }
         let losers = all.filter { !$0.errors.isEmpty }
@@ -58,26 +41,14 @@ import Testing
     @Test func simultaneousSignUpsCannotShadowEachOther() throws {
         let threads = 20
         let h = try Harness(queueDepth: 64, poolSize: 8)
-        let results = Mutex<[(index: Int, result: ExecutionResult)]>([])
-        let start = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for index in 0..<threads {
-            group.enter()
-            Thread {
-                start.wait()
-                let fields: JSON = index % 2 == 0
-                    ? ["username": "Shadow@Example.com", "password": "password1"]
-                    : ["username": .string("shadow\(index)"), "password": "password1", "email": "shadow@example.com"]
-                let result = h.signUp(fields)
-                results.withLock { $0.append((index, result)) }
-                group.leave()
-            }.start()
-        }
-        for _ in 0..<threads { start.signal() }
-        #expect(group.wait(timeout: .now() + 30) == .success)
-        let all = results.withLock { $0 }
-        #expect(all.filter { $0.result.errors.isEmpty }.count == 1)
-        for (index, result) in all where !result.errors.isEmpty {
+        let all = try #require(simultaneously(threads) { index in
+            let fields: JSON = index % 2 == 0
+                ? ["username": "Shadow@Example.com", "password": "password1"]
+                : ["username": .string("shadow\(index)"), "password": "password1", "email": "shadow@example.com"]
+            return h.signUp(fields)
+        })
+        #expect(all.filter { $0.errors.isEmpty }.count == 1)
+        for (index, result) in all.enumerated() where !result.errors.isEmpty {
             #expect(onlyError(result)?.code == (index % 2 == 0 ? 202 : 203), "\(result.json)")
         }
         #expect(try h.count("SELECT count(*) FROM users") == 1)
@@ -89,22 +60,13 @@ import Testing
         let threads = 10
         let h = try Harness(queueDepth: 64, poolSize: 8)
         _ = try h.signedUp("alice")
-        let results = Results()
-        let start = DispatchSemaphore(value: 0)
-        let group = DispatchGroup()
-        for _ in 0..<threads {
-            group.enter()
-            Thread {
-                start.wait()
-                results.append(h.logIn("alice", Harness.password, installationId: "device-1"))
-                group.leave()
-            }.start()
-        }
-        for _ in 0..<threads { start.signal() }
-        #expect(group.wait(timeout: .now() + 30) == .success)
-        #expect(results.all.allSatisfy { $0.errors.isEmpty })
+        let results = try #require(simultaneously(threads) { _ in
+            h.logIn("alice", Harness.password, installationId: "device-1")
+        })
+        #expect(results.count == threads)
+        #expect(results.allSatisfy { $0.errors.isEmpty })
         #expect(try h.count("SELECT count(*) FROM sessions WHERE installation_id = 'device-1'") == 1)
-        let working = results.all.compactMap { $0.data?["logIn"]?["viewer"]?["sessionToken"]?.stringValue }
+        let working = results.compactMap { $0.data?["logIn"]?["viewer"]?["sessionToken"]?.stringValue }
             .filter { h.viewer(token: $0).errors.isEmpty }
         #expect(working.count == 1)
     }

@@ -192,3 +192,23 @@ enum Queries {
         query Viewer { viewer { sessionToken user { \(userFields) } } }
         """
 }
+
+/// Runs `body(index)` on `threads` new threads released at once; the results in index order
+/// (nil when the threads did not finish within 30 seconds).
+func simultaneously<T: Sendable>(_ threads: Int, _ body: @escaping @Sendable (Int) -> T) -> [T]? {
+    let results = Mutex<[Int: T]>([:])
+    let start = DispatchSemaphore(value: 0)
+    let group = DispatchGroup()
+    for index in 0..<threads {
+        group.enter()
+        Thread {
+            start.wait()
+            let result = body(index)
+            results.withLock { $0[index] = result }
+            group.leave()
+        }.start()
+    }
+    for _ in 0..<threads { start.signal() }
+    guard group.wait(timeout: .now() + 30) == .success else { return nil }
+    return results.withLock { all in (0..<threads).compactMap { all[$0] } }
+}
