@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import Postgres
 import ServerTestSupport
+import Sodium
 import Testing
 
 /// Migration 1 against a real database: constraints the domain relies on.
@@ -110,5 +111,29 @@ import Testing
         }
         #expect(columns.contains("token_digest") && columns.contains("password_hash"))
         #expect(!columns.contains("token") && !columns.contains("password") && !columns.contains("session_token"))
+    }
+
+    /// Migration 3 remembers the installations of the sessions that exist (by digest), until
+    /// the latest of each one's sessions expires, so owners are known from the start.
+    @Test func logInLimitsMigrationRemembersExistingInstallations() throws {
+        let pool = try TestDatabase.create().makePool(size: 1)
+        defer { pool.close() }
+        try Migrator(migrations: Array(AuthMigrations.all.prefix(2))).migrate(pool)
+        let later = Date(timeIntervalSince1970: 2_000_000_000)
+        try pool.withConnection { c in
+            try insertUser(c, id: "eeeeeeeee1", username: "e")
+            try insertSession(c, id: "sssssssss1", user: "eeeeeeeee1", digest: [UInt8](repeating: 1, count: 32))
+            try insertSession(c, id: "sssssssss2", user: "eeeeeeeee1", digest: [UInt8](repeating: 2, count: 32), expires: later)
+            try insertSession(c, id: "sssssssss3", user: "eeeeeeeee1", digest: [UInt8](repeating: 3, count: 32))
+            try c.execute("UPDATE sessions SET installation_id = 'phone' WHERE object_id IN ('sssssssss1', 'sssssssss2')")
+        }
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        let rows = try pool.withConnection { c in
+            try c.query("SELECT user_id, installation_digest, session_ends_at FROM known_installations").map {
+                (try $0.decode(String.self, at: 0), try $0.decode([UInt8].self, at: 1), try $0.decode(Date.self, at: 2))
+            }
+        }
+        #expect(rows.count == 1)
+        #expect(rows.first?.0 == "eeeeeeeee1" && rows.first?.1 == SHA256.digest("phone") && rows.first?.2 == later)
     }
 }

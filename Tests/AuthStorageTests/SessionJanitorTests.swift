@@ -69,4 +69,30 @@ import Testing
         #expect(reports.withLock { $0.first } == SessionJanitor.Report(deleted: 12, batches: 3))
         #expect(try remaining().expired == 0)
     }
+
+    /// Log-in counts of ended windows and installations whose last session ended more than 30
+    /// days ago go; the others stay.
+    @Test func deletesEndedLogInCountsAndForgottenInstallations() throws {
+        let now = Date()
+        let day: TimeInterval = 24 * 3600
+        try pool.withConnection { c in
+            try c.execute("""
+                INSERT INTO login_attempts (user_id, expires_at, network, attempts)
+                VALUES ('uuuuuuuuu1', \(now - 1), '192.0.2.1', 3), ('uuuuuuuuu1', \(now - 1), '192.0.2.2', 1),
+                       ('uuuuuuuuu1', \(now + 60), '192.0.2.1', 1)
+                """)
+            try c.execute("""
+                INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+                VALUES ('uuuuuuuuu1', sha256('gone'), \(now - 31 * day)), ('uuuuuuuuu1', sha256('kept'), \(now - 29 * day))
+                """)
+        }
+        let report = try SessionJanitor(pool: pool, batchSize: 1).deleteExpired(now: now)
+        #expect(report.limitRowsDeleted == 3)
+        try pool.withConnection { c in
+            let windows = try c.query("SELECT expires_at FROM login_attempts").map { try $0.decode(Date.self, at: 0) }
+            #expect(windows.count == 1 && windows[0] > now)
+            let kept = try c.query("SELECT installation_digest = sha256('kept') FROM known_installations").map { try $0.decode(Bool.self, at: 0) }
+            #expect(kept == [true])
+        }
+    }
 }

@@ -4,6 +4,7 @@ import Foundation
 import GraphQL
 import Sodium
 import Testing
+import TestSupport
 
 /// Rate limits (per address, per account, per field execution) and account lockout.
 @Suite struct AbuseLimitTests {
@@ -71,16 +72,18 @@ import Testing
         #expect(Self.isRateLimited(h.logIn("alice", Harness.password)))
     }
 
-    @Test func logInIsLimitedPerAccount() throws {
+    @Test func logInIsLimitedPerAccountAndNetwork() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 0, perAccount: 3))
         _ = try h.signedUp("alice")
         _ = try h.signedUp("bob")
-        for index in 0..<3 {
-            #expect(onlyError(h.logIn("alice", "wrong", address: "198.51.100.\(index)"))?.code == 101)
+        for _ in 0..<3 {
+            #expect(onlyError(h.logIn("alice", "wrong", address: "198.51.100.1"))?.code == 101)
         }
-        // From a fourth address, in another case: the same account.
-        #expect(Self.isRateLimited(h.logIn("ALICE", Harness.password, address: "203.0.113.9")))
-        #expect(try h.loggedIn("bob").hasPrefix("r:"))
+        // In another case: the same account; the right password too.
+        #expect(Self.isRateLimited(h.logIn("ALICE", Harness.password, address: "198.51.100.1")))
+        // Another network is counted on its own; another account is not affected.
+        #expect(try h.loggedIn("alice", address: "203.0.113.9").hasPrefix("r:"))
+        #expect(try h.loggedIn("bob", address: "198.51.100.1").hasPrefix("r:"))
     }
 
     /// The account limit counts the account, however it is named: by username or by email.
@@ -122,6 +125,8 @@ import Testing
             #expect(onlyError(result)?.code == 101)
             #expect(onlyError(result)?.message == "Invalid username/password.")
         }
+        // Failures are recorded after the answer (equal work for every outcome).
+        #expect(try eventually { try h.count("SELECT count(*) FROM users WHERE lockout_until IS NOT NULL") == 1 })
         let message = "Your account is locked due to multiple failed login attempts. Please try again after \(minutes) minute(s)"
         for (name, password) in [("alice", Harness.password), ("alice@example.com", Harness.password), ("alice", "wrong")] {
             let result = h.logIn(name, password)
@@ -140,7 +145,9 @@ import Testing
         for _ in 0..<3 {
             #expect(onlyError(h.logIn("alice", "wrong"))?.code == 101)
             #expect(onlyError(h.logIn("alice", "wrong"))?.code == 101)
+            #expect(try eventually { try h.count("SELECT failed_login_count FROM users") == 2 })
             _ = try h.loggedIn("alice")
+            #expect(try h.count("SELECT failed_login_count FROM users") == 0)
         }
     }
 

@@ -26,7 +26,8 @@ final class Harness: Sendable {
 
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
-        cost: PasswordHasher.Cost = .minimum, workers: Int = 2, queueDepth: Int = 64, poolSize: Int = 4
+        cost: PasswordHasher.Cost = .minimum, workers: Int = 2, queueDepth: Int = 64, poolSize: Int = 4,
+        limiterCapacity: Int = RateLimiter.defaultCapacity
     ) throws {
         database = try TestDatabase.create()
         pool = database.makePool(size: poolSize)
@@ -38,7 +39,7 @@ final class Harness: Sendable {
         let log: @Sendable (String) -> Void = { line in logs.append(line) }
         auth = AuthService(
             pool: pool, hashing: hashing, configuration: configuration,
-            limiter: RateLimiter(now: { clock.now().timeIntervalSince1970 }), now: { clock.now() }, log: log)
+            limiterCapacity: limiterCapacity, now: { clock.now() }, log: log)
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
         service = GraphQLService(executable: executable)
     }
@@ -116,8 +117,10 @@ final class Harness: Sendable {
     }
 
     /// Logs in (no errors expected) and returns the session token.
-    func loggedIn(_ username: String, _ password: String = Harness.password, installationId: String? = nil) throws -> String {
-        let result = logIn(username, password, installationId: installationId)
+    func loggedIn(
+        _ username: String, _ password: String = Harness.password, installationId: String? = nil, address: String = "192.0.2.1"
+    ) throws -> String {
+        let result = logIn(username, password, installationId: installationId, address: address)
         guard result.errors.isEmpty, let token = result.data?["logIn"]?["viewer"]?["sessionToken"]?.stringValue else {
             throw HarnessError("logIn failed: \(result.json)")
         }

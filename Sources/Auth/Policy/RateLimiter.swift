@@ -1,56 +1,121 @@
 import Foundation
 import Locking
-import Synchronization
+import Sodium
 
-/// Fixed-window attempt counters by key (a client address or an account), held in
-/// memory by each instance. Bounded: expired windows are pruned, and when `capacity`
-/// keys are live the oldest window is dropped.
+/// Fixed-window attempt counters held in memory by each instance: the per-address limit, and
+/// the per-account limit of log-in names that match no account (a real account's count is kept
+/// in PostgreSQL, shared by all instances, and never here). Windows are aligned to multiples of
+/// `window` seconds since the epoch, as the database's are, so an unknown name's count starts
+/// and ends exactly as an account's would.
+///
+/// Memory is bounded by construction: a key is a 16-byte digest whatever text it stands for,
+/// at most `capacity` windows are held, and the windows are dropped in the order they were
+/// opened (a ring of at most twice `capacity` records): each attempt drops a few windows of past
+/// periods from its front, and a full limiter drops its oldest window to open a new one. No
+/// attempt copies or scans the map, whatever the traffic.
+///
+/// When full, the oldest window goes rather than a new one being refused: refusing would let one
+/// flood make every new address (or every unknown name) limited for everyone. Dropping the oldest
+/// gives the flooder back only counts that nothing depends on: an unknown name's window guards no
+/// password, and a full address limiter means the flood already comes from `capacity` networks.
 public final class RateLimiter: Sendable {
+    /// A window's key: the first 16 bytes of the SHA-256 digest of the text it stands for.
+    public struct Key: Hashable, Sendable {
+        let high: UInt64
+        let low: UInt64
+
+        public init(_ text: String) {
+            let digest = SHA256.digest(text)
+            var high: UInt64 = 0, low: UInt64 = 0
+            for index in 0..<8 {
+                high = high << 8 | UInt64(digest[index])
+                low = low << 8 | UInt64(digest[8 + index])
+            }
+            self.high = high
+            self.low = low
+        }
+    }
+
     private struct Window {
-        var start: Double
-        var length: Double
+        /// The period it counts: the number of whole windows since the epoch when it opened.
+        var period: Int
         var count: Int
     }
 
     private struct State {
-        var windows: [String: Window] = [:]
-        var lastPrune: Double = 0
+        var windows: [Key: Window] = [:]
+        /// Every window opened, oldest first. A record whose window has since been dropped or
+        /// opened again in a later period no longer matches its window's `period` and is skipped.
+        var order = FIFO<(key: Key, period: Int)>()
     }
 
-    private let capacity: Int
+    /// The windows' length in seconds.
+    public let window: Int
+    /// The most windows held at once.
+    public let capacity: Int
     private let state = Lock(State())
     private let now: @Sendable () -> Double
 
-    public init(capacity: Int = 100_000, now: @escaping @Sendable () -> Double = { Date().timeIntervalSince1970 }) {
-        self.capacity = capacity
+    /// The default capacity: a full limiter holds a few MiB.
+    public static let defaultCapacity = 50_000
+
+    /// A limiter of `window`-second windows (at least 1), holding at most `capacity` (at least 1).
+    public init(window: Int, capacity: Int = RateLimiter.defaultCapacity, now: @escaping @Sendable () -> Double) {
+        self.window = max(1, window)
+        self.capacity = max(1, capacity)
         self.now = now
     }
 
-    /// Counts one attempt for `key`; returns nil when allowed, or the seconds until
-    /// the window ends when `limit` attempts were already made in it.
-    public func attempt(_ key: String, limit: Int, window: Int) -> Int? {
-        guard limit > 0, window > 0 else { return nil }
+    /// Counts one attempt against each key unless one of them already has `limit` attempts in
+    /// the current window (a limit of 0 or less is never reached); returns nil when allowed, or
+    /// the seconds until the window ends when refused (a refused attempt counts against none).
+    public func attempt(_ counts: [(key: Key, limit: Int)]) -> Int? {
         let time = now()
+        let period = Int((time / Double(window)).rounded(.down))
         return state.withLock { state in
-            if time - state.lastPrune > 10 || state.windows.count >= capacity {
-                prune(&state, time: time)
+            // More than an attempt can open, so the records of past periods drain.
+            dropExpired(&state, before: period, atMost: counts.count + 2)
+            for (key, limit) in counts where limit > 0 {
+                if let open = state.windows[key], open.period == period, open.count >= limit {
+                    return max(1, Int((Double((period + 1) * window) - time).rounded(.up)))
+                }
             }
-            var entry = state.windows[key] ?? Window(start: time, length: Double(window), count: 0)
-            if time - entry.start >= entry.length { entry = Window(start: time, length: Double(window), count: 0) }
-            guard entry.count < limit else {
-                return max(1, Int((entry.start + entry.length - time).rounded(.up)))
+            for (key, limit) in counts where limit > 0 {
+                if var open = state.windows[key], open.period == period {
+                    open.count += 1
+                    state.windows[key] = open
+                } else {
+                    if state.windows[key] == nil { makeRoom(&state) }
+                    state.windows[key] = Window(period: period, count: 1)
+                    state.order.append((key, period))
+                }
             }
-            entry.count += 1
-            state.windows[key] = entry
             return nil
         }
     }
 
-    private func prune(_ state: inout State, time: Double) {
-        state.lastPrune = time
-        state.windows = state.windows.filter { time - $0.value.start < $0.value.length }
-        if state.windows.count >= capacity, let oldest = state.windows.min(by: { $0.value.start < $1.value.start })?.key {
-            state.windows[oldest] = nil
+    /// Windows held now, and records in their order (at most `capacity` and twice that).
+    public var counts: (windows: Int, records: Int) {
+        state.withLock { ($0.windows.count, $0.order.count) }
+    }
+
+    /// Pops up to `limit` records of periods before `period`, dropping their windows.
+    private func dropExpired(_ state: inout State, before period: Int, atMost limit: Int) {
+        var popped = 0
+        while popped < limit, let first = state.order.first, first.period < period {
+            drop(state.order.popFirst()!, from: &state)
+            popped += 1
         }
+    }
+
+    /// Drops the oldest windows until one more fits.
+    private func makeRoom(_ state: inout State) {
+        while state.windows.count >= capacity, let record = state.order.popFirst() {
+            drop(record, from: &state)
+        }
+    }
+
+    private func drop(_ record: (key: Key, period: Int), from state: inout State) {
+        if state.windows[record.key]?.period == record.period { state.windows[record.key] = nil }
     }
 }

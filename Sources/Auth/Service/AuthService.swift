@@ -1,4 +1,5 @@
 import Foundation
+import Locking
 import Postgres
 import Sodium
 
@@ -11,7 +12,12 @@ public final class AuthService: Sendable {
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     private let hashing: PasswordHashingPool
-    private let limiter: RateLimiter
+    /// signUp and logIn attempts per client network.
+    private let addressLimiter: RateLimiter
+    /// logIn attempts for names that match no account (an account's are counted in the database).
+    private let nameLimiter: RateLimiter
+    /// Records failed log-ins for lockout after the answer is decided (see `logIn`).
+    private let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
     private let now: @Sendable () -> Date
@@ -20,7 +26,7 @@ public final class AuthService: Sendable {
 
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
-        limiter: RateLimiter = RateLimiter(), sessionCache: SessionCache? = nil,
+        limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
         sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
         now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
@@ -36,7 +42,9 @@ public final class AuthService: Sendable {
             },
             run: { try store.sessions(digests: $0) })
         self.hashing = hashing
-        self.limiter = limiter
+        let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }
+        self.addressLimiter = RateLimiter(window: configuration.rateLimits.addressWindow, capacity: limiterCapacity, now: seconds)
+        self.nameLimiter = RateLimiter(window: configuration.rateLimits.accountWindow, capacity: limiterCapacity, now: seconds)
         self.sessionCache = sessionCache
         self.now = now
         self.log = log
@@ -59,7 +67,7 @@ public final class AuthService: Sendable {
     /// Parse's order: 200, 201, 252, 119, 142, 202, 125, 203.
     public func signUp(_ fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(fields, request, maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
-        try limit(address: request.clientAddress)
+        try limitAddress(ClientNetwork.key(of: request.clientAddress))
         guard let fields, let username = fields.username, !username.isEmpty, !username.contains("\0") else {
             throw .usernameMissing
         }
@@ -106,41 +114,77 @@ public final class AuthService: Sendable {
     /// Logs in by username, or by email when no username matches (case-insensitive),
     /// and creates a session. Unknown users and wrong passwords take the same time
     /// and get the same error.
+    ///
+    /// Limits (contract, Hardening): per client network (`limitAddress`), then per account and
+    /// network, with a ceiling over all networks of ten times that: an account's counts are kept
+    /// in the database, counted in the round trip that finds the account, and a name that matches
+    /// no account is counted the same way in memory, so the limit does not tell which names exist.
+    /// The right password with an installation id that had a session of the account in the last
+    /// 30 days is let in past the per-account limit and lockout.
     public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
-        try limit(address: request.clientAddress)
+        let network = ClientNetwork.key(of: request.clientAddress)
+        try limitAddress(network)
         guard !username.isEmpty else { throw .logInUsernameMissing }
         guard !password.isEmpty else { throw .logInPasswordMissing }
         if hasAuthData { throw .unsupportedAuthentication }
-        let found: UserStore.Credentials?
+        let time = timestamp()
+        let policy = configuration.rateLimits
+        let window = Double(max(1, policy.accountWindow))
+        let windowEnd = Date(timeIntervalSince1970: ((time.timeIntervalSince1970 / window).rounded(.down) + 1) * window)
+        let found: UserStore.LogInAttempt?
         if username.contains("\0") || username.utf8.count > FieldLimits.logInNameBytes {
             found = nil  // cannot be stored, so cannot exist
         } else {
-            found = try database { () throws in try store.credentials(forLogIn: username) }
+            found = try database { () throws in
+                try store.logInAttempt(
+                    name: username, network: network, windowEnd: windowEnd, limit: policy.perAccount,
+                    installation: request.installationId.map { SHA256.digest($0) },
+                    knownSince: time.addingTimeInterval(-UserStore.installationMemory))
+            }
         }
-        // Counted against the account itself, so its username and its email share one budget;
-        // a name that matches no account is counted as that name. Before any password work.
-        if let wait = limiter.attempt(
-            found.map { "account-id:" + $0.user.objectId } ?? "account-name:" + username.lowercased(),
-            limit: configuration.rateLimits.perAccount, window: configuration.rateLimits.accountWindow)
-        {
-            throw .rateLimited(retryAfter: wait)
-        }
-        guard let credentials = found else {
+        // Before any password work.
+        guard let found else {
+            let name = SHA256.hexDigest(username.lowercased())
+            if let wait = nameLimiter.attempt([
+                (RateLimiter.Key("name:\(name)@\(network)"), policy.perAccount),
+                (RateLimiter.Key("name:\(name)"), policy.perAccount * Self.networkCeiling),
+            ]) {
+                throw .rateLimited(retryAfter: wait)
+            }
             try dummyVerify(password)
             throw .invalidCredentials
         }
-        let time = timestamp()
-        let locked = credentials.lockoutUntil.map { $0 > time } ?? false
-        let verdict = try verify(password, credentials.passwordHash)
-        if locked, let until = credentials.lockoutUntil {
-            throw .accountLocked(minutes: max(1, Int((until.timeIntervalSince(time) / 60).rounded(.up))))
+        let credentials = found.credentials
+        var refusal: AuthError? = nil
+        if policy.perAccount > 0
+            && (found.fromNetwork > policy.perAccount
+                || found.fromNetwork + found.fromOtherNetworks > policy.perAccount * Self.networkCeiling)
+        {
+            let limited = AuthError.rateLimited(retryAfter: max(1, Int(windowEnd.timeIntervalSince(time).rounded(.up))))
+            // No password work, unless the owner's installation may be let in.
+            guard found.installationKnown else { throw limited }
+            refusal = limited
         }
+        let lockedUntil = credentials.lockoutUntil.flatMap { $0 > time ? $0 : nil }
+        let verdict = try verify(password, credentials.passwordHash)
+        if refusal == nil, let until = lockedUntil {
+            refusal = .accountLocked(minutes: max(1, Int((until.timeIntervalSince(time) / 60).rounded(.up))))
+        }
+        // The owner's exemption: the right password from a known installation; anything else
+        // gets the refusal it would have had without one.
+        if let refusal, !(verdict.isValid && found.installationKnown) { throw refusal }
         guard verdict.isValid else {
             if let lockout = configuration.lockout {
+                // Off the answer's path, so that a wrong password for an existing user takes the
+                // time an unknown name does (contract, Hardening: equal work for every outcome).
                 let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
-                try database { () throws in
-                    try store.recordFailedLogIn(userId: credentials.user.objectId, lockout: lockout, lockUntil: until)
+                lockoutBookkeeping.run { [store, log] in
+                    do {
+                        try store.recordFailedLogIn(userId: credentials.user.objectId, lockout: lockout, lockUntil: until)
+                    } catch {
+                        log("failed log-in not recorded for lockout: \(error)")
+                    }
                 }
             }
             throw .invalidCredentials
@@ -149,18 +193,22 @@ public final class AuthService: Sendable {
         let rehash = verdict.needsRehash ? try hash(password) : nil
         let (token, session) = newSession(action: "login", installationId: request.installationId, now: time)
         try database { () throws in
-            try store.completeLogIn(userId: credentials.user.objectId, rehash: rehash, session: session, now: time)
+            try store.completeLogIn(
+                userId: credentials.user.objectId, rehash: rehash, keepLockout: lockedUntil != nil, session: session, now: time)
         }
         var user = credentials.user
         if rehash != nil { user.updatedAt = time }
         return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
     }
 
+    /// The per-account ceiling over all networks, in multiples of the per-account limit.
+    static let networkCeiling = 10
+
     /// Deletes the session of `token`; without a token, or with an unknown one, does nothing.
     public func logOut(token: String?) throws(AuthError) {
         guard let token, !token.isEmpty else { return }
         let digest = SHA256.digest(token)
-        try database { () throws in try store.deleteSession(digest: digest) }
+        try database { () throws in try store.deleteSession(digest: digest, now: now()) }
         // Other instances hear of it through the database's notification.
         sessionCache?.invalidate(digest: digest)
     }
@@ -196,7 +244,7 @@ public final class AuthService: Sendable {
     ) throws(AuthError) -> SessionGrant {
         guard let found else { throw .invalidSession }
         if found.expiresAt <= now() {
-            _ = try? store.deleteSession(digest: digest)
+            try? store.deleteSession(digest: digest, now: now())
             sessionCache?.invalidate(digest: digest)
             throw .sessionExpired
         }
@@ -225,9 +273,9 @@ public final class AuthService: Sendable {
         return characters[1..<(characters.count - 1)].contains("@")
     }
 
-    private func limit(address: String) throws(AuthError) {
-        let policy = configuration.rateLimits
-        if let wait = limiter.attempt("address:" + address, limit: policy.perAddress, window: policy.addressWindow) {
+    /// Counts a signUp or logIn attempt against the client's network (``ClientNetwork``).
+    private func limitAddress(_ network: String) throws(AuthError) {
+        if let wait = addressLimiter.attempt([(RateLimiter.Key(network), configuration.rateLimits.perAddress)]) {
             throw .rateLimited(retryAfter: wait)
         }
     }

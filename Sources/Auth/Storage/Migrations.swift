@@ -6,7 +6,7 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications]
+    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -99,5 +99,38 @@ public enum AuthMigrations {
             CREATE TRIGGER users_notify_change
                 AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at OR DELETE ON users
                 FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
+            """)
+
+    /// Migration 3: the per-account log-in counts, shared by all instances, and the installations
+    /// that had a session of a user (the owner's exemption from the log-in limits).
+    static let logInLimits = Migration(
+        version: 3, name: "log-in limits per account and network; known installations",
+        sql: """
+            -- logIn attempts per account and client network (an IPv4 address, an IPv6 /64) in fixed
+            -- windows ending at expires_at. UNLOGGED: counting writes no WAL, so its commit waits for no
+            -- disk flush; after a crash (or on a promoted standby) the counts start again from zero. No
+            -- foreign key: its check would lock the user's row, which is a logged write.
+            CREATE UNLOGGED TABLE login_attempts (
+                user_id text NOT NULL,
+                expires_at timestamptz NOT NULL,
+                network text NOT NULL,
+                attempts integer NOT NULL,
+                PRIMARY KEY (user_id, expires_at, network)
+            );
+            CREATE INDEX login_attempts_expires_at_idx ON login_attempts (expires_at);
+
+            -- The installations (SHA-256 of X-Parse-Installation-Id; the id itself is not kept) that
+            -- had a session of a user, and when the latest such session ended or will end.
+            CREATE TABLE known_installations (
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                installation_digest bytea NOT NULL
+                    CONSTRAINT known_installations_digest_length CHECK (octet_length(installation_digest) = 32),
+                session_ends_at timestamptz NOT NULL,
+                PRIMARY KEY (user_id, installation_digest)
+            );
+            CREATE INDEX known_installations_session_ends_at_idx ON known_installations (session_ends_at);
+            INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+            SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), max(expires_at)
+            FROM sessions WHERE installation_id IS NOT NULL GROUP BY 1, 2;
             """)
 }

@@ -2,50 +2,69 @@ import Foundation
 import Postgres
 
 /// Deletes expired sessions in bounded batches, so that no statement holds many row locks or runs
-/// long, and several instances can clean up at once (`FOR UPDATE SKIP LOCKED`).
+/// long, and several instances can clean up at once (`FOR UPDATE SKIP LOCKED`); likewise the
+/// log-in counts of windows that have ended and the installations whose last session ended more
+/// than 30 days ago.
 public struct SessionJanitor: Sendable {
     /// What one cleanup did.
     public struct Report: Sendable, Equatable {
         /// Sessions deleted.
         public var deleted: Int
-        /// DELETE statements run.
+        /// DELETE statements run on sessions.
         public var batches: Int
+        /// Log-in counts of ended windows and installations no longer known, deleted.
+        public var limitRowsDeleted: Int
 
         /// A report.
-        public init(deleted: Int, batches: Int) {
+        public init(deleted: Int, batches: Int, limitRowsDeleted: Int = 0) {
             self.deleted = deleted
             self.batches = batches
+            self.limitRowsDeleted = limitRowsDeleted
         }
     }
 
     /// The pool the janitor borrows a connection from, once per batch.
     public let pool: Pool
-    /// Most sessions deleted per statement.
+    /// Most rows deleted per statement.
     public let batchSize: Int
 
-    /// A janitor deleting at most `batchSize` sessions per statement.
+    /// A janitor deleting at most `batchSize` rows per statement.
     public init(pool: Pool, batchSize: Int = 1000) {
         precondition(batchSize > 0)
         self.pool = pool
         self.batchSize = batchSize
     }
 
-    /// Deletes sessions that expired before `now`, batch after batch, until a batch comes back short.
+    /// Deletes sessions that expired before `now`, log-in counts of windows that ended before
+    /// `now` and installations not known since 30 days before `now`.
     @discardableResult
     public func deleteExpired(now: Date = Date()) throws -> Report {
-        var report = Report(deleted: 0, batches: 0)
+        let sessions = try deleteInBatches("""
+            DELETE FROM sessions WHERE object_id IN (
+                SELECT object_id FROM sessions WHERE expires_at < \(now)
+                ORDER BY expires_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        let attempts = try deleteInBatches("""
+            DELETE FROM login_attempts WHERE ctid IN (
+                SELECT ctid FROM login_attempts WHERE expires_at < \(now) LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        let installations = try deleteInBatches("""
+            DELETE FROM known_installations WHERE (user_id, installation_digest) IN (
+                SELECT user_id, installation_digest FROM known_installations
+                WHERE session_ends_at < \(now.addingTimeInterval(-UserStore.installationMemory))
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        return Report(deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted)
+    }
+
+    /// Runs `statement` until it deletes fewer than `batchSize` rows.
+    private func deleteInBatches(_ statement: PostgresQuery) throws -> (deleted: Int, batches: Int) {
+        var deleted = 0, batches = 0
         while true {
-            let deleted = try pool.withConnection { connection in
-                try connection.execute(
-                    """
-                    DELETE FROM sessions WHERE object_id IN (
-                        SELECT object_id FROM sessions WHERE expires_at < \(now)
-                        ORDER BY expires_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
-                    """)
-            }
-            report.deleted += deleted
-            report.batches += 1
-            if deleted < batchSize { return report }
+            let count = try pool.withConnection { connection in try connection.execute(statement) }
+            deleted += count
+            batches += 1
+            if count < batchSize { return (deleted, batches) }
         }
     }
 }

@@ -76,27 +76,67 @@ struct UserStore: Sendable {
         }
     }
 
-    /// The user whose username is `name`, else whose email is `name` (both compared
-    /// case-insensitively).
-    func credentials(forLogIn name: String) throws -> Credentials? {
+    /// What `logIn` learns in its one round trip: the account a name logs in (its username,
+    /// else its email, both compared case-insensitively), this attempt counted against it.
+    struct LogInAttempt {
+        var credentials: Credentials
+        /// Attempts from the client's network in the window, this one included; counting stops
+        /// at the limit + 1 (0 when the limit is off).
+        var fromNetwork: Int
+        /// Attempts from the account's other networks in the window, each counted up to the limit.
+        var fromOtherNetworks: Int
+        /// Whether the request's installation had a session of this account since `knownSince`.
+        var installationKnown: Bool
+    }
+
+    /// The account `name` logs in, with this attempt counted against it and `network` in the
+    /// window ending at `windowEnd` (unless `limit` is 0), in one statement.
+    ///
+    /// The counts live in the unlogged table `login_attempts`: writing it makes no WAL, so the
+    /// commit waits for no disk flush, and an existing account's attempt costs about what an
+    /// unknown name's (a plain read) does.
+    func logInAttempt(
+        name: String, network: String, windowEnd: Date, limit: Int, installation: [UInt8]?, knownSince: Date
+    ) throws -> LogInAttempt? {
         try pool.withConnection { connection in
             guard let row = try connection.queryFirst("""
-                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                       u.password_hash, u.failed_login_count, u.lockout_until
-                FROM users u
-                WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
-                ORDER BY (lower(u.username) = lower(\(name))) DESC
-                LIMIT 1
+                WITH found AS (
+                    SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+                           u.password_hash, u.failed_login_count, u.lockout_until
+                    FROM users u
+                    WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
+                    ORDER BY (lower(u.username) = lower(\(name))) DESC
+                    LIMIT 1),
+                counted AS (
+                    INSERT INTO login_attempts AS a (user_id, expires_at, network, attempts)
+                    SELECT object_id, \(windowEnd), \(network), 1 FROM found WHERE \(limit) > 0
+                    ON CONFLICT (user_id, expires_at, network) DO UPDATE SET attempts = least(a.attempts + 1, \(limit) + 1)
+                    RETURNING attempts)
+                SELECT found.*,
+                       coalesce((SELECT attempts FROM counted), 0),
+                       (SELECT coalesce(sum(least(o.attempts, \(limit))), 0)::bigint FROM login_attempts o
+                        WHERE o.user_id = found.object_id AND o.expires_at = \(windowEnd) AND o.network <> \(network)),
+                       EXISTS (SELECT 1 FROM known_installations k
+                               WHERE k.user_id = found.object_id AND k.installation_digest = \(installation)
+                                 AND k.session_ends_at > \(knownSince))
+                FROM found
                 """) else { return nil }
-            return Credentials(
-                user: try Self.user(row), passwordHash: try row.decode(String.self, at: 7),
-                failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9))
+            return LogInAttempt(
+                credentials: Credentials(
+                    user: try Self.user(row), passwordHash: try row.decode(String.self, at: 7),
+                    failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9)),
+                fromNetwork: try row.decode(Int.self, at: 10), fromOtherNetworks: try row.decode(Int.self, at: 11),
+                installationKnown: try row.decode(Bool.self, at: 12))
         }
     }
 
-    /// After a good password: store a rehash if any, clear failed attempts, and create
+    /// How long an installation's last session of a user keeps it known (the owner's exemption).
+    static let installationMemory: TimeInterval = 30 * 24 * 3600
+
+    /// After a good password: store a rehash if any, clear failed attempts and lockout (unless
+    /// `keepLockout`: the owner let in past a lockout leaves it for everyone else), and create
     /// the session, replacing the user's sessions with the same installation id.
-    func completeLogIn(userId: String, rehash: String?, session: NewSession, now: Date) throws {
+    func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
                 if session.installationId != nil {
@@ -106,10 +146,12 @@ struct UserStore: Sendable {
                 }
                 if let rehash {
                     try tx.execute("""
-                        UPDATE users SET password_hash = \(rehash), failed_login_count = 0, lockout_until = NULL, updated_at = \(now)
+                        UPDATE users SET password_hash = \(rehash), updated_at = \(now),
+                            failed_login_count = CASE WHEN \(keepLockout) THEN failed_login_count ELSE 0 END,
+                            lockout_until = CASE WHEN \(keepLockout) THEN lockout_until END
                         WHERE object_id = \(userId)
                         """)
-                } else {
+                } else if !keepLockout {
                     try tx.execute("""
                         UPDATE users SET failed_login_count = 0, lockout_until = NULL
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
@@ -123,12 +165,19 @@ struct UserStore: Sendable {
         }
     }
 
+    /// Inserts the session and, when it has an installation id, remembers that installation
+    /// for the user until the session ends (the owner's exemption from the log-in limits).
     private func insertSession(_ session: NewSession, userId: String, now: Date, in tx: Transaction) throws {
         let createdWith = #"{"action":"\#(session.action)","authProvider":"password"}"#
         try tx.execute("""
-            INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at, created_at, updated_at)
-            VALUES (\(session.objectId), \(session.tokenDigest), \(userId), \(session.installationId),
-                    \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now))
+            WITH session AS (
+                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at, created_at, updated_at)
+                VALUES (\(session.objectId), \(session.tokenDigest), \(userId), \(session.installationId),
+                        \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now))
+                RETURNING user_id, installation_id, expires_at)
+            INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+            SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM session WHERE installation_id IS NOT NULL
+            ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
             """)
     }
 
@@ -178,11 +227,18 @@ struct UserStore: Sendable {
         }
     }
 
-    /// Deletes the session with this token digest; true if there was one.
-    @discardableResult
-    func deleteSession(digest: [UInt8]) throws -> Bool {
+    /// Deletes the session with this token digest; its installation, if any, stays known for
+    /// ``installationMemory`` from `now` (or from its expiry, if earlier).
+    func deleteSession(digest: [UInt8], now: Date) throws {
         try pool.withConnection { connection in
-            try connection.execute("DELETE FROM sessions WHERE token_digest = \(digest)") > 0
+            try connection.execute("""
+                WITH session AS (
+                    DELETE FROM sessions WHERE token_digest = \(digest) RETURNING user_id, installation_id, expires_at)
+                UPDATE known_installations k SET session_ends_at = least(session.expires_at, \(now))
+                FROM session
+                WHERE session.installation_id IS NOT NULL AND k.user_id = session.user_id
+                  AND k.installation_digest = sha256(convert_to(session.installation_id, 'UTF8'))
+                """)
         }
     }
 }
