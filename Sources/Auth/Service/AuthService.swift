@@ -16,7 +16,8 @@ public final class AuthService: Sendable {
     private let addressLimiter: RateLimiter
     /// logIn attempts for names that match no account (an account's are counted in the database).
     private let nameLimiter: RateLimiter
-    /// Records failed log-ins for lockout after the answer is decided (see `logIn`).
+    /// Records failed log-ins for lockout after the answer is decided (see `logIn`): one thread,
+    /// given work no faster than passwords are checked.
     private let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
