@@ -15,7 +15,7 @@ BASE_CAP="${FLOOD_BASE_CAP_MIB:-1024}"
 
 # flood BINARY_DIR LABEL CAP_MIB: one server (default rate limits), the flood, its JSON line in FLOOD.
 flood() {
-    local saved="$BIN"; BIN="$1"
+    local saved="${BIN:-}"; BIN="$1"
     new_dir
     start_server "$NEW_DIR" "$NEW_DIR/server.log" GATEHOUSE_RATE_LIMIT_ADDRESS=100 GATEHOUSE_RATE_LIMIT_ACCOUNT=10 \
         GATEHOUSE_HASH_COST=minimum
@@ -67,6 +67,17 @@ print('| --- | ---: | ---: | ---: | ---: | ---: | ---: | ---: | --- |')
 if before:
     print(row(f'base {base}', json.loads(before)))
 print(row('this build', a))
+for label, r in ([(f'base {base}', json.loads(before))] if before else []) + [('this build', a)]:
+    trace = ', '.join(f'{n // 1000}k: {m}' for n, m in r['rss_trace_mib'])
+    print(f"\nRSS (MiB) of {label} during the flood, by attempts sent: {trace}.")
+if before:
+    b = json.loads(before)
+    per = b['growth_mib'] * 1024 / b['attempts']
+    print(f"\nThe base build keeps every name in full as its window's key: {per:.0f} KiB per attempt, so the whole flood "
+          f"would take about {per * int(n) / 1024 / 1024:.1f} GiB; it was stopped once its RSS had grown by {b['growth_mib']:.0f} MiB. "
+          "Its victim is still refused here only because its 100,000-window map was not yet full; once full, each attempt "
+          "copied the map and evicted the oldest window, often an account's (the test "
+          "`LogInLimitTests.floodOfOtherNamesCannotResetAnAccountsCount` shows that this build never does).")
 print(f"\nResult: {'**pass**' if rc == '0' else '**FAIL**'} (growth at most 20 MiB, eleventh guess refused with 155).")
 PY
     python3 "$ROOT/bench/update_results.py" "$ROOT/bench/RESULTS.md" "$NEW_DIR/section.md"

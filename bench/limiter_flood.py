@@ -56,7 +56,7 @@ def main():
     start = rss_kib(pid)
 
     lock = threading.Lock()
-    state = {'next': 0, 'codes': {}, 'stopped': False, 'peak': start}
+    state = {'next': 0, 'codes': {}, 'stopped': False, 'peak': start, 'trace': []}
     per_connection = max(1, count // addresses)
 
     def worker(index):
@@ -80,6 +80,8 @@ def main():
                         rss = rss_kib(pid)
                         with lock:
                             state['peak'] = max(state['peak'], rss)
+                            if n % 5000 == 0:
+                                state['trace'].append((n, round(rss / 1024, 1)))
                             if rss - start > max_growth * 1024:
                                 state['stopped'] = True
             finally:
@@ -91,6 +93,8 @@ def main():
     for t in ts: t.join()
     seconds = time.time() - t0
     end = rss_kib(pid)
+    v.close()
+    v = Client(url, victim_source)  # the server has closed the idle one
     eleventh = v.post(LOGIN, {'u': 'victim', 'p': 'guess-10'})
     right = v.post(LOGIN, {'u': 'victim', 'p': 'the-right-password'})
     v.close()
@@ -101,6 +105,7 @@ def main():
         'rss_start_mib': round(start / 1024, 1), 'rss_end_mib': round(end / 1024, 1),
         'rss_peak_mib': round(max(state['peak'], end) / 1024, 1),
         'growth_mib': round((end - start) / 1024, 1),
+        'rss_trace_mib': sorted(state['trace']),
         'victim_eleventh_guess': eleventh, 'victim_right_password': right,
     }))
 

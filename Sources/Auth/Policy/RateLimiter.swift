@@ -36,34 +36,40 @@ public final class RateLimiter: Sendable {
         }
     }
 
+    /// 8 bytes, so that a full limiter's map and order take 24 bytes a window each.
     private struct Window {
-        /// The period it counts: the number of whole windows since the epoch when it opened.
-        var period: Int
-        var count: Int
+        /// The period it counts: whole windows from the limiter's first to the one it opened in.
+        var period: Int32
+        var count: Int32
     }
 
     private struct State {
         var windows: [Key: Window] = [:]
         /// Every window opened, oldest first. A record whose window has since been dropped or
         /// opened again in a later period no longer matches its window's `period` and is skipped.
-        var order = FIFO<(key: Key, period: Int)>()
+        var order = FIFO<(key: Key, period: Int32)>()
     }
 
     /// The windows' length in seconds.
     public let window: Int
     /// The most windows held at once.
     public let capacity: Int
-    private let state = Lock(State())
+    private let state: Lock<State>
     private let now: @Sendable () -> Double
+    /// The period (whole windows since the epoch) that `Window.period` 0 stands for.
+    private let origin: Int
 
-    /// The default capacity: a full limiter holds a few MiB.
-    public static let defaultCapacity = 50_000
+    /// The default capacity: 3/4 of 64Ki, what a map of 64Ki buckets holds before it grows, so a
+    /// full limiter takes about 3 MiB (the map's 1.5 MiB and as much for the order).
+    public static let defaultCapacity = 49_152
 
     /// A limiter of `window`-second windows (at least 1), holding at most `capacity` (at least 1).
     public init(window: Int, capacity: Int = RateLimiter.defaultCapacity, now: @escaping @Sendable () -> Double) {
         self.window = max(1, window)
         self.capacity = max(1, capacity)
         self.now = now
+        self.origin = Int((now() / Double(self.window)).rounded(.down))
+        self.state = Lock(State())
     }
 
     /// Counts one attempt against each key unless one of them already has `limit` attempts in
@@ -71,13 +77,14 @@ public final class RateLimiter: Sendable {
     /// the seconds until the window ends when refused (a refused attempt counts against none).
     public func attempt(_ counts: [(key: Key, limit: Int)]) -> Int? {
         let time = now()
-        let period = Int((time / Double(window)).rounded(.down))
+        let absolute = Int((time / Double(window)).rounded(.down))
+        let period = Int32(clamping: absolute - origin)
         return state.withLock { state in
             // More than an attempt can open, so the records of past periods drain.
             dropExpired(&state, before: period, atMost: counts.count + 2)
             for (key, limit) in counts where limit > 0 {
-                if let open = state.windows[key], open.period == period, open.count >= limit {
-                    return max(1, Int((Double((period + 1) * window) - time).rounded(.up)))
+                if let open = state.windows[key], open.period == period, Int(open.count) >= limit {
+                    return max(1, Int((Double((absolute + 1) * window) - time).rounded(.up)))
                 }
             }
             for (key, limit) in counts where limit > 0 {
@@ -100,7 +107,7 @@ public final class RateLimiter: Sendable {
     }
 
     /// Pops up to `limit` records of periods before `period`, dropping their windows.
-    private func dropExpired(_ state: inout State, before period: Int, atMost limit: Int) {
+    private func dropExpired(_ state: inout State, before period: Int32, atMost limit: Int) {
         var popped = 0
         while popped < limit, let first = state.order.first, first.period < period {
             drop(state.order.popFirst()!, from: &state)
@@ -115,7 +122,7 @@ public final class RateLimiter: Sendable {
         }
     }
 
-    private func drop(_ record: (key: Key, period: Int), from state: inout State) {
+    private func drop(_ record: (key: Key, period: Int32), from state: inout State) {
         if state.windows[record.key]?.period == record.period { state.windows[record.key] = nil }
     }
 }

@@ -230,7 +230,7 @@ struct UserStore: Sendable {
     /// Deletes the session with this token digest; its installation, if any, stays known for
     /// ``installationMemory`` from `now` (or from its expiry, if earlier).
     func deleteSession(digest: [UInt8], now: Date) throws {
-        try pool.withConnection { connection in
+        _ = try pool.withConnection { connection in
             try connection.execute("""
                 WITH session AS (
                     DELETE FROM sessions WHERE token_digest = \(digest) RETURNING user_id, installation_id, expires_at)
