@@ -60,7 +60,7 @@ public final class RateLimiter: Sendable {
     private let origin: Int
 
     /// The default capacity: 3/4 of 64Ki, what a map of 64Ki buckets holds before it grows, so a
-    /// full limiter takes about 3 MiB (the map's 1.5 MiB and as much for the order).
+    /// full limiter takes at most 4.5 MiB (the map's 1.5 MiB, and a ring of 128Ki records).
     public static let defaultCapacity = 49_152
 
     /// A limiter of `window`-second windows (at least 1), holding at most `capacity` (at least 1).
