@@ -35,6 +35,12 @@ public final class GatehouseServer: Sendable {
         // The schema first: a broken contract should fail before anything starts.
         let schema: GraphQLSchema
         do { schema = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
+        var blocklist: PasswordBlocklist? = nil
+        if let path = settings.passwordBlocklist {
+            do { blocklist = try PasswordBlocklist(path: path) } catch {
+                throw StartError("GATEHOUSE_PASSWORD_BLOCKLIST (--password-blocklist): \(error)")
+            }
+        }
 
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
@@ -72,7 +78,8 @@ public final class GatehouseServer: Sendable {
             pool: pool, hashing: hashing,
             configuration: AuthConfiguration(
                 sessionLength: settings.sessionLength,
-                passwordPolicy: PasswordPolicy(minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes),
+                passwordPolicy: PasswordPolicy(
+                    minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes, blocklist: blocklist),
                 rateLimits: RateLimitPolicy(perAddress: settings.rateLimitPerAddress, perAccount: settings.rateLimitPerAccount),
                 lockout: settings.lockoutThreshold > 0
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,

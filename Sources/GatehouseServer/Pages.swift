@@ -238,9 +238,11 @@ footer a { color: var(--muted); }
       case 202: return "That username is already taken. Try another one.";
       case 203: return "An account already uses that email address. Log in instead?";
       case 125: return "That doesn't look like an email address. Check it and try again.";
-      case 142: return / is too long \(at most /.test(error.message || "")
-        ? error.message.charAt(0).toUpperCase() + error.message.slice(1)
-        : `That password is too weak. Use at least ${config.passwordMinLength} characters.`;
+      case 142:
+        if (error.message === "Password is too common.") return `${error.message} Choose one that is harder to guess.`;
+        return / is too long \(at most /.test(error.message || "")
+          ? error.message.charAt(0).toUpperCase() + error.message.slice(1)
+          : `That password is too weak. Use at least ${config.passwordMinLength} characters.`;
       case 101: {
         const locked = /locked.*?(\d+)\s*minute/i.exec(error.message || "");
         if (locked) return `Your account is locked after too many failed log-ins. Try again in ${locked[1]} minute${locked[1] === "1" ? "" : "s"}.`;

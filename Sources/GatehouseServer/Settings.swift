@@ -12,6 +12,7 @@ public struct Settings: Sendable, Hashable {
     public var sessionLength = 365 * 24 * 3600
     public var passwordMinLength = 8
     public var passwordMaxBytes = 1024
+    public var passwordBlocklist: String? = nil
     public var rateLimitPerAddress = 100
     public var rateLimitPerAccount = 10
     public var lockoutThreshold = 0
@@ -84,6 +85,9 @@ extension Settings {
         integer("session-length", "GATEHOUSE_SESSION_LENGTH", "Session lifetime in seconds", 1...(100 * 365 * 86400), \.sessionLength),
         integer("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "Shortest password accepted (characters)", 1...1024, \.passwordMinLength),
         integer("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "Longest password accepted (UTF-8 bytes)", 1...65536, \.passwordMaxBytes),
+        text("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "PATH",
+             "File of breached passwords' SHA-1 hashes (Pwned Passwords format, sorted), refused as too common; unset: the built-in list only",
+             { $0.passwordBlocklist = $1.isEmpty ? nil : $1 }, { $0.passwordBlocklist ?? "(none)" }),
         integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "signUp and logIn attempts per client address per minute; 0: off", 0...1_000_000, \.rateLimitPerAddress),
         integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account per 15 minutes; 0: off", 0...1_000_000, \.rateLimitPerAccount),
         integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),

@@ -67,6 +67,7 @@ public final class AuthService: Sendable {
         if fields.hasAuthData { throw .unsupportedAuthentication }
         if fields.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         guard configuration.passwordPolicy.accepts(password) else { throw .weakPassword }
+        if configuration.passwordPolicy.isCommon(password) { throw .commonPassword }
         let email = fields.email
         // A log-in name means one account: a username may not be another user's email, nor an
         // email another user's username.
