@@ -58,6 +58,13 @@ final class Router: HTTPHandler {
         }
     }
 
+    /// A body over the server's limit: at `/graphql` a GraphQL response (the contract's "Responses"),
+    /// elsewhere HTTPServer's; logged and counted like any answer.
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        let response = request.path == "/graphql" ? responder.bodyTooLarge(request, limit: limit) : HTTPResponse.bodyTooLarge
+        return finish(request, response, operation: nil)
+    }
+
     /// `response` with CORS headers, logged and counted (`operation`: a GraphQL operation's name).
     private func finish(_ request: HTTPRequest, _ response: HTTPResponse, operation: String?) -> HTTPResponse {
         var response = response

@@ -19,7 +19,7 @@ import Synchronization
 /// request line plus headers larger than ``Configuration/connectionMemoryLimit``
 /// gets `431 Request Header Fields Too Large` (libmicrohttpd 0.9.75 answers `414
 /// URI Too Long` instead when the request line alone does not fit); a body over
-/// ``Configuration/maxBodySize`` gets ``HTTPResponse/bodyTooLarge`` (413): with a
+/// ``Configuration/maxBodySize`` gets the handler's ``HTTPHandler/bodyTooLarge(_:limit:)`` (413): with a
 /// `Content-Length` it is sent before any of the body is read and the connection is
 /// then closed; a chunked body is counted as it arrives, never buffered past the
 /// limit, and answered 413 when it ends within 1 MiB past the limit (libmicrohttpd

@@ -110,7 +110,7 @@ private func access(
         if let declared = HTTPHeaders(state.headers)["Content-Length"],
            let length = decimal(declared), length > UInt64(core.maxBodySize) {
             state.responded = true
-            return queue(.bodyTooLarge, on: connection, core: core)
+            return queue(bodyTooLarge(core, state, connection, method), on: connection, core: core)
         }
         return .YES
     }
@@ -149,25 +149,37 @@ private func access(
     }
     state.responded = true
     if state.overflowed {
-        return queue(.bodyTooLarge, on: connection, core: core)
+        return queue(bodyTooLarge(core, state, connection, method), on: connection, core: core)
     }
 
+    let request = makeRequest(state, connection, method)
+    state.body = []
+    state.headers = []
+    return core.answer(request, state: state, connection: connection)
+}
+
+/// The request of `state`, with the body received so far.
+private func makeRequest(_ state: RequestState, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?) -> HTTPRequest {
     let (rawPath, rawQuery) = URLDecoding.split(target: state.rawTarget)
     var clientAddress = ""
     if let info = gatehouse_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
        let address = info.pointee.client_addr {
         clientAddress = SocketAddress.text(of: address)
     }
-    let request = HTTPRequest(
+    return HTTPRequest(
         method: method.map { String(cString: $0) } ?? "",
         path: URLDecoding.decode(rawPath, plusAsSpace: false),
         rawQuery: String(decoding: rawQuery, as: UTF8.self),
         headers: HTTPHeaders(state.headers),
         body: state.body,
         clientAddress: clientAddress)
-    state.body = []
-    state.headers = []
-    return core.answer(request, state: state, connection: connection)
+}
+
+/// The handler's 413 for the request of `state` (whose body was never kept).
+private func bodyTooLarge(
+    _ core: ServerCore, _ state: RequestState, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?
+) -> HTTPResponse {
+    core.handler.bodyTooLarge(makeRequest(state, connection, method), limit: core.maxBodySize)
 }
 
 /// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns

@@ -100,6 +100,32 @@ struct HTTPServerTests {
         }
     }
 
+    /// A handler that answers 413 itself, from the request without its body.
+    struct TooLargeHandler: HTTPHandler {
+        func answer(_ request: HTTPRequest) -> HTTPAnswer { .now(.text("answered")) }
+
+        func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+            let text = "\(request.method) \(request.path)?\(request.rawQuery) from \(request.clientAddress), "
+                + "X-Custom \(request.headers["X-Custom"] ?? "nil"), \(request.body.count) bytes, limit \(limit)"
+            return .text(text, status: .contentTooLarge)
+        }
+    }
+
+    @Test(arguments: [
+        "Content-Length: 100000\r\n\r\n",
+        "Transfer-Encoding: chunked\r\n\r\n" + String(repeating: "400\r\n" + String(repeating: "x", count: 1024) + "\r\n", count: 4) + "0\r\n\r\n",
+    ])
+    func theHandlerMakesThe413(_ body: String) throws {
+        let server = HTTPServer(configuration: .init(maxBodySize: 1024), handler: TooLargeHandler())
+        try server.start()
+        defer { server.stop(deadline: .now + .seconds(5)) }
+        let connection = try HTTPConnection(port: server.boundPort!)
+        try connection.send("POST /up%20load?a=1 HTTP/1.1\r\nHost: x\r\nX-Custom: yes\r\n" + body)
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+        #expect(response.text == "POST /up load?a=1 from 127.0.0.1, X-Custom yes, 0 bytes, limit 1024")
+    }
+
     @Test func endlessChunkedBodyGetsConnectionClosed() throws {
         try withServer(.init(maxBodySize: 1024)) { _, port, handler in
             let connection = try HTTPConnection(port: port)
