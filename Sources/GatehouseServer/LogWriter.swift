@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Locking
 
 /// Standard error for log lines, without a `write(2)` per line: lines are appended to a buffer
@@ -7,8 +8,12 @@ import Locking
 /// 256 KiB are waiting. Writers only append, so request threads never wait on the descriptor. ``flush()`` writes what is
 /// waiting at once: `Logger` calls it after warnings and errors, the server when it stops.
 /// Lines keep their order. A crash can lose the last 20 ms of lines.
+///
+/// When the descriptor stalls (a full pipe nobody reads), lines wait up to `capacity` bytes; whole
+/// lines past it are dropped and counted (``droppedLines``, in `/metrics`). Once writing goes on,
+/// one warning line with their number takes their place among the lines.
 final class LogWriter: @unchecked Sendable {
-    // @unchecked: `buffer` and `threadStarted` are touched with `mutex` held; `spare` with
+    // @unchecked: `buffer`, `threadStarted` and the drop counts are touched with `mutex` held; `spare` with
     // `writing` held (which also serialises writes to `fd`). Lock order: `writing`, then `mutex`.
     static let standardError = LogWriter(fd: 2)
 
@@ -28,9 +33,15 @@ final class LogWriter: @unchecked Sendable {
     private var threadStarted = false
     /// The thread writes at once, without waiting out its 20 ms, when this much is waiting.
     private let limit = 256 << 10
+    /// Most bytes waiting; a line that would pass it is dropped.
+    private let capacity: Int
+    /// Lines dropped since the last warning about them, and in all.
+    private var droppedSinceWarning = 0
+    private var droppedTotal = 0
 
-    init(fd: Int32) {
+    init(fd: Int32, capacity: Int = 4 << 20) {
         self.fd = fd
+        self.capacity = capacity
         // Virtual until written to: a buffer's pages become resident as lines first fill them.
         buffer = []
         buffer.reserveCapacity(limit + (16 << 10))
@@ -46,15 +57,34 @@ final class LogWriter: @unchecked Sendable {
                 threadStarted = true
                 Thread { [self] in run() }.start()
             }
+            guard before + line.count <= capacity else {
+                droppedSinceWarning += 1
+                droppedTotal += 1
+                return
+            }
             buffer.append(contentsOf: line)
             if before == 0 || (before < limit && buffer.count >= limit) { linesWaiting.signal() }
         }
     }
 
+    /// Lines dropped because the buffer was full, since the start.
+    var droppedLines: Int { mutex.withLock { droppedTotal } }
+
+    /// Bytes waiting to be written (never more than the capacity).
+    var bufferedBytes: Int { mutex.withLock { buffer.count } }
+
     /// Writes everything buffered, now.
     func flush() {
         writing.withLock { _ in
-            mutex.withLock { swap(&buffer, &spare) }
+            mutex.withLock {
+                swap(&buffer, &spare)
+                // The dropped lines came after those being written now and before any still to come.
+                if droppedSinceWarning > 0 {
+                    buffer.append(contentsOf: Self.droppedWarning(droppedSinceWarning))
+                    droppedSinceWarning = 0
+                    linesWaiting.signal()
+                }
+            }
             spare.withUnsafeBufferPointer { pointer in
                 var offset = 0
                 while offset < pointer.count {
@@ -65,6 +95,15 @@ final class LogWriter: @unchecked Sendable {
             }
             spare.removeAll(keepingCapacity: true)
         }
+    }
+
+    /// The warning line, in `Logger`'s format, for `count` dropped lines.
+    private static func droppedWarning(_ count: Int) -> [UInt8] {
+        var line = Array(#"{"time":""#.utf8)
+        ISO8601.write(milliseconds: Int64((Date().timeIntervalSince1970 * 1000).rounded(.down)), to: &line)
+        line += Array(#"","level":"warn","msg":"log lines dropped: standard error did not keep up","count":\#(count)}"#.utf8)
+        line.append(0x0A)
+        return line
     }
 
     private func run() {

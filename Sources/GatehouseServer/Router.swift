@@ -122,6 +122,7 @@ final class Router: HTTPHandler {
             ("gatehouse_hashing_queue_depth", "Password hashes waiting for a worker.", "", Double(hashingMetrics.queued)),
             ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
             ("gatehouse_hashing_rejected_total", "Password hashes refused because the queue was full.", "", Double(hashingMetrics.rejected)),
+            ("gatehouse_log_lines_dropped_total", "Log lines dropped because standard error did not keep up.", "", Double(LogWriter.standardError.droppedLines)),
         ]
     }
 

@@ -97,6 +97,32 @@ import Testing
         }
     }
 
+    /// A pipe nobody reads: the buffer stops at its capacity, whole lines past it are dropped and
+    /// counted; once the pipe is drained, a warning with their number follows the lines written.
+    @Test func aStalledDescriptorCapsTheBuffer() throws {
+        let pipe = Pipe()
+        let capacity = 64 << 10
+        let writer = LogWriter(fd: pipe.writeEnd, capacity: capacity)
+        let line = String(repeating: "x", count: 99) + "\n"
+        var written = 0
+        // The pipe (64 KiB), the batch being written and the capacity fill; then lines are dropped.
+        while writer.droppedLines < 1000 {
+            writer.write(line)
+            written += 1
+            #expect(writer.bufferedBytes <= capacity)
+            try #require(written < 1_000_000, "lines are never dropped")
+        }
+        #expect(writer.bufferedBytes % line.utf8.count == 0, "whole lines only")
+        let dropped = writer.droppedLines
+        var text = ""
+        eventually(timeout: .seconds(30)) { text += pipe.read(); return text.contains("log lines dropped") && text.hasSuffix("\n") }
+        let lines = text.split(separator: "\n")
+        let warning = try #require(lines.last)
+        #expect(warning.contains(#""level":"warn","msg":"log lines dropped: standard error did not keep up","count":\#(dropped)}"#))
+        #expect(lines.dropLast().allSatisfy { $0 == line.dropLast() })
+        #expect(lines.count - 1 + dropped == written)
+    }
+
     @Test func warningsAreFlushedByTheLogger() {
         let pipe = Pipe()
         let writer = LogWriter(fd: pipe.writeEnd)

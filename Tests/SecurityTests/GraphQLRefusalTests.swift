@@ -95,6 +95,8 @@ import TestSupport
         #expect(response.text == #"{"error":"request body too large"}"#)
         let metrics = try HTTPConnection.get("/metrics", port: server.server.port).text
         #expect(metrics.contains(#"gatehouse_requests_total{operation="none",status="413"} 2"#), "\(metrics)")
+        // Lines the log buffer dropped (LogWriterTests drives the count).
+        #expect(metrics.contains("# TYPE gatehouse_log_lines_dropped_total counter\ngatehouse_log_lines_dropped_total "))
     }
 
     /// A wrong app id keeps Parse's exact body; a path below /graphql is not the endpoint.
