@@ -447,7 +447,8 @@ pre { margin: 0; padding: 12px; font: 13px/1.5 var(--code); overflow: auto; flex
       interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated } possibleTypes { ...TypeRef } } } } ${TYPE_REF}`;
 
   $("query").value = localStorage.getItem("gatehouse.explorer.query") || DEFAULT_QUERY;
-  $("variables").value = localStorage.getItem("gatehouse.explorer.variables") || "{}";
+  // Variables can hold passwords: they are never stored, and what an older page stored is removed.
+  localStorage.removeItem("gatehouse.explorer.variables");
   $("app-id").value = localStorage.getItem("gatehouse.explorer.appId") || config.appId || "";
   // The sample app's session (same origin), when there is one.
   try {
@@ -471,7 +472,6 @@ pre { margin: 0; padding: 12px; font: 13px/1.5 var(--code); overflow: auto; flex
 
   async function run() {
     localStorage.setItem("gatehouse.explorer.query", $("query").value);
-    localStorage.setItem("gatehouse.explorer.variables", $("variables").value);
     localStorage.setItem("gatehouse.explorer.appId", $("app-id").value);
     let variables = {};
     const text = $("variables").value.trim();
