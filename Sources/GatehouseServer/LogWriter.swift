@@ -5,8 +5,9 @@ import Locking
 /// Standard error for log lines, without a `write(2)` per line: lines are appended to a buffer
 /// that one thread writes out 20 ms after the first of them arrives (the request log is one
 /// line per request, so a syscall per line would cost every request one), or at once when
-/// 256 KiB are waiting. Writers only append, so request threads never wait on the descriptor. ``flush()`` writes what is
-/// waiting at once: `Logger` calls it after warnings and errors, the server when it stops.
+/// 256 KiB are waiting. Writers only append, so request threads never wait on the descriptor. ``hurry()`` has the
+/// thread write without waiting out its 20 ms (`Logger` calls it after warnings and errors); ``flush()`` writes what is
+/// waiting and returns when it is written (the server calls it when it stops).
 /// Lines keep their order. A crash can lose the last 20 ms of lines.
 ///
 /// When the descriptor stalls (a full pipe nobody reads), lines wait up to `capacity` bytes; whole
@@ -31,6 +32,8 @@ final class LogWriter: @unchecked Sendable {
     /// request's log line (waits of 20+ ms on the request threads during a log-in storm).
     private var spare: [UInt8]
     private var threadStarted = false
+    /// Set by ``hurry()``: the thread writes without gathering more lines first.
+    private var hurried = false
     /// The thread writes at once, without waiting out its 20 ms, when this much is waiting.
     private let limit = 256 << 10
     /// Most bytes waiting; a line that would pass it is dropped.
@@ -73,7 +76,16 @@ final class LogWriter: @unchecked Sendable {
     /// Bytes waiting to be written (never more than the capacity).
     var bufferedBytes: Int { mutex.withLock { buffer.count } }
 
-    /// Writes everything buffered, now.
+    /// Has the thread write what is waiting without gathering more lines first; never waits on the
+    /// descriptor, so a stalled standard error cannot hold up the caller.
+    func hurry() {
+        mutex.withLock {
+            hurried = true
+            linesWaiting.signal()
+        }
+    }
+
+    /// Writes everything buffered, now; waits while the descriptor stalls.
     func flush() {
         writing.withLock { _ in
             mutex.withLock {
@@ -113,9 +125,10 @@ final class LogWriter: @unchecked Sendable {
                 while buffer.isEmpty { mutex.wait(linesWaiting) }
                 // Let the lines of the next 20 ms join these, unless the buffer fills first.
                 let deadline = ContinuousClock.now + .milliseconds(20)
-                while buffer.count < limit, ContinuousClock.now < deadline {
+                while buffer.count < limit, !hurried, ContinuousClock.now < deadline {
                     _ = mutex.wait(linesWaiting, seconds: 0.02)
                 }
+                hurried = false
             }
             flush()
         }

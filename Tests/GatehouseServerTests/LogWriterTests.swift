@@ -123,15 +123,24 @@ import Testing
         #expect(lines.count - 1 + dropped == written)
     }
 
-    @Test func warningsAreFlushedByTheLogger() {
+    /// A warning has the writer write at once, without waiting for it: with the pipe stalled
+    /// the logging thread goes on, and the warning arrives once the pipe is read.
+    @Test func warningsHurryTheWriterWithoutWaitingOnIt() {
         let pipe = Pipe()
         let writer = LogWriter(fd: pipe.writeEnd)
-        let logger = Logger(level: .info, write: { writer.write($0) }, flush: { writer.flush() })
-        logger.info("first")
-        logger.warn("second")
-        let lines = pipe.read().split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.first?.contains(#""msg":"first""#) == true && lines.last?.contains(#""level":"warn""#) == true)
+        let logger = Logger(level: .info, write: { writer.write($0) }, hurry: { writer.hurry() }, flush: { writer.flush() })
+        let line = String(repeating: "x", count: 999) + "\n"
+        // Past the pipe's 64 KiB the writer's thread blocks in write(2).
+        for _ in 0..<200 { writer.write(line) }
+        #expect(eventually { writer.bufferedBytes == 0 })  // the thread took the batch and is stuck writing it
+        let warned = Atomic(false)
+        Thread {
+            logger.warn("second")
+            warned.store(true, ordering: .releasing)
+        }.start()
+        #expect(eventually { warned.load(ordering: .acquiring) })
+        var text = ""
+        #expect(eventually { text += pipe.read(); return text.contains(#""level":"warn","msg":"second""#) })
     }
 }
 
