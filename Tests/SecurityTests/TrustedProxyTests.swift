@@ -7,8 +7,9 @@ import TestSupport
 /// `GATEHOUSE_TRUSTED_PROXIES` over real HTTP (the contract's "Proxies" row): the per-address rate
 /// limit counts the client that the trusted proxy names, and only a trusted proxy can name one.
 @Suite(.serialized) struct TrustedProxyTests {
-    static func server() throws -> GatehouseServer {
+    static func server(maxConnectionsPerAddress: Int = 32) throws -> GatehouseServer {
         var settings = try Settings.parse(arguments: [], environment: ["GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"])
+        settings.maxConnectionsPerAddress = maxConnectionsPerAddress
         settings.databaseURL = try TestDatabase.create().connectionString
         settings.port = 0
         settings.hashCost = "minimum"
@@ -51,5 +52,24 @@ import TestSupport
         #expect(try attempts(1, from: "127.0.0.2", "203.0.113.62") == [429])
         // ...and the proxy naming 127.0.0.2 reaches the same count.
         #expect(try attempts(1, from: "127.0.0.1", "127.0.0.2") == [429])
+    }
+
+    /// A load balancer carries many clients' connections: the per-address cap does not count a
+    /// trusted proxy's.
+    @Test func trustedProxiesAreNotCappedOthersAre() throws {
+        let server = try Self.server(maxConnectionsPerAddress: 1)
+        defer { server.stop() }
+        let body = Array(#"{"query":"{ health }"}"#.utf8)
+        func health(_ connection: HTTPConnection) throws -> Int {
+            try connection.request("POST", "/graphql", headers: [("Content-Type", "application/json")], body: body).status
+        }
+        let proxied = try (0..<3).map { _ in try HTTPConnection(port: server.port, sourceHost: "127.0.0.1") }
+        #expect(try proxied.map(health) == [200, 200, 200])
+        let direct = try HTTPConnection(port: server.port, sourceHost: "127.0.0.2")
+        #expect(try health(direct) == 200)
+        let over = try HTTPConnection(port: server.port, sourceHost: "127.0.0.2")
+        _ = try? health(over)
+        #expect(over.isClosedByPeer())
+        #expect(server.refusedConnectionCount == 1)
     }
 }
