@@ -221,8 +221,10 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func requestDeadlineClosesAConnectionThatSendsNothing() throws {
-        try withServer(.init(requestTimeout: 1)) { server, port, _ in
+    /// With event threads and with one thread per connection.
+    @Test(arguments: [2, 0])
+    func requestDeadlineClosesAConnectionThatSendsNothing(workerThreads: Int) throws {
+        try withServer(.init(workerThreads: workerThreads, requestTimeout: 1)) { server, port, _ in
             let silent = try HTTPConnection(port: port)
             #expect(silent.isClosedByPeer())
             #expect(server.timedOutRequestCount == 1)
