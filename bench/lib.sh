@@ -83,12 +83,14 @@ remove_base_worktree() {
 new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
 
 # start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
-# Rate limits off; other settings from the environment / the arguments.
+# Rate limits and the per-address connection cap off (every load generator is one loopback
+# address); other settings from the environment / the arguments.
 start_server() {
     local dir="$1" logfile="$2"; shift 2
     mkdir -p "$dir"; chmod 755 "$dir"
     local out="$dir/stdout.$RANDOM"
-    env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 "$@" \
+    env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
+        GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 "$@" \
         "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
     SERVER_PID=$!
     BENCH_PIDS+=("$SERVER_PID")

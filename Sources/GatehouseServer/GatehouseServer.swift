@@ -92,7 +92,7 @@ public final class GatehouseServer: Sendable {
         let service = GraphQLService(
             executable: executable, parseOptions: ParseOptions(maxTokens: settings.maxTokens),
             limits: QueryLimits(maxDepth: settings.maxDepth, maxAliases: settings.maxAliases, maxRootFields: settings.maxRootFields))
-        let contexts = ContextFactory(auth: auth, trustProxy: settings.trustProxy)
+        let contexts = ContextFactory(auth: auth, proxies: TrustedProxies(settings.trustedProxies))
         let responder = GraphQLHTTPResponder(
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
@@ -115,7 +115,9 @@ public final class GatehouseServer: Sendable {
                 host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
                 blockingThreads: settings.httpBlockingThreads,
                 maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
-                maxConnections: settings.maxConnections, log: { logger.debug("http", ["detail": .string($0)]) }),
+                requestTimeout: settings.requestTimeout, maxConnections: settings.maxConnections,
+                maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
+                log: { logger.debug("http", ["detail": .string($0)]) }),
             handler: router)
         do { try http.start() } catch {
             throw StartError("cannot listen: \(error)")
@@ -129,6 +131,12 @@ public final class GatehouseServer: Sendable {
 
     /// HTTP connections open now (``HTTPServer/openConnectionCount``).
     public var openConnectionCount: Int { http.openConnectionCount }
+
+    /// HTTP connections closed for being over the per-address cap (``HTTPServer/refusedConnectionCount``).
+    public var refusedConnectionCount: Int { http.refusedConnectionCount }
+
+    /// HTTP connections closed by the request deadline (``HTTPServer/timedOutRequestCount``).
+    public var timedOutRequestCount: Int { http.timedOutRequestCount }
 
     /// The GraphQL endpoint's URL.
     public var endpoint: String {

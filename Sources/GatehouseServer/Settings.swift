@@ -1,5 +1,6 @@
 import Foundation
 import Auth
+import HTTPServer
 
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {
@@ -33,6 +34,8 @@ public struct Settings: Sendable, Hashable {
     public var httpBlockingThreads = 256
     public var maxConnections = 1000
     public var connectionTimeout = 30
+    public var requestTimeout = 15
+    public var maxConnectionsPerAddress = 32
     public var maxBodySize = 256 * 1024
     public var maxDocumentSize = 64 * 1024
     public var maxTokens = 10_000
@@ -40,7 +43,7 @@ public struct Settings: Sendable, Hashable {
     public var maxAliases = 50
     public var maxRootFields = 20
     public var corsOrigins: [String] = []
-    public var trustProxy = false
+    public var trustedProxies: [IPNetwork] = []
     public var logLevel = LogLevel.info
     public var shutdownTimeout = 10.0
 
@@ -111,6 +114,8 @@ extension Settings {
         integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, /ready); more wait", 1...100_000, \.httpBlockingThreads),
         integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
         integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
+        integer("request-timeout", "GATEHOUSE_REQUEST_TIMEOUT", "Seconds within which a request's headers and body must arrive, however slowly they trickle; then the connection is closed", 1...3600, \.requestTimeout),
+        integer("max-connections-per-address", "GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS", "Concurrent HTTP connections per client address (an IPv6 /64); trusted proxies are not counted", 1...100_000, \.maxConnectionsPerAddress),
         integer("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "Largest request body in bytes (413 above)", 1024...(64 << 20), \.maxBodySize),
         integer("max-document-size", "GATEHOUSE_MAX_DOCUMENT_SIZE", "Largest GraphQL document in bytes (413 above)", 256...(16 << 20), \.maxDocumentSize),
         integer("max-tokens", "GATEHOUSE_MAX_TOKENS", "Most tokens in a GraphQL document", 100...1_000_000, \.maxTokens),
@@ -120,7 +125,18 @@ extension Settings {
         text("cors-origins", "GATEHOUSE_CORS_ORIGINS", "LIST", "Comma-separated allowed browser origins, or *; unset: CORS off",
              { $0.corsOrigins = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
              { $0.corsOrigins.isEmpty ? "(none)" : $0.corsOrigins.joined(separator: ",") }),
-        boolean("trust-proxy", "GATEHOUSE_TRUST_PROXY", "Take the client address from X-Forwarded-For (behind a load balancer)", \.trustProxy),
+        text("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "CIDRS", "Comma-separated proxy networks (e.g. 10.0.0.0/8, 2001:db8::1) whose X-Forwarded-For names the client; unset: none",
+             { settings, value throws(SettingsError) in
+                 var networks: [IPNetwork] = []
+                 for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+                     guard let network = IPNetwork(entry) else {
+                         throw SettingsError("GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies): \"\(entry)\" is not an IP address or CIDR network (e.g. 10.0.0.0/8 or 2001:db8::/64).")
+                     }
+                     networks.append(network)
+                 }
+                 settings.trustedProxies = networks
+             },
+             { $0.trustedProxies.isEmpty ? "(none)" : $0.trustedProxies.map(\.description).joined(separator: ",") }),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")
@@ -133,6 +149,9 @@ extension Settings {
     /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`; a value
     /// that starts with `--` needs the `=` form).
     public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
+        if environment["GATEHOUSE_TRUST_PROXY"] != nil || arguments.contains(where: { $0 == "--trust-proxy" || $0.hasPrefix("--trust-proxy=") }) {
+            throw SettingsError("GATEHOUSE_TRUST_PROXY (--trust-proxy) is not supported: set GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies) to the load balancers' addresses or networks instead, e.g. 10.0.0.0/8.")
+        }
         var settings = Settings()
         for spec in specs {
             if let value = environment[spec.environment] { try spec.apply(&settings, value) }

@@ -66,7 +66,7 @@ import TestSupport
         let known = [
             "DATABASE_URL", "GATEHOUSE_DATA_DIR", "GATEHOUSE_HOST", "GATEHOUSE_PORT", "GATEHOUSE_APP_ID",
             "GATEHOUSE_MASTER_KEY", "GATEHOUSE_HASH_COST", "GATEHOUSE_RATE_LIMIT_ADDRESS", "GATEHOUSE_CORS_ORIGINS",
-            "GATEHOUSE_TRUST_PROXY", "GATEHOUSE_LOG_LEVEL", "GATEHOUSE_SHUTDOWN_TIMEOUT",
+            "GATEHOUSE_TRUSTED_PROXIES", "GATEHOUSE_LOG_LEVEL", "GATEHOUSE_SHUTDOWN_TIMEOUT",
         ]
         for name in known { #expect(result.stdout.contains(name), "\(name)") }
         for setting in settingCases {
