@@ -60,6 +60,9 @@ public final class HTTPServer: Sendable {
         public var maxConnectionsPerIP: Int?
         /// Receives libmicrohttpd's diagnostic messages (`nil`: dropped).
         public var log: (@Sendable (String) -> Void)?
+        /// A socket already bound and listening (``HTTPServer/openListeningSocket(host:port:)``)
+        /// to serve instead of binding `host:port`; the server owns it from ``HTTPServer/start()`` on.
+        public var listenSocket: Int32? = nil
 
         /// Creates a configuration; defaults suit a loopback service.
         public init(
@@ -281,6 +284,9 @@ public final class HTTPServer: Sendable {
             }
             if let perIP = config.maxConnectionsPerIP {
                 options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perIP, ptr_value: nil))
+            }
+            if let socket = config.listenSocket {
+                options.append(MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil))
             }
             options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 

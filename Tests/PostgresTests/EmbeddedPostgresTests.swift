@@ -89,6 +89,67 @@ import Testing
         #expect(try EmbeddedPostgres(options: .init(dataDirectory: "/tmp/x")).socketDirectory == "/tmp/x/run")
     }
 
+    /// The short socket path is predictable: one that another user made first is refused, not used.
+    @Test func fallbackSocketDirectoryOfAnotherUserIsRefused() throws {
+        let base = TemporaryDirectory.make(prefix: "ghlong")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let deep = base + "/" + String(repeating: "f", count: 60) + "/" + String(repeating: "g", count: 40)
+        let cluster = try EmbeddedPostgres(options: .init(dataDirectory: deep, durable: false))
+        #expect(mkdir(cluster.socketDirectory, 0o700) == 0)
+        defer { rmdir(cluster.socketDirectory) }
+        chown(cluster.socketDirectory, 65534, 65534)
+        let error = try #require(throws: PostgresError.self) { try cluster.start() }
+        #expect(error.message.contains("\(cluster.socketDirectory) exists and belongs to nobody (uid 65534)"), "\(error.message)")
+        #expect(!cluster.isInitialized)
+    }
+
+    /// As root (this test process) the cluster's files are written by root: a link planted where
+    /// `gatehouse.conf` goes is refused and its target untouched. `PG_VERSION` stands for a
+    /// created cluster, so no initdb runs.
+    @Test func symlinkedSettingsFileIsRefused() throws {
+        let base = TemporaryDirectory.make(prefix: "ghlink")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let target = base + "/victim"
+        try "untouched\n".write(toFile: target, atomically: false, encoding: .utf8)
+        let cluster = try EmbeddedPostgres(options: .init(dataDirectory: base + "/data", durable: false))
+        try FileManager.default.createDirectory(atPath: cluster.clusterDirectory, withIntermediateDirectories: true)
+        try "15\n".write(toFile: cluster.clusterDirectory + "/PG_VERSION", atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: cluster.clusterDirectory + "/gatehouse.conf", withDestinationPath: target)
+        let error = try #require(throws: PostgresError.self) { try cluster.start() }
+        #expect(error.message.contains("gatehouse.conf: it is a symbolic link"), "\(error.message)")
+        #expect(try String(contentsOfFile: target, encoding: .utf8) == "untouched\n")
+    }
+
+    /// A data directory of an earlier version (owned by root or `postgres`) is handed to the
+    /// account with everything in it, like `chown -hR`: links are changed themselves, never their
+    /// targets, and files of other users are left alone.
+    @Test func dataDirectoryIsHandedToTheAccountWithoutFollowingLinks() throws {
+        let account = try ServiceAccount.ensure()
+        let base = TemporaryDirectory.make(prefix: "ghown")
+        defer { try? FileManager.default.removeItem(atPath: base) }
+        let data = base + "/data", outside = base + "/outside"
+        try FileManager.default.createDirectory(atPath: data + "/pg/base", withIntermediateDirectories: true)
+        try "x".write(toFile: outside, atomically: false, encoding: .utf8)
+        try "x".write(toFile: data + "/pg/base/file", atomically: false, encoding: .utf8)
+        try "x".write(toFile: data + "/pg/theirs", atomically: false, encoding: .utf8)
+        try FileManager.default.createSymbolicLink(atPath: data + "/pg/link", withDestinationPath: outside)
+        try FileManager.default.createSymbolicLink(atPath: data + "/dirlink", withDestinationPath: base)
+        chown(data + "/pg/theirs", 65534, 65534)
+        if let postgres = getpwnam("postgres") { chown(data + "/pg", postgres.pointee.pw_uid, postgres.pointee.pw_gid) }
+
+        #expect(try EmbeddedPostgres.prepareForAccount(dataDirectory: data, account: account) == data)
+        func owner(_ path: String) -> uid_t? {
+            var info = stat()
+            return lstat(path, &info) == 0 ? info.st_uid : nil
+        }
+        for path in [data, data + "/pg", data + "/pg/base", data + "/pg/base/file", data + "/pg/link", data + "/dirlink"] {
+            #expect(owner(path) == account.uid, "\(path)")
+        }
+        #expect(owner(data + "/pg/theirs") == 65534)
+        #expect(owner(outside) == 0)
+        #expect(owner(base) == 0)
+    }
+
     @Test func missingBinariesNameTheDebianPackage() throws {
         let error = try #require(throws: PostgresError.self) {
             _ = try EmbeddedPostgres(options: .init(dataDirectory: "/tmp/unused", binDirectory: "/nonexistent/bin"))
