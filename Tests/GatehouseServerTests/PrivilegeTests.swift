@@ -30,6 +30,10 @@ import TestSupport
 
         let server = try Credentials(pid: child.pid)
         #expect(server == Credentials(account), "server: \(server)")
+        // Having been root, the server is not dumpable: its /proc entries stay root's, so the
+        // account's other processes (PostgreSQL's) cannot read its environment or memory.
+        var procEntry = stat()
+        #expect(stat("/proc/\(child.pid)/environ", &procEntry) == 0 && procEntry.st_uid == 0)
         let pidFile = try String(contentsOfFile: dataDirectory + "/pg/postmaster.pid", encoding: .utf8)
         let postmaster = try #require(pidFile.split(separator: "\n").first.flatMap { pid_t($0) })
         let cluster = [postmaster] + children(of: postmaster)

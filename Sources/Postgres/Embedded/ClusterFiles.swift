@@ -17,7 +17,7 @@ enum ClusterFiles {
         } catch {
             throw PostgresError(.embedded, message: "cannot create \(parent): \(error.localizedDescription)")
         }
-        let created = mkdir(path, 0o700) == 0
+        mkdir(path, 0o700)
         let fd = open(path, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard fd >= 0 else { throw failure("the data directory", path, errno) }
         defer { close(fd) }
@@ -39,7 +39,6 @@ enum ClusterFiles {
                         + "not to \(ServiceAccount.describe(uid: owner))")
             }
             try giveTree(fd, path, to: account, from: formerOwners)
-            if created { fchmod(fd, 0o700) }
         }
         if let account, !account.canReach(path) {
             throw PostgresError(
@@ -98,10 +97,13 @@ enum ClusterFiles {
         }
     }
 
-    /// The text of the file `path`, read without following a symbolic link; nil if it cannot be read.
+    /// The text of the plain file `path`, read without following a symbolic link; nil if it
+    /// cannot be read.
     static func read(_ path: String) -> String? {
         guard let fd = try? openFile(path, O_RDONLY) else { return nil }
         defer { close(fd) }
+        var info = stat()
+        guard fstat(fd, &info) == 0, info.st_mode & S_IFMT == S_IFREG else { return nil }
         var data: [UInt8] = []
         var chunk = [UInt8](repeating: 0, count: 65536)
         while true {
@@ -114,12 +116,13 @@ enum ClusterFiles {
     }
 
     /// Opens `path` with `flags`, following no symbolic link in its last two components (the file
-    /// and the directory holding it: those lie inside the account's data directory).
+    /// and the directory holding it: those lie inside the account's data directory). Non-blocking,
+    /// so that a FIFO put in a file's place cannot hold the open up; callers accept plain files only.
     private static func openFile(_ path: String, _ flags: Int32) throws(PostgresError) -> Int32 {
         let directory = open((path as NSString).deletingLastPathComponent, O_RDONLY | O_DIRECTORY | O_NOFOLLOW | O_CLOEXEC)
         guard directory >= 0 else { throw failure("directory", (path as NSString).deletingLastPathComponent, errno) }
         defer { close(directory) }
-        let fd = openat(directory, (path as NSString).lastPathComponent, flags | O_NOFOLLOW | O_CLOEXEC, 0o600)
+        let fd = openat(directory, (path as NSString).lastPathComponent, flags | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw failure("file", path, errno) }
         return fd
     }
