@@ -79,11 +79,8 @@ struct Subprocess {
     /// The whole environment of a tool: a search path, an English UTF-8 locale and the time zone,
     /// taken from `inherited` only where named here. Nothing else passes: not the master key,
     /// `DATABASE_URL` or any other setting, nor libpq's `PG*` variables.
-    static func environment(_ inherited: [String: String]) -> [String: String] {
-        var environment = [
-            "PATH": inherited["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8",
-            "LC_MESSAGES": "C",
-        ]
+    private static func environment(_ inherited: [String: String]) -> [String: String] {
+        var environment = ["PATH": inherited["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
         if let zone = inherited["TZ"] { environment["TZ"] = zone }
         return environment
     }
