@@ -25,15 +25,22 @@ public struct ServiceAccount: Sendable, Equatable {
             guard geteuid() == 0 else {
                 throw PostgresError(.embedded, message: "the system account `\(name)` is missing and only root can create it")
             }
-            let (status, output) = try Subprocess.run(
-                "/usr/sbin/useradd",
-                ["--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", "--user-group", name],
-                as: nil)
-            // Another process may have created it in the meantime (useradd then exits 9).
-            guard let account = lookup() else {
-                throw PostgresError(.embedded, message: "cannot create the system account `\(name)` (useradd status \(status)): \(output)")
+            // Another process may be creating it at the same moment (parallel tests on a fresh
+            // machine): useradd then fails on the lock of /etc/passwd, or finds the account made.
+            var attempts = 0
+            while true {
+                attempts += 1
+                let (status, output) = try Subprocess.run(
+                    "/usr/sbin/useradd",
+                    ["--system", "--no-create-home", "--home-dir", "/nonexistent", "--shell", "/usr/sbin/nologin", "--user-group", name],
+                    as: nil)
+                if let account = lookup() { return try account.checked() }
+                guard attempts < 50 else {
+                    throw PostgresError(
+                        .embedded, message: "cannot create the system account `\(name)` (useradd status \(status)): \(output)")
+                }
+                usleep(100_000)
             }
-            return try account.checked()
         }
     }
 
