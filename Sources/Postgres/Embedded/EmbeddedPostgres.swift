@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The default database: a private PostgreSQL cluster inside Gatehouse's data directory.
 ///
@@ -10,10 +11,10 @@ import Foundation
 /// - `postgres.log`: the server log.
 ///
 /// A socket path must fit in 107 bytes (`sun_path`). When `<dataDir>/run/.s.PGSQL.<port>` would not,
-/// the socket directory is `/tmp/gatehouse-<hash of the data directory path>` instead (stable per
-/// data directory, so restarts find it), and ``socketDirectory`` reports it. Either socket
-/// directory is created mode 0700; an existing one that is a symbolic link, belongs to another
-/// user or has another mode is refused (whoever controls it could answer as the database).
+/// ``start()`` makes a fresh socket directory `/tmp/gatehouse-XXXXXX` (mkdtemp: no other user can
+/// guess its name and make it first), or finds a running server's in `postmaster.pid`;
+/// ``socketDirectory`` reports it. An existing `<dataDir>/run` that is a symbolic link, belongs to
+/// another user or is not mode 0700 is refused (whoever controls it could answer as the database).
 ///
 /// The cluster runs as the user that calls ``start()``. The `gatehouse` binary gives root up first
 /// (``prepareForAccount(dataDirectory:account:)``, then the server drops to that account). A
@@ -65,8 +66,11 @@ public final class EmbeddedPostgres: Sendable {
     public let dataDirectory: String
     /// The cluster directory (`<dataDirectory>/pg`).
     public let clusterDirectory: String
-    /// The Unix socket directory (see the type's notes on the path length limit).
-    public let socketDirectory: String
+    /// The Unix socket directory: `<dataDirectory>/run`, or for a path too long for a socket the
+    /// one ``start()`` made or found (empty before it; see the type's notes).
+    public var socketDirectory: String { ownSocketDirectory ?? temporarySocketDirectory.withLock { $0 } }
+    private let ownSocketDirectory: String?
+    private let temporarySocketDirectory = Mutex("")
     /// The server log.
     public let logFile: String
     private let binDirectory: String
@@ -83,9 +87,9 @@ public final class EmbeddedPostgres: Sendable {
         logFile = absolute + "/postgres.log"
         let preferred = absolute + "/run"
         if (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 {
-            socketDirectory = preferred
+            ownSocketDirectory = preferred
         } else {
-            socketDirectory = "/tmp/gatehouse-" + Self.fnv1a(absolute)
+            ownSocketDirectory = nil
         }
         binDirectory = try PostgresBinaries.locate(override: options.binDirectory)
     }
@@ -144,10 +148,14 @@ public final class EmbeddedPostgres: Sendable {
     public func start() throws(PostgresError) -> String {
         let account = try clusterAccount()
         try ClusterFiles.prepareDataDirectory(dataDirectory, for: account)
-        try ClusterFiles.makePrivateDirectory(socketDirectory, what: "the socket directory", for: account)
+        if let ownSocketDirectory {
+            try ClusterFiles.makePrivateDirectory(ownSocketDirectory, what: "the socket directory", for: account)
+        }
         if !isInitialized { try initialize(account) }
+        let running = isRunning
+        if ownSocketDirectory == nil { try findTemporarySocketDirectory(running: running, account) }
         try writeSettings(account)
-        if !isRunning {
+        if !running {
             removeStalePidFile()
             var (status, output) = try pgctl([
                 "start", "-D", clusterDirectory, "-l", logFile, "-w", "-t", "60", "-s",
@@ -177,6 +185,7 @@ public final class EmbeddedPostgres: Sendable {
         if status != 0 && isRunning {
             throw PostgresError(.embedded, message: "pg_ctl stop failed (status \(status)): \(output)")
         }
+        removeTemporarySocketDirectory()
     }
 
     /// The postmaster's process id from `postmaster.pid`, if the file exists.
@@ -195,7 +204,10 @@ public final class EmbeddedPostgres: Sendable {
         kill(pid, SIGINT)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
-            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                removeTemporarySocketDirectory()
+                return true
+            }
             usleep(20_000)
         }
         return false
@@ -235,6 +247,33 @@ public final class EmbeddedPostgres: Sendable {
             clusterDirectory + "/postgresql.conf",
             "\n# Gatehouse: settings rewritten on every start.\ninclude_if_exists = 'gatehouse.conf'\n",
             append: true, for: account)
+    }
+
+    /// For a data directory path too long for a socket: the running server's socket directory
+    /// (the fifth line of `postmaster.pid`), else a new one; either is checked to be private.
+    private func findTemporarySocketDirectory(running: Bool, _ account: ServiceAccount?) throws(PostgresError) {
+        let recorded = ClusterFiles.read(clusterDirectory + "/postmaster.pid")?.split(separator: "\n", omittingEmptySubsequences: false)
+        let directory: String
+        if running, let recorded, recorded.count > 4, recorded[4].hasPrefix("/") {
+            directory = String(recorded[4])
+        } else {
+            var template = Array("/tmp/gatehouse-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+                throw PostgresError(.embedded, message: "cannot create a socket directory in /tmp: \(String(cString: strerror(errno)))")
+            }
+            directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let account { lchown(directory, account.uid, account.gid) }
+        }
+        try ClusterFiles.makePrivateDirectory(directory, what: "the socket directory", for: account)
+        temporarySocketDirectory.withLock { $0 = directory }
+    }
+
+    /// Removes the socket directory ``start()`` made in /tmp, once the server is gone (PostgreSQL
+    /// removes its socket and lock files itself).
+    private func removeTemporarySocketDirectory() {
+        guard ownSocketDirectory == nil else { return }
+        let directory = temporarySocketDirectory.withLock { $0 }
+        if !directory.isEmpty { rmdir(directory) }
     }
 
     private func writeSettings(_ account: ServiceAccount?) throws(PostgresError) {
