@@ -23,8 +23,9 @@ import Synchronization
 /// directory is then handed to that account. Files written here are opened without following
 /// symbolic links (``ClusterFiles``), and the tools get a minimal environment.
 ///
-/// Thread-safety: all stored properties are immutable; `start`/`stop` act on the file system and
-/// must not run concurrently for the same data directory.
+/// Thread-safety: the stored properties are immutable, but for the socket directory in /tmp that
+/// ``start()`` records under a lock; `start`/`stop` act on the file system and must not run
+/// concurrently for the same data directory.
 public final class EmbeddedPostgres: Sendable {
     /// How the cluster is created and run.
     public struct Options: Sendable {
@@ -86,11 +87,7 @@ public final class EmbeddedPostgres: Sendable {
         clusterDirectory = absolute + "/pg"
         logFile = absolute + "/postgres.log"
         let preferred = absolute + "/run"
-        if (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 {
-            ownSocketDirectory = preferred
-        } else {
-            ownSocketDirectory = nil
-        }
+        ownSocketDirectory = (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 ? preferred : nil
         binDirectory = try PostgresBinaries.locate(override: options.binDirectory)
     }
 

@@ -9,7 +9,9 @@ public struct ServiceAccount: Sendable, Equatable {
     /// The account's name.
     public static let name = "gatehouse"
 
+    /// The account's user id (never 0).
     public let uid: uid_t
+    /// The account's own group (never 0).
     public let gid: gid_t
 
     /// The account, or nil if the system has none.
