@@ -16,7 +16,7 @@ check() {  # check DESCRIPTION COMMAND...
     if "$@"; then note "- $what: ok"; else note "- $what: **FAILED**"; FAIL=1; fi
 }
 pyq() { python3 -c "$1" "${@:2}"; }
-PG_AS=(runuser -u postgres --)
+PG_AS=(runuser -u gatehouse --)
 LOAD_START="$(load_avg)"
 
 PARTS="${FAULTS_PARTS:-a b c}"
@@ -103,7 +103,7 @@ for round in server both; do
     if [ "$round" = both ]; then
         PM="$(head -1 "$DIR/pg/postmaster.pid")"
         kill -KILL "$PID" "$PM"
-        for _ in $(seq 100); do pgrep -u postgres -f "$DIR/pg" >/dev/null || pgrep -P "$PM" >/dev/null || break; sleep 0.1; done
+        for _ in $(seq 100); do pgrep -u gatehouse -f "$DIR/pg" >/dev/null || pgrep -P "$PM" >/dev/null || break; sleep 0.1; done
     else
         kill -KILL "$PID"
     fi

@@ -37,7 +37,7 @@ cleanup() {
     done
     local c
     for c in "${BENCH_CLUSTERS[@]}"; do
-        [ -f "$c/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" stop -D "$c" -m immediate -w -t 20 >/dev/null 2>&1 || true
+        [ -f "$c/postmaster.pid" ] && runuser -u gatehouse -- "$PGBIN/pg_ctl" stop -D "$c" -m immediate -w -t 20 >/dev/null 2>&1 || true
     done
     local d
     for d in "${BENCH_DIRS[@]}"; do [ -n "${KEEP_DATA:-}" ] || rm -rf "$d"; done

@@ -26,8 +26,10 @@ public final class GatehouseServer: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    /// Starts everything; when this returns the server is accepting requests.
-    public init(settings: Settings, logger: Logger? = nil) throws(StartError) {
+    /// Starts everything; when this returns the server is accepting requests. `listenSocket`: a
+    /// socket already listening on the settings' address (opened while still root), else the
+    /// server binds it.
+    public init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
         self.settings = settings
         let logger = logger ?? Logger(level: settings.logLevel)
         self.logger = logger
@@ -110,15 +112,15 @@ public final class GatehouseServer: Sendable {
             onError: { error in
                 logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])
             })
-        http = HTTPServer(
-            configuration: .init(
-                host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
-                blockingThreads: settings.httpBlockingThreads,
-                maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
-                requestTimeout: settings.requestTimeout, maxConnections: settings.maxConnections,
-                maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
-                log: { logger.debug("http", ["detail": .string($0)]) }),
-            handler: router)
+        var configuration = HTTPServer.Configuration(
+            host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
+            blockingThreads: settings.httpBlockingThreads,
+            maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
+            requestTimeout: settings.requestTimeout, maxConnections: settings.maxConnections,
+            maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
+            log: { logger.debug("http", ["detail": .string($0)]) })
+        configuration.listenSocket = listenSocket
+        http = HTTPServer(configuration: configuration, handler: router)
         do { try http.start() } catch {
             throw StartError("cannot listen: \(error)")
         }

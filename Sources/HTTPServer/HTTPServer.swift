@@ -70,6 +70,9 @@ public final class HTTPServer: Sendable {
         public var uncappedNetworks: [IPNetwork]
         /// Receives libmicrohttpd's diagnostic messages (`nil`: dropped).
         public var log: (@Sendable (String) -> Void)?
+        /// A socket already bound and listening (``HTTPServer/openListeningSocket(host:port:)``)
+        /// to serve instead of binding `host:port`; the server owns it from ``HTTPServer/start()`` on.
+        public var listenSocket: Int32? = nil
 
         /// Creates a configuration; defaults suit a loopback service.
         public init(
@@ -313,6 +316,9 @@ public final class HTTPServer: Sendable {
             if core.connectionGuard != nil {
                 let notify: MHD_NotifyConnectionCallback = gatehouseConnectionNotify
                 options.append(MHD_OptionItem(option: .NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: coreContext))
+            }
+            if let socket = config.listenSocket {
+                options.append(MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil))
             }
             options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
