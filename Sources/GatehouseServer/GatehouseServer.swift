@@ -99,9 +99,10 @@ public final class GatehouseServer: Sendable {
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
             context: contexts.context(for:_:_:), finish: ContextFactory.finish)
+        let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
-            metrics: Metrics(), pool: pool, hashing: hashing,
+            metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
             pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength))
 
         janitor = SessionJanitorThread(
@@ -120,6 +121,7 @@ public final class GatehouseServer: Sendable {
             maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
             log: { logger.debug("http", ["detail": .string($0)]) })
         configuration.listenSocket = listenSocket
+        configuration.connectionCounts = connectionCounts
         http = HTTPServer(configuration: configuration, handler: router)
         do { try http.start() } catch {
             throw StartError("cannot listen: \(error)")

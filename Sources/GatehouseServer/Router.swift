@@ -17,11 +17,12 @@ final class Router: HTTPHandler {
     let metrics: Metrics
     let pool: Pool
     let hashing: PasswordHashingPool
+    let connectionCounts: HTTPServer.ConnectionCounts
     let pages: Pages
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, cors: CORSPolicy, logger: Logger, metrics: Metrics, pool: Pool,
-        hashing: PasswordHashingPool, pages: Pages = Pages()
+        hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(), pages: Pages = Pages()
     ) {
         self.responder = responder
         self.cors = cors
@@ -29,6 +30,7 @@ final class Router: HTTPHandler {
         self.metrics = metrics
         self.pool = pool
         self.hashing = hashing
+        self.connectionCounts = connectionCounts
         self.pages = pages
     }
 
@@ -123,6 +125,10 @@ final class Router: HTTPHandler {
             ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
             ("gatehouse_hashing_rejected_total", "Password hashes refused because the queue was full.", "", Double(hashingMetrics.rejected)),
             ("gatehouse_log_lines_dropped_total", "Log lines dropped because standard error did not keep up.", "", Double(LogWriter.standardError.droppedLines)),
+            ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"over_address_cap\"",
+             Double(connectionCounts.refused.load(ordering: .relaxed))),
+            ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"request_timeout\"",
+             Double(connectionCounts.timedOut.load(ordering: .relaxed))),
         ]
     }
 

@@ -33,10 +33,8 @@ final class ConnectionGuard: Sendable {
     /// counts as arriving then, not later (the idle timeout).
     let idleGrace: Int64
 
-    /// Connections shut down at once for being over the cap.
-    let refused = Atomic<Int>(0)
-    /// Connections shut down because their request did not arrive in time.
-    let timedOut = Atomic<Int>(0)
+    /// What it shut down, and why.
+    let counts: HTTPServer.ConnectionCounts
 
     private struct Table {
         var open: [ObjectIdentifier: TrackedConnection] = [:]
@@ -49,7 +47,11 @@ final class ConnectionGuard: Sendable {
     /// Set (with `timer` held) to end the sweeper.
     private let stopping = Atomic<Bool>(false)
 
-    init(maxPerNetwork: Int?, uncapped: [IPNetwork], requestTimeoutSeconds: Int, idleTimeoutSeconds: Int) {
+    init(
+        maxPerNetwork: Int?, uncapped: [IPNetwork], requestTimeoutSeconds: Int, idleTimeoutSeconds: Int,
+        counts: HTTPServer.ConnectionCounts
+    ) {
+        self.counts = counts
         self.maxPerNetwork = maxPerNetwork
         self.uncapped = uncapped
         requestTimeout = Int64(requestTimeoutSeconds) * 1_000_000_000
@@ -100,7 +102,7 @@ final class ConnectionGuard: Sendable {
             return count > maxPerNetwork
         }
         if over {
-            refused.add(1, ordering: .relaxed)
+            counts.refused.add(1, ordering: .relaxed)
             shutdown(fd, Int32(SHUT_RDWR))
         }
     }
@@ -134,7 +136,7 @@ final class ConnectionGuard: Sendable {
                 let since = tracked.since.load(ordering: .relaxed)
                 guard since != 0, now - since >= requestTimeout,
                       !tracked.cut.exchange(true, ordering: .relaxed) else { continue }
-                timedOut.add(1, ordering: .relaxed)
+                counts.timedOut.add(1, ordering: .relaxed)
                 shutdown(tracked.fd, Int32(SHUT_RDWR))
             }
         }

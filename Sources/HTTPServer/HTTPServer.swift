@@ -73,6 +73,8 @@ public final class HTTPServer: Sendable {
         /// A socket already bound and listening (``HTTPServer/openListeningSocket(host:port:)``)
         /// to serve instead of binding `host:port`; the server owns it from ``HTTPServer/start()`` on.
         public var listenSocket: Int32? = nil
+        /// Where the server counts the connections it shuts down (give one to whoever reports them).
+        public var connectionCounts = ConnectionCounts()
 
         /// Creates a configuration; defaults suit a loopback service.
         public init(
@@ -126,7 +128,8 @@ public final class HTTPServer: Sendable {
             connectionGuard: configuration.maxConnectionsPerAddress != nil || configuration.requestTimeout > 0
                 ? ConnectionGuard(
                     maxPerNetwork: configuration.maxConnectionsPerAddress, uncapped: configuration.uncappedNetworks,
-                    requestTimeoutSeconds: configuration.requestTimeout, idleTimeoutSeconds: configuration.connectionTimeout)
+                    requestTimeoutSeconds: configuration.requestTimeout, idleTimeoutSeconds: configuration.connectionTimeout,
+                    counts: configuration.connectionCounts)
                 : nil,
             log: configuration.log)
     }
@@ -164,11 +167,21 @@ public final class HTTPServer: Sendable {
         }
     }
 
+    /// Connections the server shut down, by reason (``Configuration/connectionCounts``).
+    public final class ConnectionCounts: Sendable {
+        /// Closed as they opened for being over ``Configuration/maxConnectionsPerAddress``.
+        public let refused = Atomic<Int>(0)
+        /// Closed because a request had not arrived within ``Configuration/requestTimeout``.
+        public let timedOut = Atomic<Int>(0)
+
+        public init() {}
+    }
+
     /// Connections closed as they opened for being over ``Configuration/maxConnectionsPerAddress``.
-    public var refusedConnectionCount: Int { core.connectionGuard?.refused.load(ordering: .relaxed) ?? 0 }
+    public var refusedConnectionCount: Int { configuration.connectionCounts.refused.load(ordering: .relaxed) }
 
     /// Connections closed because a request had not arrived within ``Configuration/requestTimeout``.
-    public var timedOutRequestCount: Int { core.connectionGuard?.timedOut.load(ordering: .relaxed) ?? 0 }
+    public var timedOutRequestCount: Int { configuration.connectionCounts.timedOut.load(ordering: .relaxed) }
 
     /// Whether ``stop(deadline:)`` has finished waiting for in-flight requests (they
     /// completed or its deadline passed) and has gone on to close the connections.

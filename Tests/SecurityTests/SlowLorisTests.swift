@@ -78,5 +78,9 @@ import TestSupport
         #expect(try again.request("POST", "/graphql", headers: [("Content-Type", "application/json")], body: Self.health).status == 200)
         // The honest keep-alive connection, idle since its answers, was left alone.
         #expect(try honest.request("GET", "/health").status == 200)
+        // An operator sees both kinds of closed connection in /metrics.
+        let metrics = try honest.request("GET", "/metrics").text
+        #expect(metrics.contains(#"gatehouse_http_connections_closed_total{reason="over_address_cap"} 1"#), "\(metrics)")
+        #expect(metrics.contains(#"gatehouse_http_connections_closed_total{reason="request_timeout"} \#(Self.cap)"#), "\(metrics)")
     }
 }
