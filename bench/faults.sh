@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make faults: (a) PostgreSQL restarted under the mixed load, (b) the server SIGKILLed during
-# sign-ups (alone, then together with PostgreSQL), (c) pool and hashing queue exhausted.
+# sign-ups (alone, then together with PostgreSQL), (c) pool and password hashing exhausted.
 # Bounded in time (~3 minutes); exits non-zero on any failed check. RESULTS=1 writes the section
 # "## Faults" of bench/RESULTS.md. Uses the minimum hash cost except in (c), so that sign-ups
 # and log-ins are many; nothing here measures throughput.
@@ -138,7 +138,7 @@ fi
 # ---------------------------------------------------------------------------------------------
 if [[ " $PARTS " == *" c "* ]]; then
 note ""
-note "### (c) Pool and hashing queue exhausted"
+note "### (c) Pool and password hashing exhausted"
 note ""
 new_dir; DIR="$NEW_DIR"
 start_server "$DIR" "$DIR/server.log" GATEHOUSE_POOL_SIZE=2 GATEHOUSE_POOL_TIMEOUT=1 GATEHOUSE_STATEMENT_TIMEOUT=1500 \
