@@ -28,12 +28,6 @@ import Testing
         #expect(HashKinds.kind(of: hash) == nil)
     }
 
-    /// The SQL pattern cuts exactly the prefix `kind(of:)` reads (checked here on its shape;
-    /// AuthTests run it in PostgreSQL).
-    @Test func sqlPatternNamesBothFamilies() {
-        #expect(HashKinds.sqlPrefixPattern.contains("argon2id") && HashKinds.sqlPrefixPattern.contains("2[aby]"))
-    }
-
     @Test func startsWithTheCurrentKindOnly() {
         let kinds = HashKinds(current: hasher.cost)
         #expect(kinds.current == Self.current)
