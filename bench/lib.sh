@@ -67,6 +67,16 @@ base_binary() {
     cp "$built" "$BASE_BIN.tmp$$" && mv "$BASE_BIN.tmp$$" "$BASE_BIN"
     remove_base_worktree
 }
+# builds_to_measure: BUILDS, one "label|directory of its gatehouse" per build: BASE_REV's release
+# binary first when BASE_REV is set ("before"), then this tree's ("after", from build_release).
+builds_to_measure() {
+    BUILDS=()
+    if [ -n "${BASE_REV:-}" ]; then
+        base_binary "$BASE_REV"
+        BUILDS+=("before ($BASE_SHORT)|$(dirname "$BASE_BIN")")
+    fi
+    BUILDS+=("after ($(git -C "$ROOT" rev-parse --short HEAD))|$BIN")
+}
 remove_base_worktree() {
     [ -n "$BASE_WT" ] || return 0
     git -C "$ROOT" worktree remove --force "$BASE_WT" >/dev/null 2>&1 || true

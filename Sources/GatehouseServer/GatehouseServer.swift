@@ -68,7 +68,7 @@ public final class GatehouseServer: Sendable {
         }
         let hasher: PasswordHasher
         do { hasher = try PasswordHasher(cost: cost) } catch { throw StartError("password hasher: \(error)") }
-        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, queueDepth: settings.hashQueue)
+        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait)
         self.hashing = hashing
         defer { if !started { hashing.shutdown() } }
 
@@ -87,6 +87,12 @@ public final class GatehouseServer: Sendable {
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
                 masterKey: settings.masterKey),
             sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+        let refreshHashKinds: @Sendable () -> Void = {
+            do { try auth.refreshHashKinds() } catch {
+                logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
+            }
+        }
+        refreshHashKinds()
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -109,6 +115,7 @@ public final class GatehouseServer: Sendable {
             janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
+                refreshHashKinds()
             },
             onError: { error in
                 logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])

@@ -23,9 +23,9 @@ public struct Settings: Sendable, Hashable {
     public var sessionCacheTTL = 30.0
     public var hashCost = "interactive"
     public var hashWorkers = ProcessInfo.processInfo.activeProcessorCount
-    /// Eight per core: enough that 8-16 clients logging in at once wait (at most about
-    /// 8 hash times, ~0.75 s here) instead of getting 155; waiting jobs hold no hash memory.
-    public var hashQueue = 8 * ProcessInfo.processInfo.activeProcessorCount
+    /// Seconds a hash may expect to wait for a worker (see `PasswordHashingPool`): a burst of
+    /// sign-ups waits, a flood gets 155; waiting jobs hold no hash memory.
+    public var hashMaxWait = 5.0
     public var poolSize = 10
     public var sessionLookupBatches = AuthService.defaultSessionLookupBatches
     public var poolTimeout = 5.0
@@ -105,7 +105,7 @@ extension Settings {
             settings.hashCost = value
         }, { $0.hashCost }),
         integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers),
-        integer("hash-queue", "GATEHOUSE_HASH_QUEUE", "Hashes that may wait; more are refused with error 155", 0...10_000, \.hashQueue),
+        decimal("hash-max-wait", "GATEHOUSE_HASH_MAX_WAIT", "Seconds a password hash may expect to wait for a worker; a longer wait is refused at once with error 155", 0...3600, \.hashMaxWait),
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
         integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each)", 1...1000, \.sessionLookupBatches),
         decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
@@ -146,13 +146,24 @@ extension Settings {
         decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
     ]
 
+    /// Settings that no longer exist and what replaced them: a deployment still setting one
+    /// stops at start with a message naming the replacement, instead of running without it.
+    static let removed: [(flag: String, environment: String, replacement: String)] = [
+        ("hash-queue", "GATEHOUSE_HASH_QUEUE",
+         "GATEHOUSE_HASH_MAX_WAIT (--hash-max-wait): hashing is admitted by the wait it would cause, not by a queue length"),
+        ("trust-proxy", "GATEHOUSE_TRUST_PROXY",
+         "GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies), set to the load balancers' addresses or networks, e.g. 10.0.0.0/8"),
+    ]
+
     /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`; a value
     /// that starts with `--` needs the `=` form).
     public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
-        if environment["GATEHOUSE_TRUST_PROXY"] != nil || arguments.contains(where: { $0 == "--trust-proxy" || $0.hasPrefix("--trust-proxy=") }) {
-            throw SettingsError("GATEHOUSE_TRUST_PROXY (--trust-proxy) is not supported: set GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies) to the load balancers' addresses or networks instead, e.g. 10.0.0.0/8.")
-        }
         var settings = Settings()
+        for old in removed where environment[old.environment] != nil
+            || arguments.contains(where: { $0 == "--\(old.flag)" || $0.hasPrefix("--\(old.flag)=") })
+        {
+            throw SettingsError("\(old.environment) (--\(old.flag)) was removed; use \(old.replacement).")
+        }
         for spec in specs {
             if let value = environment[spec.environment] { try spec.apply(&settings, value) }
         }

@@ -151,11 +151,11 @@ import Testing
         _ = try h.loggedIn("alice")
     }
 
-    /// A full password hashing queue also answers 155, recorded as rate limited for 1 second.
+    /// Password hashing that would wait too long also answers 155, recorded as rate limited for 1 second.
     @Test func fullHashingQueueIsTooManyRequests() throws {
         let h = try Harness(
             configuration: Self.configuration(perAddress: 0, perAccount: 0),
-            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, queueDepth: 0, poolSize: 8)
+            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, maxWait: 0, poolSize: 8)
         let outcomes = try #require(simultaneously(12) { index in
             h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password11"]]])
         })

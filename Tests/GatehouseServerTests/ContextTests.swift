@@ -18,7 +18,7 @@ import Testing
         // PasswordHashingPool spelled through inference: this target does not import Sodium.
         let auth = AuthService(
             pool: Pool("host=/nonexistent dbname=none", size: 1),
-            hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, queueDepth: 0),
+            hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, maxWait: 0),
             configuration: AuthConfiguration(masterKey: masterKey))
         return ContextFactory(auth: auth, proxies: TrustedProxies(trustedProxies.map { IPNetwork($0)! }))
     }

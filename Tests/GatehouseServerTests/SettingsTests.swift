@@ -42,7 +42,7 @@ let settingCases: [SettingCase] = [
     SettingCase("session-cache-ttl", "GATEHOUSE_SESSION_CACHE_TTL", "1.5", { $0.sessionCacheTTL == 1.5 }),
     SettingCase("hash-cost", "GATEHOUSE_HASH_COST", "minimum", { $0.hashCost == "minimum" }),
     SettingCase("hash-workers", "GATEHOUSE_HASH_WORKERS", "7", { $0.hashWorkers == 7 }),
-    SettingCase("hash-queue", "GATEHOUSE_HASH_QUEUE", "0", { $0.hashQueue == 0 }),
+    SettingCase("hash-max-wait", "GATEHOUSE_HASH_MAX_WAIT", "0.5", { $0.hashMaxWait == 0.5 }),
     SettingCase("pool-size", "GATEHOUSE_POOL_SIZE", "3", { $0.poolSize == 3 }),
     SettingCase("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "2.5", { $0.poolTimeout == 2.5 }),
     SettingCase("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "500", { $0.statementTimeout == 500 }),
@@ -80,7 +80,7 @@ let settingCases: [SettingCase] = [
         #expect(settings.passwordMinLength == 8 && settings.passwordMaxBytes == 1024)
         #expect(settings.rateLimitPerAddress == 100 && settings.rateLimitPerAccount == 10)
         #expect(settings.lockoutThreshold == 0)
-        #expect(settings.hashCost == "interactive")
+        #expect(settings.hashCost == "interactive" && settings.hashMaxWait == 5)
         #expect(settings.maxDocumentSize == 64 * 1024 && settings.maxTokens == 10_000)
         #expect(settings.maxDepth == 20 && settings.maxAliases == 50)
         #expect(settings.corsOrigins.isEmpty && settings.trustedProxies.isEmpty)
@@ -163,7 +163,7 @@ let settingCases: [SettingCase] = [
         (["--trust-proxy", "yes"], [:]), (["--trust-proxy=no"], [:]),
     ] as [([String], [String: String])])
     func removedTrustProxyIsAClearError(_ arguments: [String], _ environment: [String: String]) {
-        #expect(throws: SettingsError("GATEHOUSE_TRUST_PROXY (--trust-proxy) is not supported: set GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies) to the load balancers' addresses or networks instead, e.g. 10.0.0.0/8.")) {
+        #expect(throws: SettingsError("GATEHOUSE_TRUST_PROXY (--trust-proxy) was removed; use GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies), set to the load balancers' addresses or networks, e.g. 10.0.0.0/8.")) {
             try Settings.parse(arguments: arguments, environment: environment)
         }
     }
@@ -178,6 +178,17 @@ let settingCases: [SettingCase] = [
         #expect(throws: SettingsError(#"Unexpected argument "1337"; see --help."#)) {
             try Settings.parse(arguments: ["1337"], environment: [:])
         }
+    }
+
+    /// A removed setting stops start-up with a message naming its replacement, whether it comes
+    /// as a variable (unknown variables are otherwise ignored) or as a flag.
+    @Test(arguments: [
+        ([], ["GATEHOUSE_HASH_QUEUE": "16"]), (["--hash-queue", "16"], [:]), (["--hash-queue=16"], [:]),
+    ] as [([String], [String: String])])
+    func removedHashQueueNamesItsReplacement(_ arguments: [String], _ environment: [String: String]) {
+        let message = "GATEHOUSE_HASH_QUEUE (--hash-queue) was removed; use GATEHOUSE_HASH_MAX_WAIT (--hash-max-wait): "
+            + "hashing is admitted by the wait it would cause, not by a queue length."
+        #expect(throws: SettingsError(message)) { try Settings.parse(arguments: arguments, environment: environment) }
     }
 
     @Test func unknownEnvironmentVariablesAreIgnored() throws {

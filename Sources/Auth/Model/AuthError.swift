@@ -36,7 +36,7 @@ public enum AuthError: Error, Sendable, Hashable {
     case unsupportedAuthentication
     /// 155: too many attempts; try again after `retryAfter` seconds.
     case rateLimited(retryAfter: Int)
-    /// 155: the password hashing queue is full; try again shortly.
+    /// 155: password hashing would wait longer than its maximum wait; try again shortly.
     case busy
     /// The database cannot be reached (pool timeout, connection refused).
     case databaseUnavailable

@@ -11,6 +11,8 @@ public final class AuthService: Sendable {
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     private let hashing: PasswordHashingPool
+    /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
+    public let hashKinds: HashKinds
     private let limiter: RateLimiter
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
@@ -36,6 +38,7 @@ public final class AuthService: Sendable {
             },
             run: { try store.sessions(digests: $0) })
         self.hashing = hashing
+        self.hashKinds = HashKinds(current: hashing.hasher.cost)
         self.limiter = limiter
         self.sessionCache = sessionCache
         self.now = now
@@ -128,7 +131,7 @@ public final class AuthService: Sendable {
             throw .rateLimited(retryAfter: wait)
         }
         guard let credentials = found else {
-            try dummyVerify(password)
+            _ = try verify(password, nil)
             throw .invalidCredentials
         }
         let time = timestamp()
@@ -155,6 +158,14 @@ public final class AuthService: Sendable {
         var user = credentials.user
         if rehash != nil { user.updatedAt = time }
         return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
+    }
+
+    /// Reads the kinds of password hash stored in the users table into ``hashKinds``, so that
+    /// kinds no account has any more stop costing failed log-ins work. Run at start and then
+    /// periodically; a kind met by a log-in in between is added at once.
+    public func refreshHashKinds() throws(AuthError) {
+        let prefixes = try database { () throws in try store.hashKindPrefixes(pattern: HashKinds.sqlPrefixPattern) }
+        hashKinds.replace(withPrefixes: prefixes)
     }
 
     /// Deletes the session of `token`; without a token, or with an unknown one, does nothing.
@@ -255,17 +266,13 @@ public final class AuthService: Sendable {
         }
     }
 
-    private func verify(_ password: String, _ hash: String) throws(AuthError) -> VerifyResult {
+    /// Checks a log-in's password against its account's hash (nil: no such account) and, unless
+    /// it matches, against a dummy of every other kind of stored hash: unknown names, wrong
+    /// passwords and hashes of any kind all cost the same work.
+    private func verify(_ password: String, _ hash: String?) throws(AuthError) -> VerifyResult {
+        if let hash { hashKinds.insert(kindOf: hash) }
         do {
-            return try hashing.verify(password, against: hash)
-        } catch {
-            throw hashingError(error)
-        }
-    }
-
-    private func dummyVerify(_ password: String) throws(AuthError) {
-        do {
-            try hashing.dummyVerify(password)
+            return try hashing.verify(password, against: hash, kinds: hashKinds)
         } catch {
             throw hashingError(error)
         }

@@ -94,6 +94,15 @@ struct UserStore: Sendable {
         }
     }
 
+    /// The distinct prefixes of the stored password hashes that `pattern` (a POSIX regular
+    /// expression) cuts, nil for hashes it does not match. Reads the whole table.
+    func hashKindPrefixes(pattern: String) throws -> [String?] {
+        try pool.withConnection { connection in
+            try connection.query("SELECT DISTINCT substring(password_hash FROM \(pattern)) FROM users")
+                .map { try $0.decode(String?.self, at: 0) }
+        }
+    }
+
     /// After a good password: store a rehash if any, clear failed attempts, and create
     /// the session, replacing the user's sessions with the same installation id.
     func completeLogIn(userId: String, rehash: String?, session: NewSession, now: Date) throws {
