@@ -26,8 +26,11 @@ import TestSupport
             connected.enter()
             finished.enter()
             Thread {
-                // Connected before the start, so that the requests arrive together.
-                let connection = Result { () throws(HTTPClientError) in try HTTPConnection(port: port, timeoutSeconds: 60) }
+                // Connected before the start, so that the requests arrive together; each person
+                // from an address of their own, as 50 people are.
+                let connection = Result { () throws(HTTPClientError) in
+                    try HTTPConnection(port: port, sourceHost: "127.0.1.\(index + 1)", timeoutSeconds: 60)
+                }
                 connected.leave()
                 start.wait()
                 let outcome: String
