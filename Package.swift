@@ -26,15 +26,18 @@ let package = Package(
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
-        .target(name: "Auth", dependencies: ["JSON", "Postgres", "Sodium", "Locking"]),
+        .target(
+            name: "Auth", dependencies: ["JSON", "Postgres", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
+            plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "Locking"]),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedSchema"]),
-        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`.
-        .plugin(name: "EmbedSchema", capability: .buildTool(), dependencies: ["SchemaEmbedder"]),
-        .executableTarget(name: "SchemaEmbedder", path: "Tools/SchemaEmbedder"),
+        .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
+        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
+        // list into Auth as `CommonPasswordList.text`.
+        .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
+        .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
@@ -62,6 +65,8 @@ let package = Package(
         .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL", "JSON"], path: "Tools/ConformanceRunner"),
         .executableTarget(name: "EngineBench", dependencies: ["GraphQL", "JSON"], path: "bench/EngineBench"),
         .executableTarget(name: "PoolBench", dependencies: ["Postgres", "Auth"], path: "bench/PoolBench"),
+        // Cost of a GATEHOUSE_PASSWORD_BLOCKLIST look-up in a 10-million-line file.
+        .executableTarget(name: "BlocklistBench", dependencies: ["Auth", "Sodium", "TestSupport"], path: "bench/BlocklistBench"),
 
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # make faults: (a) PostgreSQL restarted under the mixed load, (b) the server SIGKILLed during
-# sign-ups (alone, then together with PostgreSQL), (c) pool and hashing queue exhausted.
+# sign-ups (alone, then together with PostgreSQL), (c) pool and password hashing exhausted.
 # Bounded in time (~3 minutes); exits non-zero on any failed check. RESULTS=1 writes the section
 # "## Faults" of bench/RESULTS.md. Uses the minimum hash cost except in (c), so that sign-ups
 # and log-ins are many; nothing here measures throughput.
@@ -16,7 +16,7 @@ check() {  # check DESCRIPTION COMMAND...
     if "$@"; then note "- $what: ok"; else note "- $what: **FAILED**"; FAIL=1; fi
 }
 pyq() { python3 -c "$1" "${@:2}"; }
-PG_AS=(runuser -u postgres --)
+PG_AS=(runuser -u gatehouse --)
 LOAD_START="$(load_avg)"
 
 PARTS="${FAULTS_PARTS:-a b c}"
@@ -103,7 +103,7 @@ for round in server both; do
     if [ "$round" = both ]; then
         PM="$(head -1 "$DIR/pg/postmaster.pid")"
         kill -KILL "$PID" "$PM"
-        for _ in $(seq 100); do pgrep -u postgres -f "$DIR/pg" >/dev/null || pgrep -P "$PM" >/dev/null || break; sleep 0.1; done
+        for _ in $(seq 100); do pgrep -u gatehouse -f "$DIR/pg" >/dev/null || pgrep -P "$PM" >/dev/null || break; sleep 0.1; done
     else
         kill -KILL "$PID"
     fi
@@ -138,11 +138,11 @@ fi
 # ---------------------------------------------------------------------------------------------
 if [[ " $PARTS " == *" c "* ]]; then
 note ""
-note "### (c) Pool and hashing queue exhausted"
+note "### (c) Pool and password hashing exhausted"
 note ""
 new_dir; DIR="$NEW_DIR"
 start_server "$DIR" "$DIR/server.log" GATEHOUSE_POOL_SIZE=2 GATEHOUSE_POOL_TIMEOUT=1 GATEHOUSE_STATEMENT_TIMEOUT=1500 \
-    GATEHOUSE_HASH_WORKERS=1 GATEHOUSE_HASH_QUEUE=1 GATEHOUSE_SESSION_CACHE=false
+    GATEHOUSE_HASH_WORKERS=1 GATEHOUSE_HASH_MAX_WAIT=0.1 GATEHOUSE_SESSION_CACHE=false
 PID=$SERVER_PID URL=$SERVER_URL CONNINFO="$(pg_conninfo "$DIR")"
 python3 "$ROOT/bench/client.py" seed "$URL" 40 "$DIR/users.txt" 2 fc
 summarize() {  # summarize FILE [from to]: counts by outcome, max and p99 latency
@@ -158,10 +158,10 @@ p99 = lat[int(0.99 * (len(lat) - 1))] if lat else 0
 print(f"n={len(rows)} max_s={max(lat or [0]):.3f} p99_s={p99:.3f} " + " ".join(f"[{c}:{m}]={n}" for (c, m), n in sorted(by.items())))
 ' "$@"
 }
-# Hashing queue: 1 worker + 1 waiting, 16 clients logging in at the production cost.
+# Hashing: 1 worker admitting waits up to 0.1 s (about one waiting), 16 clients logging in at the production cost.
 python3 "$ROOT/bench/client.py" probe "$URL" "$DIR/users.txt" "$DIR/hash" 8 login 16
 H="$(summarize "$DIR/hash")"
-note "Hashing (1 worker, queue 1, interactive cost), 16 clients logging in for 8 s: $H"
+note "Hashing (1 worker, max wait 0.1 s, interactive cost), 16 clients logging in for 8 s: $H"
 check "hashing overload is refused with 155 \"Too many requests.\", nothing else fails" \
     bash -c "grep -q '\[155:Too_many_requests.\]' <<<'$H' && ! grep -oE '\[[^]]*\]' <<<'$H' | grep -vE '^\[(0|155):' >/dev/null"
 check "log-ins still succeed under the overload" grep -q '\[0:-\]' <<<"$H"

@@ -24,7 +24,7 @@ median() { tr ' ' '\n' <<<"$1" | sort -g | awk 'NF { v[++n] = $1 } END { print (
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { printf "%.3f", a / b }'; }
 
 load="$(cut -d' ' -f1 /proc/loadavg)"
-raw_rates="" raw_cpu="" pool_rates="" pool_cpu="" raw_hashes=0 pool_hashes=0 rejected=0 workers="" queue=""
+raw_rates="" raw_cpu="" pool_rates="" pool_cpu="" raw_hashes=0 pool_hashes=0 rejected=0 workers="" max_wait=""
 for ((i = 1; i <= ROUNDS; i++)); do
     raw="$("$BIN" "$THREADS" "$SECS" "$COST")"; echo "round $i: $raw" >&2
     pool="$("$BIN" --pool "$CLIENTS" "$SECS" "$COST")"; echo "round $i: $pool" >&2
@@ -33,7 +33,7 @@ for ((i = 1; i <= ROUNDS; i++)); do
     raw_hashes=$((raw_hashes + $(field hashes "$raw")))
     pool_hashes=$((pool_hashes + $(field hashes "$pool")))
     rejected=$((rejected + $(field rejected "$pool")))
-    workers="$(field workers "$pool")"; queue="$(field queue "$pool")"
+    workers="$(field workers "$pool")"; max_wait="$(field max_wait "$pool")"
 done
 
 rb="$(best "$raw_rates")" pb="$(best "$pool_rates")"
@@ -47,5 +47,5 @@ echo
 echo "| run | setup | hashes (all rounds) | best hashes/s | median hashes/s | hashes per CPU-s (median) |"
 echo "| --- | --- | ---: | ---: | ---: | ---: |"
 echo "| raw crypto_pwhash_str | $THREADS threads | $raw_hashes | $rb | $rm | $rc |"
-echo "| PasswordHashingPool | $CLIENTS clients, $workers workers, queue $queue; .busy → retry after 1 ms ($rejected refusals) | $pool_hashes | $pb | $pm | $pc |"
+echo "| PasswordHashingPool | $CLIENTS clients, $workers workers, max wait $max_wait s; .busy → retry after 1 ms ($rejected refusals) | $pool_hashes | $pb | $pm | $pc |"
 echo "| ratio pool/raw | target ≥ 0.9 | | **$r** ($verdict) | $(ratio "$pm" "$rm") | $(ratio "$pc" "$rc") |"

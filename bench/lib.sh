@@ -37,7 +37,7 @@ cleanup() {
     done
     local c
     for c in "${BENCH_CLUSTERS[@]}"; do
-        [ -f "$c/postmaster.pid" ] && runuser -u postgres -- "$PGBIN/pg_ctl" stop -D "$c" -m immediate -w -t 20 >/dev/null 2>&1 || true
+        [ -f "$c/postmaster.pid" ] && runuser -u gatehouse -- "$PGBIN/pg_ctl" stop -D "$c" -m immediate -w -t 20 >/dev/null 2>&1 || true
     done
     local d
     for d in "${BENCH_DIRS[@]}"; do [ -n "${KEEP_DATA:-}" ] || rm -rf "$d"; done
@@ -67,6 +67,16 @@ base_binary() {
     cp "$built" "$BASE_BIN.tmp$$" && mv "$BASE_BIN.tmp$$" "$BASE_BIN"
     remove_base_worktree
 }
+# builds_to_measure: BUILDS, one "label|directory of its gatehouse" per build: BASE_REV's release
+# binary first when BASE_REV is set ("before"), then this tree's ("after", from build_release).
+builds_to_measure() {
+    BUILDS=()
+    if [ -n "${BASE_REV:-}" ]; then
+        base_binary "$BASE_REV"
+        BUILDS+=("before ($BASE_SHORT)|$(dirname "$BASE_BIN")")
+    fi
+    BUILDS+=("after ($(git -C "$ROOT" rev-parse --short HEAD))|$BIN")
+}
 remove_base_worktree() {
     [ -n "$BASE_WT" ] || return 0
     git -C "$ROOT" worktree remove --force "$BASE_WT" >/dev/null 2>&1 || true
@@ -83,12 +93,14 @@ remove_base_worktree() {
 new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
 
 # start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
-# Rate limits off; other settings from the environment / the arguments.
+# Rate limits and the per-address connection cap off (every load generator is one loopback
+# address); other settings from the environment / the arguments.
 start_server() {
     local dir="$1" logfile="$2"; shift 2
     mkdir -p "$dir"; chmod 755 "$dir"
     local out="$dir/stdout.$RANDOM"
-    env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 "$@" \
+    env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
+        GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 "$@" \
         "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
     SERVER_PID=$!
     BENCH_PIDS+=("$SERVER_PID")

@@ -81,7 +81,7 @@ public final class GatehouseAuth: Sendable {
     /// Creates an account, signs in as it and stores the session.
     ///
     /// - Throws: ``GatehouseError/usernameTaken``, ``GatehouseError/emailTaken``,
-    ///   ``GatehouseError/invalidEmail``, ``GatehouseError/weakPassword``,
+    ///   ``GatehouseError/invalidEmail``, ``GatehouseError/weakPassword``, ``GatehouseError/commonPassword``,
     ///   ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
     @discardableResult
     public func signUp(username: String, password: String, email: String? = nil) async throws(GatehouseError) -> User {

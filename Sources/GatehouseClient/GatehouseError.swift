@@ -11,6 +11,8 @@ public enum GatehouseError: Error, Sendable, Hashable {
     case invalidEmail
     /// 142: the password does not meet the server's password policy (too short).
     case weakPassword
+    /// 142: the password is on the server's list of common or breached passwords.
+    case commonPassword
     /// 142: a field is longer than the server accepts; `message` names it and its limit, e.g.
     /// `username is too long (at most 128 characters).`
     case fieldTooLong(message: String)
@@ -37,6 +39,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 203: self = .emailTaken
         case 125: self = .invalidEmail
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
+        case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
         case 101: self = .invalidCredentials(message: message)
         case 209: self = .sessionInvalid
@@ -51,7 +54,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .fieldTooLong: 142
+        case .weakPassword, .commonPassword, .fieldTooLong: 142
         case .invalidCredentials: 101
         case .sessionInvalid: 209
         case .rateLimited: 155
@@ -75,6 +78,7 @@ extension GatehouseError: LocalizedError {
         case .emailTaken: return "An account already uses that email address. Log in instead?"
         case .invalidEmail: return "That doesn't look like an email address."
         case .weakPassword: return "That password is too weak. Use a longer one (at least 8 characters)."
+        case .commonPassword: return "That password is too common. Choose one that is harder to guess."
         case .fieldTooLong(let message): return message.prefix(1).uppercased() + message.dropFirst()
         case .invalidCredentials(let message):
             if isAccountLocked {

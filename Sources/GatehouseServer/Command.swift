@@ -59,7 +59,8 @@ public enum Command {
         let signals = ShutdownSignals()
         let server: GatehouseServer
         do {
-            server = try GatehouseServer(settings: settings)
+            let (settings, listenSocket) = try Privileges.dropRoot(settings)
+            server = try GatehouseServer(settings: settings, listenSocket: listenSocket)
         } catch {
             fail(error.description)
             return 1
@@ -77,6 +78,7 @@ public enum Command {
     private static func migrate(_ settings: Settings) -> Int32 {
         let logger = Logger(level: settings.logLevel)
         do {
+            let (settings, _) = try Privileges.dropRoot(settings)
             let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
             defer {
                 pool.close()

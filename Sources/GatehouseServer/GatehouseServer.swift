@@ -26,8 +26,10 @@ public final class GatehouseServer: Sendable {
         init(_ description: String) { self.description = description }
     }
 
-    /// Starts everything; when this returns the server is accepting requests.
-    public init(settings: Settings, logger: Logger? = nil) throws(StartError) {
+    /// Starts everything; when this returns the server is accepting requests. `listenSocket`: a
+    /// socket already listening on the settings' address (opened while still root), else the
+    /// server binds it.
+    public init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
         self.settings = settings
         let logger = logger ?? Logger(level: settings.logLevel)
         self.logger = logger
@@ -35,6 +37,12 @@ public final class GatehouseServer: Sendable {
         // The schema first: a broken contract should fail before anything starts.
         let schema: GraphQLSchema
         do { schema = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
+        var blocklist: PasswordBlocklist? = nil
+        if let path = settings.passwordBlocklist {
+            do { blocklist = try PasswordBlocklist(path: path) } catch {
+                throw StartError("GATEHOUSE_PASSWORD_BLOCKLIST (--password-blocklist): \(error)")
+            }
+        }
 
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
@@ -60,7 +68,7 @@ public final class GatehouseServer: Sendable {
         }
         let hasher: PasswordHasher
         do { hasher = try PasswordHasher(cost: cost) } catch { throw StartError("password hasher: \(error)") }
-        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, queueDepth: settings.hashQueue)
+        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait)
         self.hashing = hashing
         defer { if !started { hashing.shutdown() } }
 
@@ -72,12 +80,19 @@ public final class GatehouseServer: Sendable {
             pool: pool, hashing: hashing,
             configuration: AuthConfiguration(
                 sessionLength: settings.sessionLength,
-                passwordPolicy: PasswordPolicy(minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes),
+                passwordPolicy: PasswordPolicy(
+                    minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes, blocklist: blocklist),
                 rateLimits: RateLimitPolicy(perAddress: settings.rateLimitPerAddress, perAccount: settings.rateLimitPerAccount),
                 lockout: settings.lockoutThreshold > 0
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
                 masterKey: settings.masterKey),
             sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+        let refreshHashKinds: @Sendable () -> Void = {
+            do { try auth.refreshHashKinds() } catch {
+                logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
+            }
+        }
+        refreshHashKinds()
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -85,31 +100,36 @@ public final class GatehouseServer: Sendable {
         let service = GraphQLService(
             executable: executable, parseOptions: ParseOptions(maxTokens: settings.maxTokens),
             limits: QueryLimits(maxDepth: settings.maxDepth, maxAliases: settings.maxAliases, maxRootFields: settings.maxRootFields))
-        let contexts = ContextFactory(auth: auth, trustProxy: settings.trustProxy)
+        let contexts = ContextFactory(auth: auth, proxies: TrustedProxies(settings.trustedProxies))
         let responder = GraphQLHTTPResponder(
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
             context: contexts.context(for:_:_:), finish: ContextFactory.finish)
+        let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
             responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
-            metrics: Metrics(), pool: pool, hashing: hashing,
+            metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
             pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength))
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
+                refreshHashKinds()
             },
             onError: { error in
                 logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])
             })
-        http = HTTPServer(
-            configuration: .init(
-                host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
-                blockingThreads: settings.httpBlockingThreads,
-                maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
-                maxConnections: settings.maxConnections, log: { logger.debug("http", ["detail": .string($0)]) }),
-            handler: router)
+        var configuration = HTTPServer.Configuration(
+            host: settings.host, port: settings.port, workerThreads: settings.httpThreads,
+            blockingThreads: settings.httpBlockingThreads,
+            maxBodySize: settings.maxBodySize, connectionTimeout: settings.connectionTimeout,
+            requestTimeout: settings.requestTimeout, maxConnections: settings.maxConnections,
+            maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
+            log: { logger.debug("http", ["detail": .string($0)]) })
+        configuration.listenSocket = listenSocket
+        configuration.connectionCounts = connectionCounts
+        http = HTTPServer(configuration: configuration, handler: router)
         do { try http.start() } catch {
             throw StartError("cannot listen: \(error)")
         }
@@ -122,6 +142,12 @@ public final class GatehouseServer: Sendable {
 
     /// HTTP connections open now (``HTTPServer/openConnectionCount``).
     public var openConnectionCount: Int { http.openConnectionCount }
+
+    /// HTTP connections closed for being over the per-address cap (``HTTPServer/refusedConnectionCount``).
+    public var refusedConnectionCount: Int { http.refusedConnectionCount }
+
+    /// HTTP connections closed by the request deadline (``HTTPServer/timedOutRequestCount``).
+    public var timedOutRequestCount: Int { http.timedOutRequestCount }
 
     /// The GraphQL endpoint's URL.
     public var endpoint: String {

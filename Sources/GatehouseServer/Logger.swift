@@ -23,20 +23,24 @@ public struct Logger: Sendable {
     public let level: LogLevel
     private let write: @Sendable (UnsafeRawBufferPointer) -> Void
     private let flushNow: @Sendable () -> Void
+    private let hurry: @Sendable () -> Void
 
     /// Lines go to `write` (default: standard error, buffered: see `LogWriter`), one call per
-    /// line with the line's bytes (valid during the call only); `flush` runs after each
-    /// warning or error and from ``flush()``.
+    /// line with the line's bytes (valid during the call only); `hurry` runs after each warning
+    /// or error (it must not wait), `flush` from ``flush()``.
     public init(
         level: LogLevel, write: @escaping @Sendable (UnsafeRawBufferPointer) -> Void = Logger.standardError,
+        hurry: @escaping @Sendable () -> Void = Logger.hurryStandardError,
         flush: @escaping @Sendable () -> Void = Logger.flushStandardError
     ) {
         self.level = level
         self.write = write
+        self.hurry = hurry
         self.flushNow = flush
     }
 
     public static let standardError: @Sendable (UnsafeRawBufferPointer) -> Void = { LogWriter.standardError.write($0) }
+    public static let hurryStandardError: @Sendable () -> Void = { LogWriter.standardError.hurry() }
     public static let flushStandardError: @Sendable () -> Void = { LogWriter.standardError.flush() }
 
     /// Writes out buffered lines now (before the process exits).
@@ -111,7 +115,7 @@ public struct Logger: Sendable {
             line.append("}\n")
             write(line.written)
         }
-        if level <= .warn { flushNow() }
+        if level <= .warn { hurry() }
     }
 
     public func error(_ message: String, _ fields: JSONObject = [:]) { log(.error, message, fields) }

@@ -76,7 +76,8 @@ public final class Metrics: Sendable {
         }
     }
 
-    /// The exposition text; `gauges` are (name, help, labels, value) read now.
+    /// The exposition text; `gauges` are (name, help, labels, value) read now (those named
+    /// `…_total` are typed as counters).
     public func render(gauges: [(name: String, help: String, labels: String, value: Double)]) -> String {
         var snapshot = State()
         for stripe in stripes {
@@ -105,7 +106,7 @@ public final class Metrics: Sendable {
         for gauge in gauges {
             if !described.contains(gauge.name) {
                 described.insert(gauge.name)
-                out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) gauge\n"
+                out += "# HELP \(gauge.name) \(gauge.help)\n# TYPE \(gauge.name) \(gauge.name.hasSuffix("_total") ? "counter" : "gauge")\n"
             }
             out += gauge.name + (gauge.labels.isEmpty ? "" : "{\(gauge.labels)}") + " \(Self.number(gauge.value))\n"
         }

@@ -238,9 +238,11 @@ footer a { color: var(--muted); }
       case 202: return "That username is already taken. Try another one.";
       case 203: return "An account already uses that email address. Log in instead?";
       case 125: return "That doesn't look like an email address. Check it and try again.";
-      case 142: return / is too long \(at most /.test(error.message || "")
-        ? error.message.charAt(0).toUpperCase() + error.message.slice(1)
-        : `That password is too weak. Use at least ${config.passwordMinLength} characters.`;
+      case 142:
+        if (error.message === "Password is too common.") return `${error.message} Choose one that is harder to guess.`;
+        return / is too long \(at most /.test(error.message || "")
+          ? error.message.charAt(0).toUpperCase() + error.message.slice(1)
+          : `That password is too weak. Use at least ${config.passwordMinLength} characters.`;
       case 101: {
         const locked = /locked.*?(\d+)\s*minute/i.exec(error.message || "");
         if (locked) return `Your account is locked after too many failed log-ins. Try again in ${locked[1]} minute${locked[1] === "1" ? "" : "s"}.`;
@@ -445,7 +447,8 @@ pre { margin: 0; padding: 12px; font: 13px/1.5 var(--code); overflow: auto; flex
       interfaces { ...TypeRef } enumValues(includeDeprecated: true) { name description isDeprecated } possibleTypes { ...TypeRef } } } } ${TYPE_REF}`;
 
   $("query").value = localStorage.getItem("gatehouse.explorer.query") || DEFAULT_QUERY;
-  $("variables").value = localStorage.getItem("gatehouse.explorer.variables") || "{}";
+  // Variables can hold passwords: they are never stored, and what an older page stored is removed.
+  localStorage.removeItem("gatehouse.explorer.variables");
   $("app-id").value = localStorage.getItem("gatehouse.explorer.appId") || config.appId || "";
   // The sample app's session (same origin), when there is one.
   try {
@@ -469,7 +472,6 @@ pre { margin: 0; padding: 12px; font: 13px/1.5 var(--code); overflow: auto; flex
 
   async function run() {
     localStorage.setItem("gatehouse.explorer.query", $("query").value);
-    localStorage.setItem("gatehouse.explorer.variables", $("variables").value);
     localStorage.setItem("gatehouse.explorer.appId", $("app-id").value);
     let variables = {};
     const text = $("variables").value.trim();

@@ -17,11 +17,12 @@ final class Router: HTTPHandler {
     let metrics: Metrics
     let pool: Pool
     let hashing: PasswordHashingPool
+    let connectionCounts: HTTPServer.ConnectionCounts
     let pages: Pages
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, cors: CORSPolicy, logger: Logger, metrics: Metrics, pool: Pool,
-        hashing: PasswordHashingPool, pages: Pages = Pages()
+        hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(), pages: Pages = Pages()
     ) {
         self.responder = responder
         self.cors = cors
@@ -29,6 +30,7 @@ final class Router: HTTPHandler {
         self.metrics = metrics
         self.pool = pool
         self.hashing = hashing
+        self.connectionCounts = connectionCounts
         self.pages = pages
     }
 
@@ -56,6 +58,13 @@ final class Router: HTTPHandler {
         default:
             return .now(finish(request, Self.json(["error": "not found"], status: 404), operation: nil))
         }
+    }
+
+    /// A body over the server's limit: at `/graphql` a GraphQL response (the contract's "Responses"),
+    /// elsewhere HTTPServer's; logged and counted like any answer.
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        let response = request.path == "/graphql" ? responder.bodyTooLarge(request, limit: limit) : HTTPResponse.bodyTooLarge
+        return finish(request, response, operation: nil)
     }
 
     /// `response` with CORS headers, logged and counted (`operation`: a GraphQL operation's name).
@@ -114,7 +123,13 @@ final class Router: HTTPHandler {
             ("gatehouse_db_pool_capacity", "Size of the PostgreSQL connection pool.", "", Double(stats.capacity)),
             ("gatehouse_hashing_queue_depth", "Password hashes waiting for a worker.", "", Double(hashingMetrics.queued)),
             ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
-            ("gatehouse_hashing_rejected_total", "Password hashes refused because the queue was full.", "", Double(hashingMetrics.rejected)),
+            ("gatehouse_hashing_mean_job_seconds", "Recent mean duration of a password hashing job, which admission divides the maximum wait by.", "", hashingMetrics.meanJobSeconds),
+            ("gatehouse_hashing_rejected_total", "Password hashes refused because they would have waited longer than the maximum wait.", "", Double(hashingMetrics.rejected)),
+            ("gatehouse_log_lines_dropped_total", "Log lines dropped because standard error did not keep up.", "", Double(LogWriter.standardError.droppedLines)),
+            ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"over_address_cap\"",
+             Double(connectionCounts.refused.load(ordering: .relaxed))),
+            ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"request_timeout\"",
+             Double(connectionCounts.timedOut.load(ordering: .relaxed))),
         ]
     }
 
@@ -127,7 +142,7 @@ final class Router: HTTPHandler {
 /// viewer settled before execution.
 struct ContextFactory: Sendable {
     let auth: AuthService
-    let trustProxy: Bool
+    let proxies: TrustedProxies
 
     /// The context for `operation` of `prepared`: mutations execute on a thread that may block
     /// (their resolvers hash passwords and write); a query that may select `viewer` waits for
@@ -162,16 +177,7 @@ struct ContextFactory: Sendable {
 
     /// Who is asking: the client's address, installation and master key.
     func authRequest(_ request: HTTPRequest) -> AuthRequest {
-        var address = request.clientAddress
-        // The trusted proxy appends the address it saw to whatever the client sent, so
-        // only the last entry (of all X-Forwarded-For fields, RFC 9110 §5.3) is not the
-        // client's own claim; the first would let a client pick its rate-limit bucket.
-        if trustProxy,
-            let last = request.headers.values(for: "X-Forwarded-For").joined(separator: ",").split(separator: ",").last?
-                .trimmingCharacters(in: .whitespaces), !last.isEmpty
-        {
-            address = last
-        }
+        let address = proxies.clientAddress(peer: request.clientAddress, headers: request.headers)
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return AuthRequest(
             clientAddress: address, installationId: installationId,
@@ -199,5 +205,66 @@ struct ContextFactory: Sendable {
             response.status = 503
             response.headers.replaceOrAdd(name: "Retry-After", value: String(unavailable))
         }
+    }
+}
+
+/// `GATEHOUSE_TRUSTED_PROXIES`: the peers whose `X-Forwarded-For` is believed.
+///
+/// A trusted proxy appends the address it saw to whatever the header held, so the list is read
+/// from the right (all `X-Forwarded-For` fields joined, RFC 9110 §5.3), past the entries that are
+/// themselves trusted proxies: the first untrusted entry is the client. If every entry is
+/// trusted, the left-most is. A `:port` suffix (`1.2.3.4:5678`, `[2001:db8::1]:443`) is ignored.
+/// An entry that is not an address (`unknown`, an obfuscated identifier) stops the walk, and the
+/// client is the last trusted hop before it: no trusted proxy writes such an entry for its
+/// peer, so what lies beyond it cannot be vouched for, and taking it would let a sender pick
+/// its own rate-limit key.
+struct TrustedProxies: Sendable {
+    let networks: [IPNetwork]
+
+    /// The list of `GATEHOUSE_TRUSTED_PROXIES` (CIDR networks or bare addresses, comma-separated).
+    init(_ networks: [IPNetwork]) {
+        self.networks = networks
+    }
+
+    /// The client's address: the peer's, unless the peer is a trusted proxy and the header says otherwise.
+    func clientAddress(peer: String, headers: HTTPHeaders) -> String {
+        guard !networks.isEmpty, let peerAddress = IPAddress(peer), isTrusted(peerAddress) else { return peer }
+        let fields = headers.values(for: "X-Forwarded-For")
+        var client = peerAddress
+        for entry in fields.joined(separator: ",").split(separator: ",").reversed() {
+            let trimmed = entry.trimmingCharacters(in: .whitespaces)
+            if trimmed.isEmpty { continue }
+            guard let address = Self.address(trimmed) else { break }
+            client = address
+            if !isTrusted(address) { break }
+        }
+        return client.description
+    }
+
+    private func isTrusted(_ address: IPAddress) -> Bool {
+        networks.contains { $0.contains(address) }
+    }
+
+    /// The address of one `X-Forwarded-For` entry, without its port: `1.2.3.4`, `1.2.3.4:80`,
+    /// `2001:db8::1`, `[2001:db8::1]`, `[2001:db8::1]:443`.
+    static func address(_ entry: String) -> IPAddress? {
+        if entry.hasPrefix("[") {
+            guard let close = entry.firstIndex(of: "]") else { return nil }
+            let rest = entry[entry.index(after: close)...]
+            guard rest.isEmpty || isPort(rest) else { return nil }
+            return IPAddress(entry[entry.index(after: entry.startIndex)..<close])
+        }
+        let colons = entry.utf8.count { $0 == UInt8(ascii: ":") }
+        if colons == 1, let colon = entry.firstIndex(of: ":"), isPort(entry[colon...]) {
+            return IPAddress(entry[..<colon])
+        }
+        return IPAddress(entry)
+    }
+
+    /// `:` and a port number (1-5 digits, at most 65535).
+    private static func isPort(_ text: Substring) -> Bool {
+        let digits = text.dropFirst()
+        return text.first == ":" && (1...5).contains(digits.count) && digits.allSatisfy { $0.isASCII && $0.isNumber }
+            && Int(digits)! <= 65535
     }
 }

@@ -1,5 +1,6 @@
 import Foundation
 import Auth
+import HTTPServer
 
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {
@@ -12,6 +13,7 @@ public struct Settings: Sendable, Hashable {
     public var sessionLength = 365 * 24 * 3600
     public var passwordMinLength = 8
     public var passwordMaxBytes = 1024
+    public var passwordBlocklist: String? = nil
     public var rateLimitPerAddress = 100
     public var rateLimitPerAccount = 10
     public var lockoutThreshold = 0
@@ -21,9 +23,9 @@ public struct Settings: Sendable, Hashable {
     public var sessionCacheTTL = 30.0
     public var hashCost = "interactive"
     public var hashWorkers = ProcessInfo.processInfo.activeProcessorCount
-    /// Eight per core: enough that 8-16 clients logging in at once wait (at most about
-    /// 8 hash times, ~0.75 s here) instead of getting 155; waiting jobs hold no hash memory.
-    public var hashQueue = 8 * ProcessInfo.processInfo.activeProcessorCount
+    /// Seconds a hash may expect to wait for a worker (see `PasswordHashingPool`): a burst of
+    /// sign-ups waits, a flood gets 155; waiting jobs hold no hash memory.
+    public var hashMaxWait = 5.0
     public var poolSize = 10
     public var sessionLookupBatches = AuthService.defaultSessionLookupBatches
     public var poolTimeout = 5.0
@@ -32,6 +34,8 @@ public struct Settings: Sendable, Hashable {
     public var httpBlockingThreads = 256
     public var maxConnections = 1000
     public var connectionTimeout = 30
+    public var requestTimeout = 15
+    public var maxConnectionsPerAddress = 32
     public var maxBodySize = 256 * 1024
     public var maxDocumentSize = 64 * 1024
     public var maxTokens = 10_000
@@ -39,7 +43,7 @@ public struct Settings: Sendable, Hashable {
     public var maxAliases = 50
     public var maxRootFields = 20
     public var corsOrigins: [String] = []
-    public var trustProxy = false
+    public var trustedProxies: [IPNetwork] = []
     public var logLevel = LogLevel.info
     public var shutdownTimeout = 10.0
 
@@ -84,6 +88,9 @@ extension Settings {
         integer("session-length", "GATEHOUSE_SESSION_LENGTH", "Session lifetime in seconds", 1...(100 * 365 * 86400), \.sessionLength),
         integer("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "Shortest password accepted (characters)", 1...1024, \.passwordMinLength),
         integer("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "Longest password accepted (UTF-8 bytes)", 1...65536, \.passwordMaxBytes),
+        text("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "PATH",
+             "File of breached passwords' SHA-1 hashes (Pwned Passwords format, sorted), refused as too common; unset: the built-in list only",
+             { $0.passwordBlocklist = $1.isEmpty ? nil : $1 }, { $0.passwordBlocklist ?? "(none)" }),
         integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "signUp and logIn attempts per client network (IPv4 address, IPv6 /64) per minute, per instance; 0: off", 0...1_000_000, \.rateLimitPerAddress),
         integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account and client network per 15 minutes, 10x over all networks; shared by instances; 0: off", 0...1_000_000, \.rateLimitPerAccount),
         integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),
@@ -98,7 +105,7 @@ extension Settings {
             settings.hashCost = value
         }, { $0.hashCost }),
         integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers),
-        integer("hash-queue", "GATEHOUSE_HASH_QUEUE", "Hashes that may wait; more are refused with error 155", 0...10_000, \.hashQueue),
+        decimal("hash-max-wait", "GATEHOUSE_HASH_MAX_WAIT", "Seconds a password hash may expect to wait for a worker; a longer wait is refused at once with error 155", 0...3600, \.hashMaxWait),
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
         integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each)", 1...1000, \.sessionLookupBatches),
         decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
@@ -107,6 +114,8 @@ extension Settings {
         integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, /ready); more wait", 1...100_000, \.httpBlockingThreads),
         integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
         integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
+        integer("request-timeout", "GATEHOUSE_REQUEST_TIMEOUT", "Seconds within which a request's headers and body must arrive, however slowly they trickle; then the connection is closed", 1...3600, \.requestTimeout),
+        integer("max-connections-per-address", "GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS", "Concurrent HTTP connections per client address (an IPv6 /64); trusted proxies are not counted", 1...100_000, \.maxConnectionsPerAddress),
         integer("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "Largest request body in bytes (413 above)", 1024...(64 << 20), \.maxBodySize),
         integer("max-document-size", "GATEHOUSE_MAX_DOCUMENT_SIZE", "Largest GraphQL document in bytes (413 above)", 256...(16 << 20), \.maxDocumentSize),
         integer("max-tokens", "GATEHOUSE_MAX_TOKENS", "Most tokens in a GraphQL document", 100...1_000_000, \.maxTokens),
@@ -116,7 +125,18 @@ extension Settings {
         text("cors-origins", "GATEHOUSE_CORS_ORIGINS", "LIST", "Comma-separated allowed browser origins, or *; unset: CORS off",
              { $0.corsOrigins = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
              { $0.corsOrigins.isEmpty ? "(none)" : $0.corsOrigins.joined(separator: ",") }),
-        boolean("trust-proxy", "GATEHOUSE_TRUST_PROXY", "Take the client address from X-Forwarded-For (behind a load balancer)", \.trustProxy),
+        text("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "CIDRS", "Comma-separated proxy networks (e.g. 10.0.0.0/8, 2001:db8::1) whose X-Forwarded-For names the client; unset: none",
+             { settings, value throws(SettingsError) in
+                 var networks: [IPNetwork] = []
+                 for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+                     guard let network = IPNetwork(entry) else {
+                         throw SettingsError("GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies): \"\(entry)\" is not an IP address or CIDR network (e.g. 10.0.0.0/8 or 2001:db8::/64).")
+                     }
+                     networks.append(network)
+                 }
+                 settings.trustedProxies = networks
+             },
+             { $0.trustedProxies.isEmpty ? "(none)" : $0.trustedProxies.map(\.description).joined(separator: ",") }),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")
@@ -126,10 +146,24 @@ extension Settings {
         decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
     ]
 
+    /// Settings that no longer exist and what replaced them: a deployment still setting one
+    /// stops at start with a message naming the replacement, instead of running without it.
+    static let removed: [(flag: String, environment: String, replacement: String)] = [
+        ("hash-queue", "GATEHOUSE_HASH_QUEUE",
+         "GATEHOUSE_HASH_MAX_WAIT (--hash-max-wait): hashing is admitted by the wait it would cause, not by a queue length"),
+        ("trust-proxy", "GATEHOUSE_TRUST_PROXY",
+         "GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies), set to the load balancers' addresses or networks, e.g. 10.0.0.0/8"),
+    ]
+
     /// Settings from `environment`, then `arguments` (`--name value` or `--name=value`; a value
     /// that starts with `--` needs the `=` form).
     public static func parse(arguments: [String], environment: [String: String]) throws(SettingsError) -> Settings {
         var settings = Settings()
+        for old in removed where environment[old.environment] != nil
+            || arguments.contains(where: { $0 == "--\(old.flag)" || $0.hasPrefix("--\(old.flag)=") })
+        {
+            throw SettingsError("\(old.environment) (--\(old.flag)) was removed; use \(old.replacement).")
+        }
         for spec in specs {
             if let value = environment[spec.environment] { try spec.apply(&settings, value) }
         }

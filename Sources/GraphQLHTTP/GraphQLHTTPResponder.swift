@@ -141,6 +141,13 @@ public struct GraphQLHTTPResponder<Context: Sendable>: Sendable {
         return GraphQLHTTPAnswer(answer: answer, operationName: operationName, operationType: operation?.operation)
     }
 
+    /// The answer to a request whose body is over the server's limit of `limit` bytes (HTTPServer
+    /// refuses it before ``answer(_:)``): 413, GraphQL-shaped like every refusal at the endpoint.
+    public func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+        let mediaType = GraphQLMediaType.negotiate(accept: request.headers["Accept"]) ?? .json
+        return errorResponse(413, "The request body is larger than the limit of \(limit) bytes.", mediaType)
+    }
+
     /// Executes a prepared request with its context: the response.
     private func execute(
         _ graphQLRequest: GraphQLRequest, _ prepared: PreparedDocument, _ mediaType: GraphQLMediaType, _ context: Context

@@ -8,6 +8,15 @@
 public protocol HTTPHandler: Sendable {
     /// What to answer `request` with: a response now, or one that comes later.
     func answer(_ request: HTTPRequest) -> HTTPAnswer
+
+    /// The response to a request whose body is over `limit` bytes (``HTTPServer/Configuration/maxBodySize``),
+    /// asked instead of ``answer(_:)``; `request` has no body. Called on an event thread: must not block.
+    /// By default ``HTTPResponse/bodyTooLarge``.
+    func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse
+}
+
+extension HTTPHandler {
+    public func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse { .bodyTooLarge }
 }
 
 /// The answer to a request: a response now, or the work that makes it.

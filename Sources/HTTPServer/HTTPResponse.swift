@@ -34,7 +34,7 @@ public struct HTTPResponse: Sendable, Hashable {
         HTTPResponse(status: status, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array(text.utf8))
     }
 
-    /// The response sent when a body exceeds ``HTTPServer/Configuration/maxBodySize``:
-    /// 413 with `{"error":"request body too large"}`.
+    /// The default response to a body over ``HTTPServer/Configuration/maxBodySize``
+    /// (see ``HTTPHandler/bodyTooLarge(_:limit:)``): 413 with `{"error":"request body too large"}`.
     public static let bodyTooLarge = HTTPResponse.json(#"{"error":"request body too large"}"#, status: .contentTooLarge)
 }

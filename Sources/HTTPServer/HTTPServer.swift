@@ -19,7 +19,7 @@ import Synchronization
 /// request line plus headers larger than ``Configuration/connectionMemoryLimit``
 /// gets `431 Request Header Fields Too Large` (libmicrohttpd 0.9.75 answers `414
 /// URI Too Long` instead when the request line alone does not fit); a body over
-/// ``Configuration/maxBodySize`` gets ``HTTPResponse/bodyTooLarge`` (413): with a
+/// ``Configuration/maxBodySize`` gets the handler's ``HTTPHandler/bodyTooLarge(_:limit:)`` (413): with a
 /// `Content-Length` it is sent before any of the body is read and the connection is
 /// then closed; a chunked body is counted as it arrives, never buffered past the
 /// limit, and answered 413 when it ends within 1 MiB past the limit (libmicrohttpd
@@ -54,12 +54,27 @@ public final class HTTPServer: Sendable {
         public var connectionMemoryLimit: Int
         /// Seconds of inactivity before a connection is closed (0: never).
         public var connectionTimeout: Int
+        /// Seconds within which a request's line, headers and body must all arrive, however
+        /// steadily they trickle, counted from the connection's opening (a keep-alive
+        /// connection's later requests: from their request line, or from the idle timeout
+        /// after the previous response if that is sooner); then the connection is closed.
+        /// A request whose body has arrived is never cut. 0: no deadline.
+        public var requestTimeout: Int
         /// Most connections open at once; further connections are closed on accept.
         public var maxConnections: Int
-        /// Most connections open at once from one IP address (`nil`: no limit).
-        public var maxConnectionsPerIP: Int?
+        /// Most connections open at once from one client network, an IPv4 address or an IPv6
+        /// /64 (`nil`: no limit); further ones are closed as they open, before any request.
+        public var maxConnectionsPerAddress: Int?
+        /// Peers not counted against ``maxConnectionsPerAddress`` (trusted proxies, which carry
+        /// many clients' connections).
+        public var uncappedNetworks: [IPNetwork]
         /// Receives libmicrohttpd's diagnostic messages (`nil`: dropped).
         public var log: (@Sendable (String) -> Void)?
+        /// A socket already bound and listening (``HTTPServer/openListeningSocket(host:port:)``)
+        /// to serve instead of binding `host:port`; the server owns it from ``HTTPServer/start()`` on.
+        public var listenSocket: Int32? = nil
+        /// Where the server counts the connections it shuts down (give one to whoever reports them).
+        public var connectionCounts = ConnectionCounts()
 
         /// Creates a configuration; defaults suit a loopback service.
         public init(
@@ -70,8 +85,10 @@ public final class HTTPServer: Sendable {
             maxBodySize: Int = 1 << 20,
             connectionMemoryLimit: Int = 32 << 10,
             connectionTimeout: Int = 30,
+            requestTimeout: Int = 0,
             maxConnections: Int = 1000,
-            maxConnectionsPerIP: Int? = nil,
+            maxConnectionsPerAddress: Int? = nil,
+            uncappedNetworks: [IPNetwork] = [],
             log: (@Sendable (String) -> Void)? = nil
         ) {
             self.host = host
@@ -81,8 +98,10 @@ public final class HTTPServer: Sendable {
             self.maxBodySize = maxBodySize
             self.connectionMemoryLimit = connectionMemoryLimit
             self.connectionTimeout = connectionTimeout
+            self.requestTimeout = requestTimeout
             self.maxConnections = maxConnections
-            self.maxConnectionsPerIP = maxConnectionsPerIP
+            self.maxConnectionsPerAddress = maxConnectionsPerAddress
+            self.uncappedNetworks = uncappedNetworks
             self.log = log
         }
     }
@@ -106,6 +125,12 @@ public final class HTTPServer: Sendable {
         self.core = ServerCore(
             handler: handler, maxBodySize: configuration.maxBodySize,
             blocking: configuration.workerThreads > 0 ? WorkerThreads(name: "gh-http-block", maxThreads: max(1, configuration.blockingThreads)) : nil,
+            connectionGuard: configuration.maxConnectionsPerAddress != nil || configuration.requestTimeout > 0
+                ? ConnectionGuard(
+                    maxPerNetwork: configuration.maxConnectionsPerAddress, uncapped: configuration.uncappedNetworks,
+                    requestTimeoutSeconds: configuration.requestTimeout, idleTimeoutSeconds: configuration.connectionTimeout,
+                    counts: configuration.connectionCounts)
+                : nil,
             log: configuration.log)
     }
 
@@ -114,6 +139,7 @@ public final class HTTPServer: Sendable {
             let listener = MHD_quiesce_daemon(daemon)
             _ = core.abandonSuspended()
             MHD_stop_daemon(daemon)
+            core.connectionGuard?.stop()
             _ = listener.closeIfValid()
         }
     }
@@ -140,6 +166,22 @@ public final class HTTPServer: Sendable {
             return Int(info.pointee.num_connections)
         }
     }
+
+    /// Connections the server shut down, by reason (``Configuration/connectionCounts``).
+    public final class ConnectionCounts: Sendable {
+        /// Closed as they opened for being over ``Configuration/maxConnectionsPerAddress``.
+        public let refused = Atomic<Int>(0)
+        /// Closed because a request had not arrived within ``Configuration/requestTimeout``.
+        public let timedOut = Atomic<Int>(0)
+
+        public init() {}
+    }
+
+    /// Connections closed as they opened for being over ``Configuration/maxConnectionsPerAddress``.
+    public var refusedConnectionCount: Int { configuration.connectionCounts.refused.load(ordering: .relaxed) }
+
+    /// Connections closed because a request had not arrived within ``Configuration/requestTimeout``.
+    public var timedOutRequestCount: Int { configuration.connectionCounts.timedOut.load(ordering: .relaxed) }
 
     /// Whether ``stop(deadline:)`` has finished waiting for in-flight requests (they
     /// completed or its deadline passed) and has gone on to close the connections.
@@ -172,8 +214,11 @@ public final class HTTPServer: Sendable {
         guard (1...Int(UInt32.max)).contains(config.maxConnections) else {
             throw .invalidConfiguration("maxConnections must be at least 1")
         }
-        if let perIP = config.maxConnectionsPerIP, !(1...Int(UInt32.max)).contains(perIP) {
-            throw .invalidConfiguration("maxConnectionsPerIP must be at least 1")
+        guard (0...Int(UInt32.max)).contains(config.requestTimeout) else {
+            throw .invalidConfiguration("requestTimeout must be between 0 and \(UInt32.max) seconds")
+        }
+        if let perAddress = config.maxConnectionsPerAddress, perAddress < 1 {
+            throw .invalidConfiguration("maxConnectionsPerAddress must be at least 1")
         }
         guard var address = SocketAddress(host: config.host, port: UInt16(config.port)) else {
             throw .invalidHost(config.host)
@@ -193,6 +238,7 @@ public final class HTTPServer: Sendable {
             }
             let port = Int(info.pointee.port)
             phase = .running(daemon: daemon, port: port)
+            core.connectionGuard?.start()
         }
     }
 
@@ -243,6 +289,7 @@ public final class HTTPServer: Sendable {
             while activeRequestCount > 0 && ContinuousClock.now < grace { usleep(1_000) }
         }
         MHD_stop_daemon(daemon)
+        core.connectionGuard?.stop()
         core.blocking?.shutDown(waiting: false)
         _ = listener.closeIfValid()
         return drained
@@ -279,8 +326,12 @@ public final class HTTPServer: Sendable {
             if config.workerThreads > 1 {
                 options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: config.workerThreads, ptr_value: nil))
             }
-            if let perIP = config.maxConnectionsPerIP {
-                options.append(MHD_OptionItem(option: .PER_IP_CONNECTION_LIMIT, value: perIP, ptr_value: nil))
+            if core.connectionGuard != nil {
+                let notify: MHD_NotifyConnectionCallback = gatehouseConnectionNotify
+                options.append(MHD_OptionItem(option: .NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: coreContext))
+            }
+            if let socket = config.listenSocket {
+                options.append(MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil))
             }
             options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 

@@ -17,7 +17,28 @@ func gatehouseURILog(
     guard let cls else { return nil }
     let target: [UInt8] = uri.map { Array(UnsafeBufferPointer(start: UnsafeRawPointer($0).assumingMemoryBound(to: UInt8.self), count: strlen($0))) } ?? []
     return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
-        Unmanaged.passRetained(RequestState(core: core, rawTarget: target)).toOpaque()
+        var tracked: TrackedConnection? = nil
+        if core.connectionGuard != nil, let connection {
+            tracked = ConnectionGuard.tracked(connection)
+            tracked?.requestLineArrived()
+        }
+        return Unmanaged.passRetained(RequestState(core: core, rawTarget: target, connection: tracked)).toOpaque()
+    }
+}
+
+/// MHD_OPTION_NOTIFY_CONNECTION: a connection opened or is about to be closed (only set with a
+/// ``ConnectionGuard``).
+func gatehouseConnectionNotify(
+    _ cls: UnsafeMutableRawPointer?, _ connection: OpaquePointer?,
+    _ socketContext: UnsafeMutablePointer<UnsafeMutableRawPointer?>?, _ code: MHD_ConnectionNotificationCode
+) {
+    guard let cls, let connection, let socketContext else { return }
+    Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
+        guard let connectionGuard = core.connectionGuard else { return }
+        switch code {
+        case .CONNECTION_NOTIFY_STARTED: connectionGuard.opened(connection, socketContext)
+        case .CONNECTION_NOTIFY_CLOSED: connectionGuard.closed(socketContext)
+        }
     }
 }
 
@@ -28,7 +49,10 @@ func gatehouseRequestCompleted(
 ) {
     guard let conCls, let raw = conCls.pointee else { return }
     conCls.pointee = nil
-    Unmanaged<RequestState>.fromOpaque(raw).release()
+    let state = Unmanaged<RequestState>.fromOpaque(raw).takeRetainedValue()
+    if let tracked = state.connection, let connectionGuard = state.core.connectionGuard {
+        tracked.requestCompleted(idleGrace: connectionGuard.idleGrace)
+    }
 }
 
 /// MHD_OPTION_EXTERNAL_LOGGER: formats libmicrohttpd's message.
@@ -94,7 +118,7 @@ private func access(
         // Not expected (the URI-log callback always runs first); keep the same
         // ownership rule so the completed callback releases it.
         let target = url.map { Array(String(cString: $0).utf8) } ?? []
-        state = RequestState(core: core, rawTarget: target)
+        state = RequestState(core: core, rawTarget: target, connection: nil)
         conCls.pointee = Unmanaged.passRetained(state).toOpaque()
     }
 
@@ -110,7 +134,7 @@ private func access(
         if let declared = HTTPHeaders(state.headers)["Content-Length"],
            let length = decimal(declared), length > UInt64(core.maxBodySize) {
             state.responded = true
-            return queue(.bodyTooLarge, on: connection, core: core)
+            return queue(bodyTooLarge(core, state, connection, method), on: connection, core: core)
         }
         return .YES
     }
@@ -148,26 +172,39 @@ private func access(
         return core.takeReply(state).map { queue($0, on: connection, core: core) } ?? .YES
     }
     state.responded = true
+    state.connection?.bodyReceived()
     if state.overflowed {
-        return queue(.bodyTooLarge, on: connection, core: core)
+        return queue(bodyTooLarge(core, state, connection, method), on: connection, core: core)
     }
 
+    let request = makeRequest(state, connection, method)
+    state.body = []
+    state.headers = []
+    return core.answer(request, state: state, connection: connection)
+}
+
+/// The request of `state`, with the body received so far.
+private func makeRequest(_ state: RequestState, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?) -> HTTPRequest {
     let (rawPath, rawQuery) = URLDecoding.split(target: state.rawTarget)
     var clientAddress = ""
     if let info = gatehouse_mhd_connection_info(connection, .CONNECTION_INFO_CLIENT_ADDRESS),
        let address = info.pointee.client_addr {
         clientAddress = SocketAddress.text(of: address)
     }
-    let request = HTTPRequest(
+    return HTTPRequest(
         method: method.map { String(cString: $0) } ?? "",
         path: URLDecoding.decode(rawPath, plusAsSpace: false),
         rawQuery: String(decoding: rawQuery, as: UTF8.self),
         headers: HTTPHeaders(state.headers),
         body: state.body,
         clientAddress: clientAddress)
-    state.body = []
-    state.headers = []
-    return core.answer(request, state: state, connection: connection)
+}
+
+/// The handler's 413 for the request of `state` (whose body was never kept).
+private func bodyTooLarge(
+    _ core: ServerCore, _ state: RequestState, _ connection: OpaquePointer, _ method: UnsafePointer<CChar>?
+) -> HTTPResponse {
+    core.handler.bodyTooLarge(makeRequest(state, connection, method), limit: core.maxBodySize)
 }
 
 /// Copies `response` into a libmicrohttpd response (MUST_COPY: libmicrohttpd owns

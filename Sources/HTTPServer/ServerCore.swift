@@ -24,6 +24,8 @@ final class ServerCore: Sendable {
     let lastLogMessage = Mutex<String>("")
     /// Where `.blocking` answers run (nil with one thread per connection, whose thread runs them).
     let blocking: WorkerThreads?
+    /// The per-address cap and the request deadline (nil when neither is configured).
+    let connectionGuard: ConnectionGuard?
 
     /// Connections suspended until their request's reply.
     struct Suspended {
@@ -33,10 +35,14 @@ final class ServerCore: Sendable {
     }
     let suspended = Lock(Suspended())
 
-    init(handler: any HTTPHandler, maxBodySize: Int, blocking: WorkerThreads?, log: (@Sendable (String) -> Void)?) {
+    init(
+        handler: any HTTPHandler, maxBodySize: Int, blocking: WorkerThreads?, connectionGuard: ConnectionGuard?,
+        log: (@Sendable (String) -> Void)?
+    ) {
         self.handler = handler
         self.maxBodySize = maxBodySize
         self.blocking = blocking
+        self.connectionGuard = connectionGuard
         self.log = log
     }
 
@@ -158,6 +164,8 @@ final class RequestState: @unchecked Sendable {
     let core: ServerCore
     /// The request target as sent (`/path?query`).
     let rawTarget: [UInt8]
+    /// Its connection's deadline bookkeeping (nil without a ``ConnectionGuard``).
+    let connection: TrackedConnection?
     /// Whether the access handler has already been called once (two-phase pattern).
     var headersProcessed = false
     /// Whether the request was answered (the handler was asked, or 413 was sent).
@@ -182,9 +190,10 @@ final class RequestState: @unchecked Sendable {
     /// able to answer 413) before the connection is closed instead.
     static let overflowDiscardLimit = 1 << 20
 
-    init(core: ServerCore, rawTarget: [UInt8]) {
+    init(core: ServerCore, rawTarget: [UInt8], connection: TrackedConnection?) {
         self.core = core
         self.rawTarget = rawTarget
+        self.connection = connection
         core.activeRequests.add(1, ordering: .relaxed)
     }
 

@@ -45,38 +45,6 @@ struct SocketAddress {
 
     /// The numeric text of a peer address (IPv4-mapped IPv6 shown as IPv4), or "".
     static func text(of address: UnsafePointer<sockaddr>) -> String {
-        switch Int32(address.pointee.sa_family) {
-        case AF_INET:
-            let v4 = UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self)
-            return withUnsafeBytes(of: v4.sin_addr) { dottedQuad($0) }
-        case AF_INET6:
-            var v6 = UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in6.self)
-            let mapped = withUnsafeBytes(of: v6.sin6_addr) { bytes -> String? in
-                guard bytes[0..<10].allSatisfy({ $0 == 0 }) && bytes[10] == 0xFF && bytes[11] == 0xFF else { return nil }
-                return dottedQuad(UnsafeRawBufferPointer(rebasing: bytes[12...]))
-            }
-            if let mapped { return mapped }
-            return withUnsafeTemporaryAllocation(of: CChar.self, capacity: Int(INET6_ADDRSTRLEN) + 1) { buffer in
-                guard inet_ntop(AF_INET6, &v6.sin6_addr, buffer.baseAddress, socklen_t(buffer.count)) != nil else { return "" }
-                return String(cString: buffer.baseAddress!)
-            }
-        default:
-            return ""
-        }
-    }
-
-    /// `a.b.c.d` for four address bytes, written digit by digit (once per request).
-    private static func dottedQuad(_ bytes: UnsafeRawBufferPointer) -> String {
-        String(unsafeUninitializedCapacity: 15) { out in
-            var count = 0
-            for (position, byte) in bytes.prefix(4).enumerated() {
-                if position > 0 { out[count] = UInt8(ascii: "."); count += 1 }
-                if byte >= 100 { out[count] = 0x30 + byte / 100; count += 1 }
-                if byte >= 10 { out[count] = 0x30 + byte / 10 % 10; count += 1 }
-                out[count] = 0x30 + byte % 10
-                count += 1
-            }
-            return count
-        }
+        IPAddress(socketAddress: address)?.description ?? ""
     }
 }

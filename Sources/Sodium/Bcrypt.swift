@@ -11,7 +11,9 @@ enum Bcrypt {
     static let hashLength = 60
 
     private static let variants: [UInt8] = Array("aby".utf8)
-    private static let alphabet = Set(Array("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8))
+    /// The 64 characters of bcrypt's salt and digest.
+    static let alphabet = Array("./ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)
+    private static let alphabetSet = Set(alphabet)
 
     /// Whether `hash` has the shape of a `$2a$`, `$2b$` or `$2y$` bcrypt hash.
     ///
@@ -27,7 +29,7 @@ enum Bcrypt {
         else { return false }
         let cost = Int(hash[4] - UInt8(ascii: "0")) * 10 + Int(hash[5] - UInt8(ascii: "0"))
         guard (4...31).contains(cost) else { return false }
-        return hash[7...].allSatisfy { alphabet.contains($0) }
+        return hash[7...].allSatisfy { alphabetSet.contains($0) }
     }
 
     /// Verifies `password` against a hash for which `isBcrypt` is true.

@@ -59,10 +59,6 @@ public struct PasswordHasher: Sendable {
     /// The cost of new hashes; verified argon2id hashes with another cost report `needsRehash`.
     public let cost: Cost
 
-    /// A PHC string at `cost` whose digest matches no password: verifying against it does
-    /// the same argon2id work as verifying a real hash of this cost.
-    let dummyHash: String
-
     /// A hasher producing argon2id hashes at `cost`.
     ///
     /// - Throws: `SodiumError.invalidCost` if libsodium does not accept the cost.
@@ -72,11 +68,6 @@ public struct PasswordHasher: Sendable {
             throw .invalidCost(opsLimit: cost.opsLimit, memLimit: cost.memLimit)
         }
         self.cost = cost
-        // libsodium writes m in KiB (memlimit / 1024), t = opslimit, p = 1; salt 16 bytes and
-        // digest 32 bytes in unpadded base64. Built, not computed, so creating a hasher is free.
-        // The salt spells "gatehouse:dummy!"; the digest is SHA-256 of a fixed phrase.
-        self.dummyHash = "$argon2id$v=19$m=\(cost.memLimit / 1024),t=\(cost.opsLimit),p=1"
-            + "$Z2F0ZWhvdXNlOmR1bW15IQ$wLl+MyHi5nzB7gc5nVgbSMFQWhbKNRwvhUcZKoAFR5U"
     }
 
     // MARK: Hashing
@@ -136,19 +127,6 @@ public struct PasswordHasher: Sendable {
             return Bcrypt.verify(password, hash)
         }
         return .unrecognizedHash
-    }
-
-    /// Verifies `password` against a fixed dummy hash of this hasher's cost and discards the result.
-    ///
-    /// Call it when the user does not exist, so that "no such user" takes as long as
-    /// "wrong password" and login timing does not reveal which accounts exist.
-    public func dummyVerify(_ password: String) {
-        _ = verify(password, against: dummyHash)
-    }
-
-    /// Verifies the password `bytes` against the dummy hash; see `dummyVerify(_:)` for `String`.
-    public func dummyVerify(_ password: [UInt8]) {
-        _ = verify(password, against: dummyHash)
     }
 
     /// Whether an argon2id hash was made with parameters other than `cost`:

@@ -28,13 +28,28 @@ public final class HTTPConnection {
     private let fd: Int32
     private var buffer: [UInt8] = []
 
-    public init(host: String = "127.0.0.1", port: Int, timeoutSeconds: Int = 30) throws(HTTPClientError) {
+    /// Connects to `host`:`port`; with `sourceHost` (an IPv4 address, e.g. `127.0.0.2`: every
+    /// 127/8 address is loopback on Linux), from that address, so that one machine can be
+    /// several clients.
+    public init(host: String = "127.0.0.1", port: Int, sourceHost: String? = nil, timeoutSeconds: Int = 30) throws(HTTPClientError) {
         let isIPv6 = host.contains(":")
         fd = socket(isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue), 0)
         guard fd >= 0 else { throw .connectFailed(errno) }
         var timeout = timeval(tv_sec: timeoutSeconds, tv_usec: 0)
         setsockopt(fd, SOL_SOCKET, SO_RCVTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
         setsockopt(fd, SOL_SOCKET, SO_SNDTIMEO, &timeout, socklen_t(MemoryLayout<timeval>.size))
+        if let sourceHost {
+            var source = sockaddr_in()
+            source.sin_family = sa_family_t(AF_INET)
+            let bound = inet_pton(AF_INET, sourceHost, &source.sin_addr) == 1 && withUnsafePointer(to: &source) {
+                $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
+            } == 0
+            if !bound {
+                let code = errno
+                close(fd)
+                throw .connectFailed(code)
+            }
+        }
         func connect<Address>(_ address: inout Address) -> Int32 {
             withUnsafePointer(to: &address) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { Glibc.connect(fd, $0, socklen_t(MemoryLayout<Address>.size)) }

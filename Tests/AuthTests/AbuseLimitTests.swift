@@ -18,7 +18,7 @@ import TestSupport
 
     @Test func logInIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 3, perAccount: 0))
-        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "password1"]]) }
+        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "password11"]]) }
         for attempt in attempts.prefix(3) { #expect(onlyError(attempt.result)?.code == 101, "\(attempt.result.json)") }
         let refused = try #require(attempts.last)
         #expect(Self.isRateLimited(refused.result), "\(refused.result.json)")
@@ -31,19 +31,19 @@ import TestSupport
         #expect((1...60).contains(retryAfter))
         #expect(attempts[0].context.recordedRefusals.isEmpty)
         // Another address is not affected; the window ends.
-        #expect(onlyError(h.logIn("user0", "password1", address: "198.51.100.7"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "password11", address: "198.51.100.7"))?.code == 101)
         h.clock.advance(by: 61)
-        #expect(onlyError(h.logIn("user0", "password1"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "password11"))?.code == 101)
     }
 
     @Test func signUpIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 2, perAccount: 0))
-        #expect(h.signUp(["username": "a", "password": "password1"]).errors.isEmpty)
-        #expect(onlyError(h.signUp(["username": "a", "password": "password1"]))?.code == 202)
-        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "password1"]]])
+        #expect(h.signUp(["username": "a", "password": "password11"]).errors.isEmpty)
+        #expect(onlyError(h.signUp(["username": "a", "password": "password11"]))?.code == 202)
+        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "password11"]]])
         #expect(Self.isRateLimited(refused), "\(refused.json)")
         #expect(context.recordedRefusals.count == 1)
-        #expect(h.signUp(["username": "b", "password": "password1"], address: "198.51.100.7").errors.isEmpty)
+        #expect(h.signUp(["username": "b", "password": "password11"], address: "198.51.100.7").errors.isEmpty)
         #expect(try h.count("SELECT count(*) FROM users") == 2)
     }
 
@@ -158,13 +158,13 @@ import TestSupport
         _ = try h.loggedIn("alice")
     }
 
-    /// A full password hashing queue also answers 155, recorded as rate limited for 1 second.
+    /// Password hashing that would wait too long also answers 155, recorded as rate limited for 1 second.
     @Test func fullHashingQueueIsTooManyRequests() throws {
         let h = try Harness(
             configuration: Self.configuration(perAddress: 0, perAccount: 0),
-            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, queueDepth: 0, poolSize: 8)
+            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, maxWait: 0, poolSize: 8)
         let outcomes = try #require(simultaneously(12) { index in
-            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password1"]]])
+            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password11"]]])
         })
         #expect(outcomes.count == 12)
         let refused = outcomes.map(\.result).filter { !$0.errors.isEmpty }

@@ -11,11 +11,11 @@ import Testing
     func fiftySimultaneousSignUps(_ clash: String) throws {
         let threads = 50
         // A queue of 64 hashing jobs holds all 50; a rate limit of 100 per address never bites.
-        let h = try Harness(queueDepth: 64, poolSize: 8)
+        let h = try Harness(poolSize: 8)
         let results = simultaneously(threads) { index in
             let fields: JSON = clash == "same username"
-                ? ["username": "Racer", "password": "password1"]
-                : ["username": .string("racer\(index)"), "password": "password1", "email": "racer@example.com"]
+                ? ["username": "Racer", "password": "password11"]
+                : ["username": .string("racer\(index)"), "password": "password11", "email": "racer@example.com"]
             return h.signUp(fields)
         }
         let all = try #require(results)
@@ -40,11 +40,11 @@ import Testing
     /// get 202 (username) or 203 (email).
     @Test func simultaneousSignUpsCannotShadowEachOther() throws {
         let threads = 20
-        let h = try Harness(queueDepth: 64, poolSize: 8)
+        let h = try Harness(poolSize: 8)
         let all = try #require(simultaneously(threads) { index in
             let fields: JSON = index % 2 == 0
-                ? ["username": "Shadow@Example.com", "password": "password1"]
-                : ["username": .string("shadow\(index)"), "password": "password1", "email": "shadow@example.com"]
+                ? ["username": "Shadow@Example.com", "password": "password11"]
+                : ["username": .string("shadow\(index)"), "password": "password11", "email": "shadow@example.com"]
             return h.signUp(fields)
         })
         #expect(all.filter { $0.errors.isEmpty }.count == 1)
@@ -58,7 +58,7 @@ import Testing
     /// new session replaces the others of that user and installation.
     @Test func simultaneousLogInsFromOneInstallation() throws {
         let threads = 10
-        let h = try Harness(queueDepth: 64, poolSize: 8)
+        let h = try Harness(poolSize: 8)
         _ = try h.signedUp("alice")
         let results = try #require(simultaneously(threads) { _ in
             h.logIn("alice", Harness.password, installationId: "device-1")

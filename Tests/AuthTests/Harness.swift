@@ -26,13 +26,15 @@ final class Harness: Sendable {
 
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
-        cost: PasswordHasher.Cost = .minimum, workers: Int = 2, queueDepth: Int = 64, poolSize: Int = 4,
+        cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
+        onVerify: (@Sendable (String) -> Void)? = nil,
         limiterCapacity: Int = RateLimiter.defaultCapacity
     ) throws {
         database = try TestDatabase.create()
         pool = database.makePool(size: poolSize)
         try Migrator(migrations: AuthMigrations.all).migrate(pool)
-        hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: cost), workers: workers, queueDepth: queueDepth)
+        hashing = PasswordHashingPool(
+            hasher: try PasswordHasher(cost: cost), workers: workers, maxWait: maxWait, onVerify: onVerify)
         let clock = TestClock()
         self.clock = clock
         let logs = self.logs

@@ -59,7 +59,7 @@ import TestSupport
         #expect(!(user["fields"]?.arrayValue?.contains { $0["name"] == "password" } ?? true))
     }
 
-    /// `ServedSchema.sdl` is compiled from `schema.graphql` by the EmbedSchema build plugin:
+    /// `ServedSchema.sdl` is compiled from `schema.graphql` by the EmbedText build plugin:
     /// the served schema is the file, to the byte.
     @Test func embeddedSchemaMatchesTheRepository() throws {
         let file = try String(contentsOf: packageRoot.appendingPathComponent("schema.graphql"), encoding: .utf8)

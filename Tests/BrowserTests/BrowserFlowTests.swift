@@ -119,6 +119,19 @@ struct BrowserFlowTests {
         #expect(try await browser.text("#status")?.hasPrefix("HTTP 200") == true)
         try await browser.screenshot("2-health-result")
 
+        // Variables can hold passwords: the explorer never stores them (the query it may), and
+        // removes what an older version of the page stored.
+        try await browser.type(#"{"password": "s3cret-variable"}"#, into: "#variables")
+        _ = try await browser.evaluate("document.querySelector('#result').textContent = ''")
+        try await browser.click("#run")
+        try await browser.waitFor("document.querySelector('#result').textContent.includes('health')")
+        #expect(try await browser.evaluate("JSON.stringify(localStorage).includes('s3cret-variable')") as? Bool == false)
+        #expect(try await browser.evaluate("localStorage.getItem('gatehouse.explorer.query')") as? String == "{ health }")
+        _ = try await browser.evaluate(#"localStorage.setItem('gatehouse.explorer.variables', '{"password": "stored-before"}')"#)
+        try await browser.reload(until: "document.querySelector('#schema .type-link')")
+        #expect(try await browser.evaluate("localStorage.getItem('gatehouse.explorer.variables')") == nil)
+        #expect(try await browser.evaluate("document.querySelector('#variables').value") as? String == "{}")
+
         // An error response is shown too (validation error, HTTP status from the server).
         try await browser.type("{ nope }", into: "#query")
         try await browser.click("#run")

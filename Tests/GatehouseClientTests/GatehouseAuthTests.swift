@@ -104,6 +104,7 @@ struct GatehouseAuthTests {
         SignUpCase(username: "alice2", password: "password123", email: "Alice@Example.com", expected: .emailTaken),
         SignUpCase(username: "alice3", password: "password123", email: "not-an-email", expected: .invalidEmail),
         SignUpCase(username: "alice4", password: "short", email: nil, expected: .weakPassword),
+        SignUpCase(username: "alice5", password: "iloveyou", email: nil, expected: .commonPassword),
         SignUpCase(username: String(repeating: "u", count: 129), password: "password123", email: nil,
                    expected: .fieldTooLong(message: "username is too long (at most 128 characters).")),
         SignUpCase(username: "", password: "password123", email: nil, expected: .server(code: 200, message: "bad or missing username")),
@@ -220,7 +221,7 @@ struct GatehouseAuthTests {
     }
 
     @Test(arguments: [
-        (GatehouseError.usernameTaken, 202), (.emailTaken, 203), (.invalidEmail, 125), (.weakPassword, 142),
+        (GatehouseError.usernameTaken, 202), (.emailTaken, 203), (.invalidEmail, 125), (.weakPassword, 142), (.commonPassword, 142),
         (.fieldTooLong(message: "email is too long (at most 254 bytes)."), 142),
         (.invalidCredentials(message: "Invalid username/password."), 101), (.sessionInvalid, 209),
         (.rateLimited(retryAfter: nil), 155), (.server(code: 119, message: "x"), 119),

@@ -26,7 +26,7 @@ import TestSupport
         let port = try #require(Int(line.dropFirst(prefix.count).dropLast("/graphql".count)))
 
         let connection = try HTTPConnection(port: port)
-        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "password1"))
+        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "password11"))
         let token = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp.text)")
         let viewer = try connection.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)])
         #expect(try viewer.json().at("data", "viewer", "user", "username") == "binary")
@@ -66,7 +66,7 @@ import TestSupport
         let known = [
             "DATABASE_URL", "GATEHOUSE_DATA_DIR", "GATEHOUSE_HOST", "GATEHOUSE_PORT", "GATEHOUSE_APP_ID",
             "GATEHOUSE_MASTER_KEY", "GATEHOUSE_HASH_COST", "GATEHOUSE_RATE_LIMIT_ADDRESS", "GATEHOUSE_CORS_ORIGINS",
-            "GATEHOUSE_TRUST_PROXY", "GATEHOUSE_LOG_LEVEL", "GATEHOUSE_SHUTDOWN_TIMEOUT",
+            "GATEHOUSE_TRUSTED_PROXIES", "GATEHOUSE_LOG_LEVEL", "GATEHOUSE_SHUTDOWN_TIMEOUT",
         ]
         for name in known { #expect(result.stdout.contains(name), "\(name)") }
         for setting in settingCases {

@@ -14,13 +14,13 @@ import Testing
 /// Contexts built from headers. The auth service never touches its database here
 /// (the pool connects lazily), so no database is needed.
 @Suite struct ContextTests {
-    static func factory(masterKey: String? = "the-master-key", trustProxy: Bool = false) -> ContextFactory {
+    static func factory(masterKey: String? = "the-master-key", trustedProxies: [String] = []) -> ContextFactory {
         // PasswordHashingPool spelled through inference: this target does not import Sodium.
         let auth = AuthService(
             pool: Pool("host=/nonexistent dbname=none", size: 1),
-            hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, queueDepth: 0),
+            hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, maxWait: 0),
             configuration: AuthConfiguration(masterKey: masterKey))
-        return ContextFactory(auth: auth, trustProxy: trustProxy)
+        return ContextFactory(auth: auth, proxies: TrustedProxies(trustedProxies.map { IPNetwork($0)! }))
     }
 
     static func request(_ headers: [(String, String)], peer: String = "198.51.100.9") -> HTTPRequest {
@@ -68,19 +68,53 @@ import Testing
         #expect(Self.factory(masterKey: configured).authRequest(Self.request(headers)).isMaster == isMaster)
     }
 
+    /// The peer 198.51.100.9 is the load balancer; 10.0.0.0/8 and 2001:db8:1::/48 are inner proxies.
+    static let proxies = ["198.51.100.9", "10.0.0.0/8", "2001:db8:1::/48"]
+
     @Test(arguments: [
-        (false, [("X-Forwarded-For", "203.0.113.7")], "198.51.100.9"),
-        (true, [], "198.51.100.9"),
-        (true, [("X-Forwarded-For", "")], "198.51.100.9"),
-        (true, [("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
-        (true, [("X-Forwarded-For", " 203.0.113.7 ")], "203.0.113.7"),
+        // No proxies configured, or a peer that is not one: the header is the client's own claim.
+        ([], [("X-Forwarded-For", "203.0.113.7")], "198.51.100.9"),
+        (["10.0.0.0/8"], [("X-Forwarded-For", "203.0.113.7")], "198.51.100.9"),
+        (proxies, [], "198.51.100.9"),
+        (proxies, [("X-Forwarded-For", "")], "198.51.100.9"),
+        (proxies, [("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
+        (proxies, [("X-Forwarded-For", " 203.0.113.7 ")], "203.0.113.7"),
         // The load balancer appends the address it saw: entries before it are the
         // client's own claims, and would let a client pick its rate-limit bucket.
-        (true, [("X-Forwarded-For", "6.6.6.6, 203.0.113.7")], "203.0.113.7"),
-        (true, [("X-Forwarded-For", "6.6.6.6"), ("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
-    ] as [(Bool, [(String, String)], String)])
-    func clientAddress(_ trustProxy: Bool, _ headers: [(String, String)], _ expected: String) {
-        #expect(Self.factory(trustProxy: trustProxy).authRequest(Self.request(headers)).clientAddress == expected)
+        (proxies, [("X-Forwarded-For", "6.6.6.6, 203.0.113.7")], "203.0.113.7"),
+        (proxies, [("X-Forwarded-For", "6.6.6.6"), ("X-Forwarded-For", "203.0.113.7")], "203.0.113.7"),
+        // Trusted hops are skipped from the right; the first untrusted entry is the client.
+        (proxies, [("X-Forwarded-For", "6.6.6.6, 203.0.113.7, 10.1.2.3, 10.9.9.9")], "203.0.113.7"),
+        (proxies, [("X-Forwarded-For", "6.6.6.6, 203.0.113.7"), ("X-Forwarded-For", "10.1.2.3")], "203.0.113.7"),
+        // Every entry trusted: the left-most.
+        (proxies, [("X-Forwarded-For", "10.0.0.5, 10.1.2.3")], "10.0.0.5"),
+        // Ports are ignored; IPv6 with and without brackets; IPv4-mapped IPv6 is IPv4.
+        (proxies, [("X-Forwarded-For", "203.0.113.7:5678")], "203.0.113.7"),
+        (proxies, [("X-Forwarded-For", "[2001:db8::1]:443")], "2001:db8::1"),
+        (proxies, [("X-Forwarded-For", "[2001:DB8::1]")], "2001:db8::1"),
+        (proxies, [("X-Forwarded-For", "2001:db8::1")], "2001:db8::1"),
+        (proxies, [("X-Forwarded-For", "2001:db8::7, [2001:db8:1::5]:80, 10.0.0.1:9")], "2001:db8::7"),
+        (proxies, [("X-Forwarded-For", "::ffff:203.0.113.7")], "203.0.113.7"),
+        (proxies, [("X-Forwarded-For", "::ffff:10.0.0.5, 10.0.0.6")], "10.0.0.5"),
+        // A malformed entry stops the walk: the client is the last trusted hop before it.
+        (proxies, [("X-Forwarded-For", "6.6.6.6, unknown")], "198.51.100.9"),
+        (proxies, [("X-Forwarded-For", "6.6.6.6, unknown, 10.1.2.3")], "10.1.2.3"),
+        (proxies, [("X-Forwarded-For", "203.0.113.7:99999")], "198.51.100.9"),
+        (proxies, [("X-Forwarded-For", "[2001:db8::1")], "198.51.100.9"),
+        (proxies, [("X-Forwarded-For", "203.0.113.7/24")], "198.51.100.9"),
+        // Empty list elements are skipped.
+        (proxies, [("X-Forwarded-For", "203.0.113.7, ,")], "203.0.113.7"),
+    ] as [([String], [(String, String)], String)])
+    func clientAddress(_ proxies: [String], _ headers: [(String, String)], _ expected: String) {
+        #expect(Self.factory(trustedProxies: proxies).authRequest(Self.request(headers)).clientAddress == expected)
+    }
+
+    @Test func trustedIPv6PeerIsMatchedByNetwork() {
+        let factory = Self.factory(trustedProxies: ["2001:db8:1::/48"])
+        let request = Self.request([("X-Forwarded-For", "203.0.113.7")], peer: "2001:db8:1:ffff::2")
+        #expect(factory.authRequest(request).clientAddress == "203.0.113.7")
+        let outside = Self.request([("X-Forwarded-For", "203.0.113.7")], peer: "2001:db8:2::2")
+        #expect(factory.authRequest(outside).clientAddress == "2001:db8:2::2")
     }
 
     // MARK: When the context is ready

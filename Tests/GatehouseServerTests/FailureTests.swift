@@ -61,4 +61,27 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: dataDirectory + "/pg/postmaster.pid"))
         #expect(processes(matching: dataDirectory).isEmpty)
     }
+
+    /// A password blocklist that cannot be used stops `gatehouse` before anything starts: exit 1
+    /// with a message naming the setting and the file, and no database created (started as root,
+    /// the data directory itself is made before root is given up).
+    @Test(arguments: [
+        ("absent", nil, "cannot open"),
+        ("unsorted", "ffffffffffffffffffffffffffffffffffffffff:1\r\n0000000000000000000000000000000000000000:2\r\n", "is not sorted by hash: line 2"),
+        ("malformed", "not a hash\n", "line 1 of"),
+    ] as [(String, String?, String)])
+    func unusablePasswordBlocklistStopsTheStart(_ name: String, _ content: String?, _ expected: String) throws {
+        let directory = TemporaryDirectory.make(prefix: "ghblock")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let path = directory + "/" + name + ".txt"
+        if let content { try Data(content.utf8).write(to: URL(fileURLWithPath: path)) }
+        let result = try Child.run(["--password-blocklist", path], environment: childEnvironment([
+            "GATEHOUSE_DATA_DIR": directory + "/data", "GATEHOUSE_PORT": "0",
+        ]))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains("GATEHOUSE_PASSWORD_BLOCKLIST (--password-blocklist): "), "\(result.stderr)")
+        #expect(result.stderr.contains(path) && result.stderr.contains(expected), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data/pg/PG_VERSION"), "no cluster was created")
+        #expect(processes(matching: directory).isEmpty)
+    }
 }

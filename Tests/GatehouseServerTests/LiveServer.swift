@@ -20,7 +20,6 @@ final class LiveServer {
     init(level: LogLevel = .info, _ configure: (inout Settings) -> Void = { _ in }) throws {
         server = try InProcessServer(logger: Logger(level: level, write: logs.write)) { settings in
             settings.hashWorkers = 2
-            settings.hashQueue = 16
             settings.poolSize = 2
             settings.httpThreads = 4
             settings.shutdownTimeout = 5

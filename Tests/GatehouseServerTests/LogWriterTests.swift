@@ -97,15 +97,50 @@ import Testing
         }
     }
 
-    @Test func warningsAreFlushedByTheLogger() {
+    /// A pipe nobody reads: the buffer stops at its capacity, whole lines past it are dropped and
+    /// counted; once the pipe is drained, a warning with their number follows the lines written.
+    @Test func aStalledDescriptorCapsTheBuffer() throws {
+        let pipe = Pipe()
+        let capacity = 64 << 10
+        let writer = LogWriter(fd: pipe.writeEnd, capacity: capacity)
+        let line = String(repeating: "x", count: 99) + "\n"
+        var written = 0
+        // The pipe (64 KiB), the batch being written and the capacity fill; then lines are dropped.
+        while writer.droppedLines < 1000 {
+            writer.write(line)
+            written += 1
+            #expect(writer.bufferedBytes <= capacity)
+            try #require(written < 1_000_000, "lines are never dropped")
+        }
+        #expect(writer.bufferedBytes % line.utf8.count == 0, "whole lines only")
+        let dropped = writer.droppedLines
+        var text = ""
+        eventually(timeout: .seconds(30)) { text += pipe.read(); return text.contains("log lines dropped") && text.hasSuffix("\n") }
+        let lines = text.split(separator: "\n")
+        let warning = try #require(lines.last)
+        #expect(warning.contains(#""level":"warn","msg":"log lines dropped: standard error did not keep up","count":\#(dropped)}"#))
+        #expect(lines.dropLast().allSatisfy { $0 == line.dropLast() })
+        #expect(lines.count - 1 + dropped == written)
+    }
+
+    /// A warning has the writer write at once, without waiting for it: with the pipe stalled
+    /// the logging thread goes on, and the warning arrives once the pipe is read.
+    @Test func warningsHurryTheWriterWithoutWaitingOnIt() {
         let pipe = Pipe()
         let writer = LogWriter(fd: pipe.writeEnd)
-        let logger = Logger(level: .info, write: { writer.write($0) }, flush: { writer.flush() })
-        logger.info("first")
-        logger.warn("second")
-        let lines = pipe.read().split(separator: "\n")
-        #expect(lines.count == 2)
-        #expect(lines.first?.contains(#""msg":"first""#) == true && lines.last?.contains(#""level":"warn""#) == true)
+        let logger = Logger(level: .info, write: { writer.write($0) }, hurry: { writer.hurry() }, flush: { writer.flush() })
+        let line = String(repeating: "x", count: 999) + "\n"
+        // Past the pipe's 64 KiB the writer's thread blocks in write(2).
+        for _ in 0..<200 { writer.write(line) }
+        #expect(eventually { writer.bufferedBytes == 0 })  // the thread took the batch and is stuck writing it
+        let warned = Atomic(false)
+        Thread {
+            logger.warn("second")
+            warned.store(true, ordering: .releasing)
+        }.start()
+        #expect(eventually { warned.load(ordering: .acquiring) })
+        var text = ""
+        #expect(eventually { text += pipe.read(); return text.contains(#""level":"warn","msg":"second""#) })
     }
 }
 

@@ -15,7 +15,7 @@ import TestSupport
     @Test(arguments: [0, 1, 10, 120, 999, 1000, 1001, 1500, 123_456, 5_000_000, -3])
     func requestLineMatchesTheGeneralForm(microseconds: Int) throws {
         let lines = LogCapture()
-        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
+        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, hurry: {}, flush: {})
         for operation in [nil, "Viewer \"quoted\""] as [String?] {
             logger.request(
                 method: "POST", path: "/graph\u{1}ql", status: 200, microseconds: microseconds, client: "127.0.0.1",
@@ -42,7 +42,7 @@ import TestSupport
     ])
     func requestLineEscapesAsTheGeneralFormDoes(text: String) throws {
         let lines = LogCapture()
-        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
+        let logger = Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, hurry: {}, flush: {})
         logger.request(method: text, path: text, status: 404, microseconds: 12_345, client: text, operation: text)
         logger.info(
             "request",
@@ -82,7 +82,7 @@ import TestSupport
 
     @Test func timeIsNowInUTC() throws {
         let lines = LogCapture()
-        Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
+        Logger(level: .info, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, hurry: {}, flush: {})
             .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
         let line = try #require(lines.lines.first)
         let text = try #require(try JSONParser().parse(Array(line.utf8))["time"]?.stringValue)
@@ -95,7 +95,7 @@ import TestSupport
 
     @Test func requestLineIsNotWrittenBelowInfo() {
         let lines = LogCapture()
-        Logger(level: .warn, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, flush: {})
+        Logger(level: .warn, write: { lines.append(String(decoding: $0, as: UTF8.self)) }, hurry: {}, flush: {})
             .request(method: "GET", path: "/", status: 200, microseconds: 5, client: "", operation: nil)
         #expect(lines.lines.isEmpty)
     }

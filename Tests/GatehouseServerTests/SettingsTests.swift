@@ -1,4 +1,5 @@
 import Foundation
+import HTTPServer
 import Testing
 
 @testable import GatehouseServer
@@ -31,6 +32,7 @@ let settingCases: [SettingCase] = [
     SettingCase("session-length", "GATEHOUSE_SESSION_LENGTH", "3600", { $0.sessionLength == 3600 }),
     SettingCase("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "12", { $0.passwordMinLength == 12 }),
     SettingCase("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "64", { $0.passwordMaxBytes == 64 }),
+    SettingCase("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "/var/lib/gh/pwned.txt", { $0.passwordBlocklist == "/var/lib/gh/pwned.txt" }),
     SettingCase("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "0", { $0.rateLimitPerAddress == 0 }),
     SettingCase("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "3", { $0.rateLimitPerAccount == 3 }),
     SettingCase("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "5", { $0.lockoutThreshold == 5 }),
@@ -40,13 +42,15 @@ let settingCases: [SettingCase] = [
     SettingCase("session-cache-ttl", "GATEHOUSE_SESSION_CACHE_TTL", "1.5", { $0.sessionCacheTTL == 1.5 }),
     SettingCase("hash-cost", "GATEHOUSE_HASH_COST", "minimum", { $0.hashCost == "minimum" }),
     SettingCase("hash-workers", "GATEHOUSE_HASH_WORKERS", "7", { $0.hashWorkers == 7 }),
-    SettingCase("hash-queue", "GATEHOUSE_HASH_QUEUE", "0", { $0.hashQueue == 0 }),
+    SettingCase("hash-max-wait", "GATEHOUSE_HASH_MAX_WAIT", "0.5", { $0.hashMaxWait == 0.5 }),
     SettingCase("pool-size", "GATEHOUSE_POOL_SIZE", "3", { $0.poolSize == 3 }),
     SettingCase("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "2.5", { $0.poolTimeout == 2.5 }),
     SettingCase("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "500", { $0.statementTimeout == 500 }),
     SettingCase("http-threads", "GATEHOUSE_HTTP_THREADS", "6", { $0.httpThreads == 6 }),
     SettingCase("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "50", { $0.maxConnections == 50 }),
     SettingCase("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "9", { $0.connectionTimeout == 9 }),
+    SettingCase("request-timeout", "GATEHOUSE_REQUEST_TIMEOUT", "4", { $0.requestTimeout == 4 }),
+    SettingCase("max-connections-per-address", "GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS", "5", { $0.maxConnectionsPerAddress == 5 }),
     SettingCase("max-body-size", "GATEHOUSE_MAX_BODY_SIZE", "2048", { $0.maxBodySize == 2048 }),
     SettingCase("max-document-size", "GATEHOUSE_MAX_DOCUMENT_SIZE", "1000", { $0.maxDocumentSize == 1000 }),
     SettingCase("max-tokens", "GATEHOUSE_MAX_TOKENS", "500", { $0.maxTokens == 500 }),
@@ -55,7 +59,8 @@ let settingCases: [SettingCase] = [
     SettingCase("max-root-fields", "GATEHOUSE_MAX_ROOT_FIELDS", "2", { $0.maxRootFields == 2 }),
     SettingCase("cors-origins", "GATEHOUSE_CORS_ORIGINS", " https://a.example , https://b.example,",
                 { $0.corsOrigins == ["https://a.example", "https://b.example"] }),
-    SettingCase("trust-proxy", "GATEHOUSE_TRUST_PROXY", "yes", { $0.trustProxy }),
+    SettingCase("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "10.0.0.0/8, 2001:db8::1,",
+                { $0.trustedProxies == [IPNetwork("10.0.0.0/8")!, IPNetwork("2001:db8::1/128")!] }),
     SettingCase("log-level", "GATEHOUSE_LOG_LEVEL", "debug", { $0.logLevel == .debug }),
     SettingCase("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "12", { $0.httpBlockingThreads == 12 }),
     SettingCase("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "3", { $0.sessionLookupBatches == 3 }),
@@ -75,10 +80,11 @@ let settingCases: [SettingCase] = [
         #expect(settings.passwordMinLength == 8 && settings.passwordMaxBytes == 1024)
         #expect(settings.rateLimitPerAddress == 100 && settings.rateLimitPerAccount == 10)
         #expect(settings.lockoutThreshold == 0)
-        #expect(settings.hashCost == "interactive")
+        #expect(settings.hashCost == "interactive" && settings.hashMaxWait == 5)
         #expect(settings.maxDocumentSize == 64 * 1024 && settings.maxTokens == 10_000)
         #expect(settings.maxDepth == 20 && settings.maxAliases == 50)
-        #expect(settings.corsOrigins.isEmpty && !settings.trustProxy)
+        #expect(settings.corsOrigins.isEmpty && settings.trustedProxies.isEmpty)
+        #expect(settings.requestTimeout == 15 && settings.maxConnectionsPerAddress == 32)
         #expect(settings.logLevel == .info)
     }
 
@@ -138,13 +144,28 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_POOL_SIZE", "pool-size", "0", #"GATEHOUSE_POOL_SIZE (--pool-size) must be a whole number from 1 to 1000, not "0"."#),
         ("GATEHOUSE_POOL_TIMEOUT", "pool-timeout", "soon", #"GATEHOUSE_POOL_TIMEOUT (--pool-timeout) must be a number from 0.1 to 300.0, not "soon"."#),
         ("GATEHOUSE_SHUTDOWN_TIMEOUT", "shutdown-timeout", "nan", #"GATEHOUSE_SHUTDOWN_TIMEOUT (--shutdown-timeout) must be a number from 0.0 to 3600.0, not "nan"."#),
-        ("GATEHOUSE_TRUST_PROXY", "trust-proxy", "maybe", #"GATEHOUSE_TRUST_PROXY (--trust-proxy) must be true or false, not "maybe"."#),
+        ("GATEHOUSE_SESSION_CACHE", "session-cache", "maybe", #"GATEHOUSE_SESSION_CACHE (--session-cache) must be true or false, not "maybe"."#),
+        ("GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "10.0.0.0/8,10.1.0.0/33", #"GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies): "10.1.0.0/33" is not an IP address or CIDR network (e.g. 10.0.0.0/8 or 2001:db8::/64)."#),
+        ("GATEHOUSE_TRUSTED_PROXIES", "trusted-proxies", "lb.example", #"GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies): "lb.example" is not an IP address or CIDR network (e.g. 10.0.0.0/8 or 2001:db8::/64)."#),
+        ("GATEHOUSE_REQUEST_TIMEOUT", "request-timeout", "0", #"GATEHOUSE_REQUEST_TIMEOUT (--request-timeout) must be a whole number from 1 to 3600, not "0"."#),
         ("GATEHOUSE_HASH_COST", "hash-cost", "cheap", #"GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not "cheap"."#),
         ("GATEHOUSE_LOG_LEVEL", "log-level", "verbose", #"GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not "verbose"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: ["--\(flag)=\(value)"], environment: [:]) }
+    }
+
+    /// The boolean proxy setting is gone; a deployment still setting it must not start believing
+    /// no proxy (every client would share the load balancer's rate-limit bucket) without being told.
+    @Test(arguments: [
+        ([], ["GATEHOUSE_TRUST_PROXY": "true"]), ([], ["GATEHOUSE_TRUST_PROXY": ""]),
+        (["--trust-proxy", "yes"], [:]), (["--trust-proxy=no"], [:]),
+    ] as [([String], [String: String])])
+    func removedTrustProxyIsAClearError(_ arguments: [String], _ environment: [String: String]) {
+        #expect(throws: SettingsError("GATEHOUSE_TRUST_PROXY (--trust-proxy) was removed; use GATEHOUSE_TRUSTED_PROXIES (--trusted-proxies), set to the load balancers' addresses or networks, e.g. 10.0.0.0/8.")) {
+            try Settings.parse(arguments: arguments, environment: environment)
+        }
     }
 
     @Test func unknownFlag() {
@@ -157,6 +178,17 @@ let settingCases: [SettingCase] = [
         #expect(throws: SettingsError(#"Unexpected argument "1337"; see --help."#)) {
             try Settings.parse(arguments: ["1337"], environment: [:])
         }
+    }
+
+    /// A removed setting stops start-up with a message naming its replacement, whether it comes
+    /// as a variable (unknown variables are otherwise ignored) or as a flag.
+    @Test(arguments: [
+        ([], ["GATEHOUSE_HASH_QUEUE": "16"]), (["--hash-queue", "16"], [:]), (["--hash-queue=16"], [:]),
+    ] as [([String], [String: String])])
+    func removedHashQueueNamesItsReplacement(_ arguments: [String], _ environment: [String: String]) {
+        let message = "GATEHOUSE_HASH_QUEUE (--hash-queue) was removed; use GATEHOUSE_HASH_MAX_WAIT (--hash-max-wait): "
+            + "hashing is admitted by the wait it would cause, not by a queue length."
+        #expect(throws: SettingsError(message)) { try Settings.parse(arguments: arguments, environment: environment) }
     }
 
     @Test func unknownEnvironmentVariablesAreIgnored() throws {

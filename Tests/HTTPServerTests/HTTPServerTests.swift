@@ -100,6 +100,32 @@ struct HTTPServerTests {
         }
     }
 
+    /// A handler that answers 413 itself, from the request without its body.
+    struct TooLargeHandler: HTTPHandler {
+        func answer(_ request: HTTPRequest) -> HTTPAnswer { .now(.text("answered")) }
+
+        func bodyTooLarge(_ request: HTTPRequest, limit: Int) -> HTTPResponse {
+            let text = "\(request.method) \(request.path)?\(request.rawQuery) from \(request.clientAddress), "
+                + "X-Custom \(request.headers["X-Custom"] ?? "nil"), \(request.body.count) bytes, limit \(limit)"
+            return .text(text, status: .contentTooLarge)
+        }
+    }
+
+    @Test(arguments: [
+        "Content-Length: 100000\r\n\r\n",
+        "Transfer-Encoding: chunked\r\n\r\n" + String(repeating: "400\r\n" + String(repeating: "x", count: 1024) + "\r\n", count: 4) + "0\r\n\r\n",
+    ])
+    func theHandlerMakesThe413(_ body: String) throws {
+        let server = HTTPServer(configuration: .init(maxBodySize: 1024), handler: TooLargeHandler())
+        try server.start()
+        defer { server.stop(deadline: .now + .seconds(5)) }
+        let connection = try HTTPConnection(port: server.boundPort!)
+        try connection.send("POST /up%20load?a=1 HTTP/1.1\r\nHost: x\r\nX-Custom: yes\r\n" + body)
+        let response = try connection.readResponse()
+        #expect(response.status == 413)
+        #expect(response.text == "POST /up load?a=1 from 127.0.0.1, X-Custom yes, 0 bytes, limit 1024")
+    }
+
     @Test func endlessChunkedBodyGetsConnectionClosed() throws {
         try withServer(.init(maxBodySize: 1024)) { _, port, handler in
             let connection = try HTTPConnection(port: port)
@@ -172,8 +198,8 @@ struct HTTPServerTests {
         }
     }
 
-    @Test func perIPConnectionLimitClosesExtraConnections() throws {
-        try withServer(.init(maxConnectionsPerIP: 1)) { _, port, _ in
+    @Test func perAddressConnectionLimitClosesExtraConnections() throws {
+        try withServer(.init(maxConnectionsPerAddress: 1)) { server, port, _ in
             let first = try HTTPConnection(port: port)
             #expect(try first.request("GET", "/describe").status == 200)
             // `first` is still open (keep-alive), so a second one from 127.0.0.1 is dropped.
@@ -181,6 +207,53 @@ struct HTTPServerTests {
             try? second.send("GET /describe HTTP/1.1\r\nHost: x\r\n\r\n")
             #expect(second.isClosedByPeer())
             #expect(try first.request("GET", "/describe").status == 200)
+            #expect(server.refusedConnectionCount == 1)
+        }
+    }
+
+    @Test func uncappedNetworksAreNotCounted() throws {
+        try withServer(.init(maxConnectionsPerAddress: 1, uncappedNetworks: [IPNetwork("127.0.0.0/30")!])) { server, port, _ in
+            let first = try HTTPConnection(port: port, sourceHost: "127.0.0.1")
+            let second = try HTTPConnection(port: port, sourceHost: "127.0.0.1")
+            #expect(try first.request("GET", "/describe").status == 200)
+            #expect(try second.request("GET", "/describe").status == 200)
+            // 127.0.0.5 is outside the uncapped network: its second connection is closed.
+            let capped = try HTTPConnection(port: port, sourceHost: "127.0.0.5")
+            #expect(try capped.request("GET", "/describe").status == 200)
+            let over = try HTTPConnection(port: port, sourceHost: "127.0.0.5")
+            try? over.send("GET /describe HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(over.isClosedByPeer())
+            #expect(server.refusedConnectionCount == 1)
+        }
+    }
+
+    /// The request deadline covers the request's arrival only: an answer that takes longer than the
+    /// deadline (a password hash waiting its turn) is still sent.
+    @Test func requestDeadlineSparesRequestsBeingAnswered() throws {
+        try withServer(.init(requestTimeout: 1)) { server, port, handler in
+            let slow = try HTTPConnection(port: port)
+            try slow.send("GET /slow HTTP/1.1\r\nHost: x\r\n\r\n")
+            #expect(handler.state.entered.wait())
+            // A connection opened after the slow request arrived, sending half a request: once the
+            // deadline has closed it, the slow request has outlived the deadline too.
+            let stalled = try HTTPConnection(port: port)
+            try stalled.send("GET /describe HTTP/1.1\r\nHost: x\r\n")
+            #expect(stalled.isClosedByPeer())
+            #expect(server.timedOutRequestCount == 1)
+            handler.state.release.open()
+            #expect(try slow.readResponse().text == "slow done")
+            // And the keep-alive connection serves its next request.
+            #expect(try slow.request("GET", "/describe").status == 200)
+        }
+    }
+
+    /// With event threads and with one thread per connection.
+    @Test(arguments: [2, 0])
+    func requestDeadlineClosesAConnectionThatSendsNothing(workerThreads: Int) throws {
+        try withServer(.init(workerThreads: workerThreads, requestTimeout: 1)) { server, port, _ in
+            let silent = try HTTPConnection(port: port)
+            #expect(silent.isClosedByPeer())
+            #expect(server.timedOutRequestCount == 1)
         }
     }
 

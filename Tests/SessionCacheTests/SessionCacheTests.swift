@@ -139,7 +139,7 @@ import TestSupport
         let migrationPool = database.makePool(size: 1)
         _ = try Migrator(migrations: AuthMigrations.all).migrate(migrationPool)
         migrationPool.close()
-        let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2, queueDepth: 16)
+        let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2)
         let a = instance(database, hashing: hashing)
         let b = instance(database, hashing: hashing)
         #expect(eventually(timeout: .seconds(10)) { a.cache.isLive && b.cache.isLive })

@@ -17,7 +17,7 @@ import Testing
         #expect(try pool.verify("pw", against: hash) == .valid(needsRehash: false))
         #expect(try pool.verify("px", against: hash) == .invalid)
         #expect(try pool.verify("pw", against: "nonsense") == .unrecognizedHash)
-        try pool.dummyVerify("pw")
+        #expect(try pool.verify("pw", against: nil, kinds: HashKinds(current: hasher.cost)) == .invalid)
         #expect(pool.metrics.completed == 5)
     }
 
@@ -26,7 +26,8 @@ import Testing
         defer { pool.shutdown() }
         let metrics = pool.metrics
         #expect(metrics.workers >= 1)
-        #expect(metrics.queueDepth == 8 * metrics.workers)
+        #expect(metrics.maxWait == 5)
+        #expect(metrics.meanJobSeconds > 0, "measured at start")
         #expect(metrics.queued == 0 && metrics.busyWorkers == 0 && !metrics.isShutDown)
     }
 
@@ -60,8 +61,8 @@ import Testing
 
     @Test func concurrentHashingFromManyThreads() throws {
         let clients = 16, perClient = 5
-        // Room for every client, so none is refused.
-        let pool = PasswordHashingPool(hasher: hasher, workers: 2, queueDepth: clients)
+        // Minimum-cost jobs are quick: every client is admitted.
+        let pool = PasswordHashingPool(hasher: hasher, workers: 2)
         defer { pool.shutdown() }
         let failures = Mutex(0)
         let threads = (0..<clients).map { client in
@@ -87,54 +88,86 @@ import Testing
         #expect(metrics.queued == 0 && metrics.busyWorkers == 0)
     }
 
-    @Test func fullQueueThrowsBusyAtOnce() throws {
-        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 1)
+    /// Admitted while the jobs ahead would finish within the budget: `workers + maxWait ×
+    /// workers / mean` queued or running, at most `workers + maxQueued`.
+    @Test(arguments: [
+        (1, 5.0, 0.1, 1 + 50), (2, 5.0, 0.1, 2 + 100), (2, 3.0, 1.0, 2 + 6), (2, 0.5, 1.0, 2 + 1), (2, 0.4, 1.0, 2),
+        (4, 0.0, 0.1, 4), (2, 0.0, 0.0, 2), (2, 5.0, 0.0, 2 + PasswordHashingPool.maxQueued), (2, 3600.0, 0.1, 2 + PasswordHashingPool.maxQueued),
+    ])
+    func admissionLimit(_ workers: Int, _ maxWait: Double, _ mean: Double, _ limit: Int) {
+        #expect(PasswordHashingPool.admissionLimit(workers: workers, maxWait: maxWait, meanJobSeconds: mean) == limit)
+    }
+
+    /// A flood past the budget is refused at once: the calls beyond it throw `.busy` while every
+    /// worker is still held and the admitted jobs still wait.
+    @Test func jobsBeyondTheBudgetAreRefusedAtOnce() throws {
+        // 2 workers, 1 s per job, 3 s budget: 2 running and 6 waiting are admitted.
+        let pool = PasswordHashingPool(hasher: hasher, workers: 2, maxWait: 3, meanJobSeconds: 1)
         defer { pool.shutdown() }
-        let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let queuedRan = Mutex(false)
+        let admitted = (0..<8).map { _ in spawn { try? pool.run { release.wait() } } }
+        while pool.metrics.busyWorkers < 2 || pool.metrics.queued < 6 { sched_yieldForTest() }
 
-        // Job 1 holds the only worker until we release it.
-        let holder = spawn {
-            try? pool.run { started.signal(); release.wait() }
-        }
-        started.wait()
-        // Job 2 fills the queue (depth 1) and waits behind job 1.
-        let waiter = spawn {
-            try? pool.run { queuedRan.withLock { $0 = true } }
-        }
-        while pool.metrics.queued < 1 { sched_yieldForTest() }
-        #expect(pool.metrics.busyWorkers == 1)
-
-        // Job 3: no worker and no room. It must be refused, not queued.
         #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
         #expect(throws: HashingPoolError.busy) { try pool.verify("pw", against: "$2b$") }
-        #expect(throws: HashingPoolError.busy) { try pool.dummyVerify("pw") }
-        #expect(pool.metrics.rejected == 3)
+        #expect(throws: HashingPoolError.busy) { try pool.verify("pw", against: nil, kinds: HashKinds(current: hasher.cost)) }
+        let metrics = pool.metrics
+        #expect(metrics.rejected == 3)
+        #expect(metrics.busyWorkers == 2 && metrics.queued == 6 && metrics.completed == 0)
 
-        release.signal()
-        holder.wait()
-        waiter.wait()
-        #expect(queuedRan.withLock { $0 })
-        // With room again, work is accepted.
+        for _ in admitted { release.signal() }
+        admitted.forEach { $0.wait() }
+        #expect(pool.metrics.completed == 8)
+        // The held jobs' durations pulled the mean down, and work is accepted again.
         #expect(try pool.verify("pw", against: pool.hash("pw")).isValid)
     }
 
-    @Test func zeroQueueDepthRunsOnlyOnAFreeWorker() throws {
-        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 0)
+    /// The mean follows the measured durations: a pool that expected 100 s jobs admits none to
+    /// wait, and after quick jobs it admits waiting ones again.
+    @Test func theMeanFollowsMeasuredJobs() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1, maxWait: 5, meanJobSeconds: 100)
         defer { pool.shutdown() }
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
-        let holder = spawn { try? pool.run { started.signal(); release.wait() } }
+        var holder = spawn { try? pool.run { started.signal(); release.wait() } }
         started.wait()
         #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
         release.signal()
         holder.wait()
+
+        // Each quick job moves the mean an eighth of the way: 100 × (7/8)^60 < 0.04.
+        for _ in 0..<60 { _ = try pool.hash("pw") }
+        #expect(pool.metrics.meanJobSeconds < 1)
+        holder = spawn { try? pool.run { started.signal(); release.wait() } }
+        started.wait()
+        let waiter = spawn { _ = try? pool.hash("queued") }
+        while pool.metrics.queued < 1 { sched_yieldForTest() }
+        release.signal()
+        holder.wait()
+        waiter.wait()
+        #expect(pool.metrics.rejected == 1)
+    }
+
+    @Test func zeroMaxWaitRunsOnlyOnAFreeWorker() throws {
+        let pool = PasswordHashingPool(hasher: hasher, workers: 2, maxWait: 0)
+        defer { pool.shutdown() }
+        let started = DispatchSemaphore(value: 0)
+        let release = DispatchSemaphore(value: 0)
+        let first = spawn { try? pool.run { started.signal(); release.wait() } }
+        started.wait()
+        // One worker is free: no wait, so admitted.
+        let second = spawn { try? pool.run { started.signal(); release.wait() } }
+        started.wait()
+        #expect(throws: HashingPoolError.busy) { try pool.hash("pw") }
+        release.signal()
+        release.signal()
+        first.wait()
+        second.wait()
         _ = try pool.hash("pw")
     }
 
     @Test func shutdownFinishesQueuedJobsThenRefuses() throws {
-        let pool = PasswordHashingPool(hasher: hasher, workers: 1, queueDepth: 1)
+        let pool = PasswordHashingPool(hasher: hasher, workers: 1)
         let started = DispatchSemaphore(value: 0)
         let release = DispatchSemaphore(value: 0)
         let queuedResult = Mutex<Result<String, HashingPoolError>?>(nil)

@@ -11,7 +11,7 @@ import Synchronization
 enum HashBench {
     static let usage = """
         usage: HashBench <threads> <seconds> <interactive|moderate|minimum>
-               HashBench --pool <clients> <seconds> <interactive|moderate|minimum> [workers] [queueDepth]
+               HashBench --pool <clients> <seconds> <interactive|moderate|minimum> [workers] [maxWaitSeconds]
         Raw mode: <threads> threads each call crypto_pwhash_str in a loop.
         Pool mode: <clients> threads call PasswordHashingPool.hash; a client refused with .busy
         waits 1 ms and retries (refusals are counted, not hashes).
@@ -32,8 +32,8 @@ enum HashBench {
         guard sodium_init() >= 0 else { fatalError("sodium_init failed") }
         if pool {
             let workers = args.count > 3 ? Int(args[3]) : nil
-            let depth = args.count > 4 ? Int(args[4]) : nil
-            runPool(clients: threads, seconds: seconds, costName: args[2], cost: cost, workers: workers, queueDepth: depth)
+            let maxWait = args.count > 4 ? Double(args[4]) : nil
+            runPool(clients: threads, seconds: seconds, costName: args[2], cost: cost, workers: workers, maxWait: maxWait ?? 5)
         } else {
             runRaw(threads: threads, seconds: seconds, costName: args[2], cost: cost)
         }
@@ -61,10 +61,10 @@ enum HashBench {
         print("mode=raw threads=\(threads) cost=\(costName) seconds=\(fmt(elapsed)) hashes=\(n) failures=\(failures.load(ordering: .relaxed)) rate=\(fmt(Double(n) / elapsed)) \(cpuFields(hashes: n))")
     }
 
-    static func runPool(clients: Int, seconds: Double, costName: String, cost: PasswordHasher.Cost, workers: Int?, queueDepth: Int?) {
+    static func runPool(clients: Int, seconds: Double, costName: String, cost: PasswordHasher.Cost, workers: Int?, maxWait: Double) {
         let hasher: PasswordHasher
         do { hasher = try PasswordHasher(cost: cost) } catch { fatalError("\(error)") }
-        let pool = PasswordHashingPool(hasher: hasher, workers: workers, queueDepth: queueDepth)
+        let pool = PasswordHashingPool(hasher: hasher, workers: workers, maxWait: maxWait)
         let hashes = Atomic<Int>(0)
         let failures = Atomic<Int>(0)
         let elapsed = measure(threads: clients, seconds: seconds) { deadline in
@@ -83,7 +83,7 @@ enum HashBench {
         let metrics = pool.metrics
         pool.shutdown()
         let n = hashes.load(ordering: .relaxed)
-        print("mode=pool clients=\(clients) workers=\(metrics.workers) queue=\(metrics.queueDepth) cost=\(costName) seconds=\(fmt(elapsed)) hashes=\(n) failures=\(failures.load(ordering: .relaxed)) rejected=\(metrics.rejected) rate=\(fmt(Double(n) / elapsed)) \(cpuFields(hashes: n))")
+        print("mode=pool clients=\(clients) workers=\(metrics.workers) max_wait=\(metrics.maxWait) cost=\(costName) seconds=\(fmt(elapsed)) hashes=\(n) failures=\(failures.load(ordering: .relaxed)) rejected=\(metrics.rejected) rate=\(fmt(Double(n) / elapsed)) \(cpuFields(hashes: n))")
     }
 
     /// Runs `body(deadline)` on `threads` threads; elapsed time runs from the start until the

@@ -17,6 +17,9 @@ public enum AuthError: Error, Sendable, Hashable {
     case invalidEmail
     /// 142: the password breaks the password policy.
     case weakPassword
+    /// 142: the password is on the built-in list of common passwords or in the operator's
+    /// blocklist of breached ones.
+    case commonPassword
     /// 142: `field` is longer than `limit` (the contract's field sizes).
     case tooLong(field: String, limit: String)
     /// 119: `emailVerified` given without the master key.
@@ -33,7 +36,7 @@ public enum AuthError: Error, Sendable, Hashable {
     case unsupportedAuthentication
     /// 155: too many attempts; try again after `retryAfter` seconds.
     case rateLimited(retryAfter: Int)
-    /// 155: the password hashing queue is full; try again shortly.
+    /// 155: password hashing would wait longer than its maximum wait; try again shortly.
     case busy
     /// The database cannot be reached (pool timeout, connection refused).
     case databaseUnavailable
@@ -48,7 +51,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .tooLong: 142
+        case .weakPassword, .commonPassword, .tooLong: 142
         case .emailVerificationNotAllowed: 119
         case .invalidCredentials, .accountLocked: 101
         case .invalidSession, .sessionExpired: 209
@@ -69,6 +72,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .emailTaken: "Account already exists for this email address."
         case .invalidEmail: "Email address format is invalid."
         case .weakPassword: "Password does not meet the Password Policy requirements."
+        case .commonPassword: "Password is too common."
         case .tooLong(let field, let limit): "\(field) is too long (at most \(limit))."
         case .emailVerificationNotAllowed: "Clients aren't allowed to manually update email verification."
         case .invalidCredentials: "Invalid username/password."

@@ -21,19 +21,31 @@ public struct AuthConfiguration: Sendable {
 }
 
 /// Password rules (better than Parse, which has none by default).
-public struct PasswordPolicy: Sendable, Hashable {
+public struct PasswordPolicy: Sendable {
     /// Fewest characters (Unicode characters); 1 for Parse-compatible deployments.
     public var minimumLength: Int
     /// Most UTF-8 bytes; longer passwords would only cost hashing time.
     public var maximumBytes: Int
+    /// The operator's file of breached passwords' SHA-1 hashes (`GATEHOUSE_PASSWORD_BLOCKLIST`),
+    /// refused like the built-in list; nil: the built-in list only.
+    public var blocklist: PasswordBlocklist?
 
-    public init(minimumLength: Int = 8, maximumBytes: Int = 1024) {
+    public init(minimumLength: Int = 8, maximumBytes: Int = 1024, blocklist: PasswordBlocklist? = nil) {
         self.minimumLength = minimumLength
         self.maximumBytes = maximumBytes
+        self.blocklist = blocklist
     }
 
+    /// Whether the password's length is within the policy.
     public func accepts(_ password: String) -> Bool {
         password.count >= minimumLength && password.utf8.count <= maximumBytes
+    }
+
+    /// Whether `password` is on the built-in list of common passwords (compared lower-cased) or
+    /// in the blocklist (exactly: the corpus hashes each password as it was). Offline: nothing
+    /// of the password leaves the machine.
+    public func isCommon(_ password: String) -> Bool {
+        CommonPasswords.contains(password) || (blocklist?.contains(password: password) ?? false)
     }
 }
 

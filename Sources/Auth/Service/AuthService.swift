@@ -12,6 +12,8 @@ public final class AuthService: Sendable {
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     private let hashing: PasswordHashingPool
+    /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
+    public let hashKinds: HashKinds
     /// signUp and logIn attempts per client network.
     private let addressLimiter: RateLimiter
     /// logIn attempts for names that match no account (an account's are counted in the database).
@@ -43,6 +45,7 @@ public final class AuthService: Sendable {
             },
             run: { try store.sessions(digests: $0) })
         self.hashing = hashing
+        self.hashKinds = HashKinds(current: hashing.hasher.cost)
         let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }
         self.addressLimiter = RateLimiter(window: configuration.rateLimits.addressWindow, capacity: limiterCapacity, now: seconds)
         self.nameLimiter = RateLimiter(window: configuration.rateLimits.accountWindow, capacity: limiterCapacity, now: seconds)
@@ -76,6 +79,7 @@ public final class AuthService: Sendable {
         if fields.hasAuthData { throw .unsupportedAuthentication }
         if fields.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         guard configuration.passwordPolicy.accepts(password) else { throw .weakPassword }
+        if configuration.passwordPolicy.isCommon(password) { throw .commonPassword }
         let email = fields.email
         // A log-in name means one account: a username may not be another user's email, nor an
         // email another user's username.
@@ -153,7 +157,7 @@ public final class AuthService: Sendable {
             ]) {
                 throw .rateLimited(retryAfter: wait)
             }
-            try dummyVerify(password)
+            _ = try verify(password, nil)
             throw .invalidCredentials
         }
         let credentials = found.credentials
@@ -204,6 +208,14 @@ public final class AuthService: Sendable {
 
     /// The per-account ceiling over all networks, in multiples of the per-account limit.
     static let networkCeiling = 10
+
+    /// Reads the kinds of password hash stored in the users table into ``hashKinds``, so that
+    /// kinds no account has any more stop costing failed log-ins work. Run at start and then
+    /// periodically; a kind met by a log-in in between is added at once.
+    public func refreshHashKinds() throws(AuthError) {
+        let prefixes = try database { () throws in try store.hashKindPrefixes(pattern: HashKinds.sqlPrefixPattern) }
+        hashKinds.replace(withPrefixes: prefixes)
+    }
 
     /// Deletes the session of `token`; without a token, or with an unknown one, does nothing.
     public func logOut(token: String?) throws(AuthError) {
@@ -303,17 +315,13 @@ public final class AuthService: Sendable {
         }
     }
 
-    private func verify(_ password: String, _ hash: String) throws(AuthError) -> VerifyResult {
+    /// Checks a log-in's password against its account's hash (nil: no such account) and, unless
+    /// it matches, against a dummy of every other kind of stored hash: unknown names, wrong
+    /// passwords and hashes of any kind all cost the same work.
+    private func verify(_ password: String, _ hash: String?) throws(AuthError) -> VerifyResult {
+        if let hash { hashKinds.insert(kindOf: hash) }
         do {
-            return try hashing.verify(password, against: hash)
-        } catch {
-            throw hashingError(error)
-        }
-    }
-
-    private func dummyVerify(_ password: String) throws(AuthError) {
-        do {
-            try hashing.dummyVerify(password)
+            return try hashing.verify(password, against: hash, kinds: hashKinds)
         } catch {
             throw hashingError(error)
         }

@@ -133,6 +133,15 @@ struct UserStore: Sendable {
     /// How long an installation's last session of a user keeps it known (the owner's exemption).
     static let installationMemory: TimeInterval = 30 * 24 * 3600
 
+    /// The distinct prefixes of the stored password hashes that `pattern` (a POSIX regular
+    /// expression) cuts, nil for hashes it does not match. Reads the whole table.
+    func hashKindPrefixes(pattern: String) throws -> [String?] {
+        try pool.withConnection { connection in
+            try connection.query("SELECT DISTINCT substring(password_hash FROM \(pattern)) FROM users")
+                .map { try $0.decode(String?.self, at: 0) }
+        }
+    }
+
     /// After a good password: store a rehash if any, clear failed attempts and lockout (unless
     /// `keepLockout`: the owner let in past a lockout leaves it for everyone else), and create
     /// the session, replacing the user's sessions with the same installation id.

@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 
 /// The default database: a private PostgreSQL cluster inside Gatehouse's data directory.
 ///
@@ -10,18 +11,21 @@ import Foundation
 /// - `postgres.log`: the server log.
 ///
 /// A socket path must fit in 107 bytes (`sun_path`). When `<dataDir>/run/.s.PGSQL.<port>` would not,
-/// the socket directory is `/tmp/gatehouse-<hash of the data directory path>` instead (stable per
-/// data directory, so restarts find it), and ``socketDirectory`` reports it.
+/// ``start()`` makes a fresh socket directory `/tmp/gatehouse-XXXXXX` (mkdtemp: no other user can
+/// guess its name and make it first), or finds a running server's in `postmaster.pid`;
+/// ``socketDirectory`` reports it. An existing `<dataDir>/run` that is a symbolic link, belongs to
+/// another user or is not mode 0700 is refused (whoever controls it could answer as the database).
 ///
-/// When the effective user is root, `initdb`, `pg_ctl` and `postgres` run as the unprivileged
-/// `postgres` account (`runuser -u postgres --`), which then owns the data and socket directories.
-/// That account must be able to reach the data directory: when a parent directory shuts it out
-/// (a checkout under root's 0700 home, say), the cluster, socket and log live instead in
-/// `/var/lib/gatehouse/<hash of the data directory path>` (stable, so restarts find them), and
-/// ``clusterDirectory`` reports where.
+/// The cluster runs as the user that calls ``start()``. The `gatehouse` binary gives root up first
+/// (``prepareForAccount(dataDirectory:account:)``, then the server drops to that account). A
+/// caller that is still root (a test process) gets `initdb`, `pg_ctl` and `postgres` run as the
+/// ``ServiceAccount`` through `runuser`, since PostgreSQL refuses to run as root; the data
+/// directory is then handed to that account. Files written here are opened without following
+/// symbolic links (``ClusterFiles``), and the tools get a minimal environment.
 ///
-/// Thread-safety: all stored properties are immutable; `start`/`stop` act on the file system and
-/// must not run concurrently for the same data directory.
+/// Thread-safety: the stored properties are immutable, but for the socket directory in /tmp that
+/// ``start()`` records under a lock; `start`/`stop` act on the file system and must not run
+/// concurrently for the same data directory.
 public final class EmbeddedPostgres: Sendable {
     /// How the cluster is created and run.
     public struct Options: Sendable {
@@ -63,8 +67,11 @@ public final class EmbeddedPostgres: Sendable {
     public let dataDirectory: String
     /// The cluster directory (`<dataDirectory>/pg`).
     public let clusterDirectory: String
-    /// The Unix socket directory (see the type's notes on the path length limit).
-    public let socketDirectory: String
+    /// The Unix socket directory: `<dataDirectory>/run`, or for a path too long for a socket the
+    /// one ``start()`` made or found (empty before it; see the type's notes).
+    public var socketDirectory: String { ownSocketDirectory ?? temporarySocketDirectory.withLock { $0 } }
+    private let ownSocketDirectory: String?
+    private let temporarySocketDirectory = Mutex("")
     /// The server log.
     public let logFile: String
     private let binDirectory: String
@@ -75,19 +82,34 @@ public final class EmbeddedPostgres: Sendable {
             throw PostgresError(.usage, message: "embedded database and user names must match [a-z_][a-z0-9_]*")
         }
         self.options = options
-        let absolute = URL(fileURLWithPath: options.dataDirectory).standardizedFileURL.path
+        let absolute = Self.absolute(options.dataDirectory)
         dataDirectory = absolute
-        let home = geteuid() == 0 && !Self.serviceAccountCanReach(absolute)
-            ? "/var/lib/gatehouse/" + Self.fnv1a(absolute) : absolute
-        clusterDirectory = home + "/pg"
-        logFile = home + "/postgres.log"
-        let preferred = home + "/run"
-        if (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 {
-            socketDirectory = preferred
-        } else {
-            socketDirectory = "/tmp/gatehouse-" + Self.fnv1a(absolute)
-        }
+        clusterDirectory = absolute + "/pg"
+        logFile = absolute + "/postgres.log"
+        let preferred = absolute + "/run"
+        ownSocketDirectory = (preferred + "/.s.PGSQL.\(options.port)").utf8.count <= 100 ? preferred : nil
         binDirectory = try PostgresBinaries.locate(override: options.binDirectory)
+    }
+
+    /// As root, before giving root up to `account`: makes the data directory ready for it (see
+    /// ``start()``) and returns the directory the cluster is to use. That is `dataDirectory` itself,
+    /// unless a parent shuts the account out (a checkout under root's 0700 home, say): then
+    /// `/var/lib/gatehouse/<hash of the path>`, stable so that restarts find it.
+    public static func prepareForAccount(dataDirectory: String, account: ServiceAccount) throws(PostgresError) -> String {
+        let absolute = absolute(dataDirectory)
+        var home = absolute
+        if !account.canReach(absolute) {
+            let relocated = "/var/lib/gatehouse"
+            do {
+                try FileManager.default.createDirectory(
+                    atPath: relocated, withIntermediateDirectories: true, attributes: [.posixPermissions: 0o755])
+            } catch {
+                throw PostgresError(.embedded, message: "cannot create \(relocated): \(error.localizedDescription)")
+            }
+            home = relocated + "/" + fnv1a(absolute)
+        }
+        try ClusterFiles.prepareDataDirectory(home, for: account)
+        return home
     }
 
     /// A libpq connection string for the application database over the socket.
@@ -115,20 +137,22 @@ public final class EmbeddedPostgres: Sendable {
 
     /// Creates the cluster on first use, starts it (or adopts one already running on it), creates
     /// the application database if missing, and returns ``connectionString``.
+    ///
+    /// The data directory is created (mode 0700) if missing. It must not be a symbolic link nor
+    /// writable by group or others, and must belong to the caller, or as root to the
+    /// ``ServiceAccount`` (one owned by root or `postgres`, from earlier versions, is handed to it).
     @discardableResult
     public func start() throws(PostgresError) -> String {
-        let owner = try Subprocess.serviceOwner()
-        try makeDirectory(dataDirectory, mode: 0o700, owner: owner)
-        let home = (clusterDirectory as NSString).deletingLastPathComponent
-        if home != dataDirectory {
-            // Relocated (see the type's notes): the parent must be reachable by the service account.
-            try makeDirectory((home as NSString).deletingLastPathComponent, mode: 0o755, owner: nil)
-            try makeDirectory(home, mode: 0o700, owner: owner)
+        let account = try clusterAccount()
+        try ClusterFiles.prepareDataDirectory(dataDirectory, for: account)
+        if let ownSocketDirectory {
+            try ClusterFiles.makePrivateDirectory(ownSocketDirectory, what: "the socket directory", for: account)
         }
-        try makeDirectory(socketDirectory, mode: 0o700, owner: owner)
-        if !isInitialized { try initialize(owner: owner) }
-        try writeSettings(owner: owner)
-        if !isRunning {
+        if !isInitialized { try initialize(account) }
+        let running = isRunning
+        if ownSocketDirectory == nil { try findTemporarySocketDirectory(running: running, account) }
+        try writeSettings(account)
+        if !running {
             removeStalePidFile()
             var (status, output) = try pgctl([
                 "start", "-D", clusterDirectory, "-l", logFile, "-w", "-t", "60", "-s",
@@ -158,11 +182,12 @@ public final class EmbeddedPostgres: Sendable {
         if status != 0 && isRunning {
             throw PostgresError(.embedded, message: "pg_ctl stop failed (status \(status)): \(output)")
         }
+        removeTemporarySocketDirectory()
     }
 
     /// The postmaster's process id from `postmaster.pid`, if the file exists.
     public var postmasterPID: pid_t? {
-        guard let text = try? String(contentsOfFile: clusterDirectory + "/postmaster.pid", encoding: .utf8),
+        guard let text = ClusterFiles.read(clusterDirectory + "/postmaster.pid"),
             let line = text.split(separator: "\n").first, let pid = pid_t(line.trimmingCharacters(in: .whitespaces))
         else { return nil }
         return pid
@@ -176,7 +201,10 @@ public final class EmbeddedPostgres: Sendable {
         kill(pid, SIGINT)
         let deadline = Date().addingTimeInterval(timeoutSeconds)
         while Date() < deadline {
-            if kill(pid, 0) != 0 && errno == ESRCH { return true }
+            if kill(pid, 0) != 0 && errno == ESRCH {
+                removeTemporarySocketDirectory()
+                return true
+            }
             usleep(20_000)
         }
         return false
@@ -184,7 +212,7 @@ public final class EmbeddedPostgres: Sendable {
 
     // MARK: Steps
 
-    private func initialize(owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+    private func initialize(_ account: ServiceAccount?) throws(PostgresError) {
         if FileManager.default.fileExists(atPath: clusterDirectory) {
             // An interrupted earlier initdb leaves a partial directory; initdb refuses non-empty ones.
             let contents = (try? FileManager.default.contentsOfDirectory(atPath: clusterDirectory)) ?? []
@@ -199,29 +227,53 @@ public final class EmbeddedPostgres: Sendable {
             "--lc-collate=C", "--lc-ctype=C.UTF-8", "--lc-messages=C", "--no-instructions",
         ]
         if !options.durable { arguments.append("--no-sync") }
-        let (status, output) = try Subprocess.run(binDirectory + "/initdb", arguments, asServiceAccount: true)
+        let (status, output) = try Subprocess.run(binDirectory + "/initdb", arguments, as: account)
         guard status == 0 else {
             throw PostgresError(.embedded, message: "initdb failed (status \(status)): \(output)")
         }
         // Only local socket connections, trusted: the socket's directory and mode guard access.
-        try write(
+        try ClusterFiles.write(
             clusterDirectory + "/pg_hba.conf",
             """
             # Gatehouse embedded cluster: Unix-domain socket only (listen_addresses = '').
             # TYPE  DATABASE  USER  METHOD
             local   all       all   trust
 
-            """, owner: owner)
-        let conf = clusterDirectory + "/postgresql.conf"
-        guard let handle = FileHandle(forUpdatingAtPath: conf) else {
-            throw PostgresError(.embedded, message: "cannot open \(conf)")
-        }
-        handle.seekToEndOfFile()
-        handle.write(Data("\n# Gatehouse: settings rewritten on every start.\ninclude_if_exists = 'gatehouse.conf'\n".utf8))
-        try? handle.close()
+            """, for: account)
+        try ClusterFiles.write(
+            clusterDirectory + "/postgresql.conf",
+            "\n# Gatehouse: settings rewritten on every start.\ninclude_if_exists = 'gatehouse.conf'\n",
+            append: true, for: account)
     }
 
-    private func writeSettings(owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
+    /// For a data directory path too long for a socket: the running server's socket directory
+    /// (the fifth line of `postmaster.pid`), else a new one; either is checked to be private.
+    private func findTemporarySocketDirectory(running: Bool, _ account: ServiceAccount?) throws(PostgresError) {
+        let recorded = ClusterFiles.read(clusterDirectory + "/postmaster.pid")?.split(separator: "\n", omittingEmptySubsequences: false)
+        let directory: String
+        if running, let recorded, recorded.count > 4, recorded[4].hasPrefix("/") {
+            directory = String(recorded[4])
+        } else {
+            var template = Array("/tmp/gatehouse-XXXXXX".utf8CString)
+            guard template.withUnsafeMutableBufferPointer({ mkdtemp($0.baseAddress!) }) != nil else {
+                throw PostgresError(.embedded, message: "cannot create a socket directory in /tmp: \(String(cString: strerror(errno)))")
+            }
+            directory = String(decoding: template.prefix { $0 != 0 }.map { UInt8(bitPattern: $0) }, as: UTF8.self)
+            if let account { lchown(directory, account.uid, account.gid) }
+        }
+        try ClusterFiles.makePrivateDirectory(directory, what: "the socket directory", for: account)
+        temporarySocketDirectory.withLock { $0 = directory }
+    }
+
+    /// Removes the socket directory ``start()`` made in /tmp, once the server is gone (PostgreSQL
+    /// removes its socket and lock files itself).
+    private func removeTemporarySocketDirectory() {
+        guard ownSocketDirectory == nil else { return }
+        let directory = temporarySocketDirectory.withLock { $0 }
+        if !directory.isEmpty { rmdir(directory) }
+    }
+
+    private func writeSettings(_ account: ServiceAccount?) throws(PostgresError) {
         var lines = [
             "# Written by Gatehouse on every start; edit postgresql.conf for your own settings.",
             "listen_addresses = ''",
@@ -234,7 +286,7 @@ public final class EmbeddedPostgres: Sendable {
         if !options.durable {
             lines += ["fsync = off", "synchronous_commit = off", "full_page_writes = off"]
         }
-        try write(clusterDirectory + "/gatehouse.conf", lines.joined(separator: "\n") + "\n", owner: owner)
+        try ClusterFiles.write(clusterDirectory + "/gatehouse.conf", lines.joined(separator: "\n") + "\n", for: account)
     }
 
     /// A `postmaster.pid` left by a crash names a process that is gone (or, after a reboot or in a
@@ -264,33 +316,18 @@ public final class EmbeddedPostgres: Sendable {
     // MARK: Helpers
 
     private func pgctl(_ arguments: [String]) throws(PostgresError) -> (status: Int32, output: String) {
-        try Subprocess.run(binDirectory + "/pg_ctl", arguments, asServiceAccount: true)
+        try Subprocess.run(binDirectory + "/pg_ctl", arguments, as: try clusterAccount())
+    }
+
+    /// The account the tools run as: the ``ServiceAccount`` when we are root (created if missing),
+    /// else nil (ourselves).
+    private func clusterAccount() throws(PostgresError) -> ServiceAccount? {
+        geteuid() == 0 ? try ServiceAccount.ensure() : nil
     }
 
     private func logTail() -> String {
-        guard let text = try? String(contentsOfFile: logFile, encoding: .utf8) else { return "" }
+        guard let text = ClusterFiles.read(logFile) else { return "" }
         return "; log: " + text.split(separator: "\n").suffix(5).joined(separator: " | ")
-    }
-
-    private func makeDirectory(_ path: String, mode: Int, owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
-        do {
-            try FileManager.default.createDirectory(
-                atPath: path, withIntermediateDirectories: true, attributes: [.posixPermissions: mode])
-        } catch {
-            throw PostgresError(.embedded, message: "cannot create \(path): \(error.localizedDescription)")
-        }
-        if let owner, chown(path, owner.uid, owner.gid) != 0 {
-            throw PostgresError(.embedded, message: "cannot give \(path) to the \(Subprocess.serviceAccount) account")
-        }
-    }
-
-    private func write(_ path: String, _ text: String, owner: (uid: uid_t, gid: gid_t)?) throws(PostgresError) {
-        do {
-            try Data(text.utf8).write(to: URL(fileURLWithPath: path))
-        } catch {
-            throw PostgresError(.embedded, message: "cannot write \(path): \(error.localizedDescription)")
-        }
-        if let owner { _ = chown(path, owner.uid, owner.gid) }
     }
 
     static func isPostgresProcess(_ pid: pid_t) -> Bool {
@@ -317,22 +354,8 @@ public final class EmbeddedPostgres: Sendable {
         "'" + value.replacingOccurrences(of: "\\", with: "\\\\").replacingOccurrences(of: "'", with: "\\'") + "'"
     }
 
-    /// Whether the service account can search every existing parent of `path` (world-searchable,
-    /// or its own): the directories root creates below them it hands to that account.
-    static func serviceAccountCanReach(_ path: String) -> Bool {
-        guard let entry = getpwnam(Subprocess.serviceAccount) else { return true }  // start() reports the missing account
-        var directory = (path as NSString).deletingLastPathComponent
-        while true {
-            var info = stat()
-            if stat(directory, &info) == 0 {
-                let searchable = info.st_mode & 0o001 != 0
-                    || (info.st_uid == entry.pointee.pw_uid && info.st_mode & 0o100 != 0)
-                    || (info.st_gid == entry.pointee.pw_gid && info.st_mode & 0o010 != 0)
-                if !searchable { return false }
-            }
-            if directory == "/" || directory.isEmpty { return true }
-            directory = (directory as NSString).deletingLastPathComponent
-        }
+    private static func absolute(_ path: String) -> String {
+        URL(fileURLWithPath: path).standardizedFileURL.path
     }
 
     private static func fnv1a(_ text: String) -> String {

@@ -28,7 +28,7 @@ enum PostgresBinaries {
 
     private static func pgConfigBindir() -> String? {
         for path in ["/usr/bin/pg_config", "/usr/local/bin/pg_config"] where FileManager.default.isExecutableFile(atPath: path) {
-            if let (status, output) = try? Subprocess.run(path, ["--bindir"], asServiceAccount: false), status == 0 {
+            if let (status, output) = try? Subprocess.run(path, ["--bindir"], as: nil), status == 0 {
                 return output
             }
         }

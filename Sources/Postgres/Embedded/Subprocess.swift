@@ -1,52 +1,36 @@
 import Foundation
 
-/// Runs the PostgreSQL command-line tools, as the unprivileged `postgres` account when we are root
-/// (initdb, pg_ctl and postgres refuse to run as root).
+/// Runs the PostgreSQL command-line tools (and `useradd`) with a minimal environment.
 struct Subprocess {
-    /// The unprivileged account used when the effective user is root.
-    static let serviceAccount = "postgres"
-
-    /// `uid`/`gid` of the account the cluster runs as: the service account when root, else nil (ourselves).
-    static func serviceOwner() throws(PostgresError) -> (uid: uid_t, gid: gid_t)? {
-        guard geteuid() == 0 else { return nil }
-        guard let entry = getpwnam(serviceAccount) else {
-            throw PostgresError(
-                .embedded,
-                message: "running as root needs the unprivileged account `\(serviceAccount)` to run PostgreSQL "
-                    + "(it is created by the Debian package `postgresql`)")
-        }
-        return (entry.pointee.pw_uid, entry.pointee.pw_gid)
-    }
-
     /// Runs `tool` with `arguments`, output captured. Returns the exit status and combined output.
+    /// As root, with `account` given, the tool runs as that account (`runuser`): `initdb`, `pg_ctl`
+    /// and `postgres` refuse to run as root. Only test processes get here as root; the
+    /// `gatehouse` binary gives root up before it starts the cluster.
     ///
     /// Uses `posix_spawn` and `waitpid` directly: Foundation's `Process.waitUntilExit` was seen to
     /// miss the child's exit when called from a Swift Testing worker thread (a zombie and a hang).
-    static func run(_ tool: String, _ arguments: [String], asServiceAccount: Bool) throws(PostgresError)
+    static func run(_ tool: String, _ arguments: [String], as account: ServiceAccount?) throws(PostgresError)
         -> (status: Int32, output: String)
     {
         var argv: [String]
-        if asServiceAccount && geteuid() == 0 {
+        if account != nil && geteuid() == 0 {
             let runuser = ["/usr/sbin/runuser", "/sbin/runuser", "/usr/bin/runuser"].first {
                 FileManager.default.isExecutableFile(atPath: $0)
             }
             guard let runuser else {
                 throw PostgresError(.embedded, message: "running as root needs `runuser` (Debian package util-linux)")
             }
-            argv = [runuser, "-u", serviceAccount, "--", tool] + arguments
+            argv = [runuser, "-u", ServiceAccount.name, "--", tool] + arguments
         } else {
             argv = [tool] + arguments
         }
-        var environment = ProcessInfo.processInfo.environment
-        environment["LC_MESSAGES"] = "C"
-        for key in ["PGDATA", "PGHOST", "PGPORT", "PGUSER", "PGDATABASE", "PGOPTIONS"] { environment[key] = nil }
-        let envp = environment.map { "\($0.key)=\($0.value)" }
+        let envp = environment(ProcessInfo.processInfo.environment).map { "\($0.key)=\($0.value)" }
 
         // Output goes to a file, not a pipe: the server started by pg_ctl must not inherit a pipe
         // we wait on.
         let capture = FileManager.default.temporaryDirectory
             .appendingPathComponent("gatehouse-pg-\(getpid())-\(UInt64.random(in: 0...UInt64.max)).out").path
-        let fd = open(capture, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0o600)
+        let fd = open(capture, O_WRONLY | O_CREAT | O_EXCL | O_NOFOLLOW | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw PostgresError(.embedded, message: "cannot create \(capture)") }
         defer {
             close(fd)
@@ -86,10 +70,19 @@ struct Subprocess {
         }
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
-        let output = (try? String(contentsOfFile: capture, encoding: .utf8)) ?? ""
+        let output = ClusterFiles.read(capture) ?? ""
         // WIFEXITED / WEXITSTATUS, spelled out (the macros are not imported).
         let exitStatus = (status & 0x7f) == 0 ? (status >> 8) & 0xff : 128 + (status & 0x7f)
         return (exitStatus, output.trimmingCharacters(in: .whitespacesAndNewlines))
+    }
+
+    /// The whole environment of a tool: a search path, an English UTF-8 locale and the time zone,
+    /// taken from `inherited` only where named here. Nothing else passes: not the master key,
+    /// `DATABASE_URL` or any other setting, nor libpq's `PG*` variables.
+    private static func environment(_ inherited: [String: String]) -> [String: String] {
+        var environment = ["PATH": inherited["PATH"] ?? "/usr/local/bin:/usr/bin:/bin", "LANG": "C.UTF-8", "LC_ALL": "C.UTF-8"]
+        if let zone = inherited["TZ"] { environment["TZ"] = zone }
+        return environment
     }
 
     /// A NULL-terminated `char *[]`, valid only inside `body`.

@@ -2,24 +2,35 @@ internal import CSodium
 import Glibc
 import Locking
 
-/// A bounded pool of worker threads that hash and verify passwords for blocking callers.
+/// A bounded pool of worker threads that hash and verify passwords for blocking callers,
+/// admitting a job by the wait it would have.
 ///
 /// Callers are ordinary threads (HTTP worker threads), not Swift concurrency tasks: each call
 /// blocks its thread until a worker has finished the job. At most `workers` jobs run at once
-/// (each holds `memLimit` bytes, 64 MiB at `.interactive`) and at most `queueDepth` more wait;
-/// beyond that a call throws `HashingPoolError.busy` immediately, so overload sheds requests
-/// instead of piling up memory and latency.
+/// (each holds `memLimit` bytes, 64 MiB at `.interactive`); the others wait, holding no hash
+/// memory. A job that finds `ahead` jobs queued or running starts at once if a worker is free,
+/// else after `ahead - workers + 1` of them have finished, `workers` at a time: its expected
+/// wait is `(ahead - workers + 1) × mean / workers`, with `mean` the recent mean duration of a
+/// job. If that is more than `maxWait` seconds, the call throws `HashingPoolError.busy` at
+/// once, so a burst waits and a flood is shed instead of piling up latency. Whatever `maxWait`,
+/// at most ``maxQueued`` jobs wait (each holds its caller's thread and a copy of the password).
+///
+/// `mean` is an exponentially weighted mean (weight 1/8, as TCP's smoothed round-trip time) of
+/// the measured durations of all jobs, whatever their cost (a bcrypt verification, an argon2id
+/// one of another cost, several in one log-in); it starts from one hash measured in `init`.
 ///
 /// Thread-safe. `shutdown()` (also run by `deinit`) refuses new jobs, finishes the queued ones
 /// and waits for the workers to exit. The workers are a `WorkerThreads` of `workers` threads
-/// that never idle out; this class adds the admission limit and the result.
+/// that never idle out; this class adds the admission and the result.
 public final class PasswordHashingPool: Sendable {
     /// A snapshot of the pool for metrics.
     public struct Metrics: Sendable, Hashable {
         /// The number of worker threads.
         public var workers: Int
-        /// The maximum number of jobs waiting for a worker.
-        public var queueDepth: Int
+        /// The longest expected wait, in seconds, at which a job is still admitted.
+        public var maxWait: Double
+        /// The recent mean duration of a job, in seconds.
+        public var meanJobSeconds: Double
         /// Jobs waiting for a worker now.
         public var queued: Int
         /// Workers running a job now.
@@ -32,24 +43,44 @@ public final class PasswordHashingPool: Sendable {
         public var isShutDown: Bool
     }
 
+    /// The most jobs that wait for a worker, however long `maxWait` is.
+    public static let maxQueued = 1024
+
     /// The hasher the workers use.
     public let hasher: PasswordHasher
+    /// The longest expected wait, in seconds, at which a job is still admitted.
+    public let maxWait: Double
 
     private let threads: WorkerThreads
-    private let queueDepth: Int
+    /// The recent mean duration of a job, in seconds.
+    private let meanJobSeconds: Lock<Double>
+    /// Called on the worker with the kind of every hash verified (`HashKinds.kind(of:)`, or
+    /// "unrecognized"): a hook for tests that compare the work of log-ins.
+    private let onVerify: (@Sendable (String) -> Void)?
 
     /// A pool of `workers` threads (default: the number of online cores; each starts with the
-    /// first job it takes and then stays) with room for `queueDepth` waiting jobs (default: eight
-    /// times the workers).
+    /// first job it takes and then stays) admitting jobs expected to wait at most `maxWait`
+    /// seconds. Hashes one random password first, to measure a job.
     ///
-    /// - Precondition: `workers >= 1`, `queueDepth >= 0`.
-    public init(hasher: PasswordHasher, workers: Int? = nil, queueDepth: Int? = nil) {
+    /// - Precondition: `workers >= 1`, `maxWait >= 0`.
+    public convenience init(
+        hasher: PasswordHasher, workers: Int? = nil, maxWait: Double = 5, onVerify: (@Sendable (String) -> Void)? = nil
+    ) {
+        self.init(hasher: hasher, workers: workers, maxWait: maxWait, meanJobSeconds: nil, onVerify: onVerify)
+    }
+
+    /// A pool whose mean job starts at `meanJobSeconds` (nil: measured); tests set it.
+    init(
+        hasher: PasswordHasher, workers: Int?, maxWait: Double, meanJobSeconds: Double?,
+        onVerify: (@Sendable (String) -> Void)? = nil
+    ) {
         let workerCount = workers ?? Self.onlineCores()
-        let depth = queueDepth ?? 8 * workerCount
         precondition(workerCount >= 1, "PasswordHashingPool needs at least one worker")
-        precondition(depth >= 0, "PasswordHashingPool queue depth cannot be negative")
+        precondition(maxWait >= 0, "PasswordHashingPool's maximum wait cannot be negative")
         self.hasher = hasher
-        self.queueDepth = depth
+        self.maxWait = maxWait
+        self.onVerify = onVerify
+        self.meanJobSeconds = Lock(meanJobSeconds ?? Self.measure { _ = try? hasher.hash(SecureRandom.bytes(16)) })
         self.threads = WorkerThreads(name: "gh-hashing", maxThreads: workerCount, idleSeconds: .infinity) {
             // Per thread: sched_setattr with pid 0 sets the calling thread only.
             _ = gatehouse_set_slice(Self.workerSliceNanoseconds)
@@ -70,14 +101,14 @@ public final class PasswordHashingPool: Sendable {
 
     /// Hashes `password` (UTF-8 bytes) on a worker; blocks until done.
     ///
-    /// - Throws: `.busy` at once if the queue is full, `.shutDown`, or `.hashingFailed`.
+    /// - Throws: `.busy` at once if it would wait too long, `.shutDown`, or `.hashingFailed`.
     public func hash(_ password: String) throws(HashingPoolError) -> String {
         try hash(Array(password.utf8))
     }
 
     /// Hashes the password `bytes` on a worker; blocks until done.
     ///
-    /// - Throws: `.busy` at once if the queue is full, `.shutDown`, or `.hashingFailed`.
+    /// - Throws: `.busy` at once if it would wait too long, `.shutDown`, or `.hashingFailed`.
     public func hash(_ password: [UInt8]) throws(HashingPoolError) -> String {
         let hasher = self.hasher
         let result = try run { () -> Result<String, SodiumError> in
@@ -92,34 +123,28 @@ public final class PasswordHashingPool: Sendable {
     /// Verifies `password` (UTF-8 bytes) against a stored argon2id or bcrypt hash on a worker;
     /// blocks until done. See `PasswordHasher.verify(_:against:)`.
     ///
-    /// - Throws: `.busy` at once if the queue is full, or `.shutDown`.
+    /// - Throws: `.busy` at once if it would wait too long, or `.shutDown`.
     public func verify(_ password: String, against storedHash: String) throws(HashingPoolError) -> VerifyResult {
-        try verify(Array(password.utf8), against: storedHash)
-    }
-
-    /// Verifies the password `bytes` against a stored hash on a worker; blocks until done.
-    ///
-    /// - Throws: `.busy` at once if the queue is full, or `.shutDown`.
-    public func verify(_ password: [UInt8], against storedHash: String) throws(HashingPoolError) -> VerifyResult {
-        let hasher = self.hasher
-        return try run { hasher.verify(password, against: storedHash) }
-    }
-
-    /// Runs `PasswordHasher.dummyVerify(_:)` on a worker, for logins of unknown users;
-    /// blocks until done, so it costs the same as a real verification.
-    ///
-    /// - Throws: `.busy` at once if the queue is full, or `.shutDown`.
-    public func dummyVerify(_ password: String) throws(HashingPoolError) {
-        let hasher = self.hasher
         let bytes = Array(password.utf8)
-        try run { hasher.dummyVerify(bytes) }
+        return try run { [self] in check(bytes, storedHash) }
     }
 
-    /// A snapshot of queue depth, busy workers and counters.
+    /// A log-in's verification, in one job: `password` against `storedHash` (nil: no such
+    /// account) and, unless it matches, against a dummy of every other kind of `kinds` (see
+    /// `HashKinds.verify(_:against:check:)`); blocks until done.
+    ///
+    /// - Throws: `.busy` at once if it would wait too long, or `.shutDown`.
+    public func verify(_ password: String, against storedHash: String?, kinds: HashKinds) throws(HashingPoolError) -> VerifyResult {
+        let bytes = Array(password.utf8)
+        return try run { [self] in kinds.verify(bytes, against: storedHash) { check(bytes, $0) } }
+    }
+
+    /// A snapshot of the queue, busy workers, the mean job and counters.
     public var metrics: Metrics {
         let stats = threads.stats
         return Metrics(
-            workers: threads.maxThreads, queueDepth: queueDepth, queued: stats.queued, busyWorkers: stats.running,
+            workers: threads.maxThreads, maxWait: maxWait, meanJobSeconds: meanJobSeconds.withLock { $0 },
+            queued: stats.queued, busyWorkers: stats.running,
             completed: stats.completed, rejected: stats.refused, isShutDown: stats.isShutDown)
     }
 
@@ -135,13 +160,19 @@ public final class PasswordHashingPool: Sendable {
     /// Runs `work` on a worker thread and returns its result; blocks the caller until done.
     /// Internal: the tests use it to hold a worker deterministically.
     ///
-    /// Room means fewer than `workers + queueDepth` jobs queued or running, so at most `workers`
-    /// hashes hold memory at a time and at most `queueDepth` callers wait for a worker.
+    /// Admitted while fewer than `workers + ⌊maxWait × workers / mean⌋` jobs (at most
+    /// `workers + maxQueued`) are queued or running: then the jobs ahead of it that must finish
+    /// before it starts, `ahead - workers + 1`, take at most `maxWait` at `workers` at a time.
     @discardableResult
     func run<T: Sendable>(_ work: @escaping @Sendable () -> T) throws(HashingPoolError) -> T {
         let slot = ResultSlot<T>()
+        let limit = Self.admissionLimit(
+            workers: threads.maxThreads, maxWait: maxWait, meanJobSeconds: meanJobSeconds.withLock { $0 })
         do {
-            try threads.runAndWait({ slot.value = work() }, limit: threads.maxThreads + queueDepth)
+            try threads.runAndWait({ [meanJobSeconds] in
+                let seconds = Self.measure { slot.value = work() }
+                meanJobSeconds.withLock { $0 += (seconds - $0) / 8 }
+            }, limit: limit)
         } catch {
             switch error {
             case .full: throw .busy
@@ -151,6 +182,28 @@ public final class PasswordHashingPool: Sendable {
         // The worker wrote `slot.value` before marking the job done under the threads' mutex,
         // and `runAndWait` observed `done` under that mutex: the write happens-before this read.
         return slot.value!
+    }
+
+    /// How many jobs may be queued or running when one more is admitted (see `run`).
+    static func admissionLimit(workers: Int, maxWait: Double, meanJobSeconds: Double) -> Int {
+        // A mean of 0 (immeasurably quick jobs) gives +infinity, capped below.
+        let waiting = maxWait == 0 ? 0 : maxWait * Double(workers) / meanJobSeconds
+        return workers + Int(min(Double(maxQueued), waiting.rounded(.down)))
+    }
+
+    /// Verifies one hash, telling `onVerify` its kind.
+    private func check(_ password: [UInt8], _ hash: String) -> VerifyResult {
+        onVerify?(HashKinds.kind(of: hash) ?? "unrecognized")
+        return hasher.verify(password, against: hash)
+    }
+
+    /// The seconds `body` takes (monotonic clock).
+    private static func measure(_ body: () -> Void) -> Double {
+        var start = timespec(), end = timespec()
+        clock_gettime(CLOCK_MONOTONIC, &start)
+        body()
+        clock_gettime(CLOCK_MONOTONIC, &end)
+        return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
     }
 
     private static func onlineCores() -> Int {

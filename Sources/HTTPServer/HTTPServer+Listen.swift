@@ -1,0 +1,32 @@
+internal import Glibc
+
+extension HTTPServer {
+    /// Binds and listens on `host:port` now and returns the socket, for
+    /// ``Configuration/listenSocket``: a process started as root opens a port below 1024 this way
+    /// before it gives root up. Same addresses as ``Configuration/host`` (`::` is dual stack).
+    public static func openListeningSocket(host: String, port: Int) throws(HTTPServerError) -> Int32 {
+        guard (0...Int(UInt16.max)).contains(port), var address = SocketAddress(host: host, port: UInt16(port)) else {
+            throw .invalidHost(host)
+        }
+        let fd = socket(address.isIPv6 ? AF_INET6 : AF_INET, Int32(SOCK_STREAM.rawValue) | Int32(SOCK_CLOEXEC.rawValue), 0)
+        guard fd >= 0 else { throw .startFailed("socket: errno \(errno)") }
+        var one: Int32 = 1, zero: Int32 = 0
+        setsockopt(fd, SOL_SOCKET, SO_REUSEADDR, &one, socklen_t(MemoryLayout<Int32>.size))
+        if address.isIPv6Any { setsockopt(fd, Int32(IPPROTO_IPV6), IPV6_V6ONLY, &zero, socklen_t(MemoryLayout<Int32>.size)) }
+        let length = socklen_t(address.isIPv6 ? MemoryLayout<sockaddr_in6>.size : MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafePointer(to: &address.storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) }
+        }
+        guard bound == 0, listen(fd, SOMAXCONN) == 0 else {
+            let code = errno
+            close(fd)
+            switch code {
+            case EADDRINUSE: throw .addressInUse(host: host, port: port)
+            case EADDRNOTAVAIL: throw .addressNotAvailable(host: host, port: port)
+            case EACCES: throw .permissionDenied(host: host, port: port)
+            default: throw .startFailed(String(cString: strerror(code)))
+            }
+        }
+        return fd
+    }
+}
