@@ -107,10 +107,10 @@ public enum AuthMigrations {
         version: 3, name: "log-in limits per account and network; known installations",
         sql: """
             -- logIn attempts per account and client network (an IPv4 address, an IPv6 /64) in fixed
-            -- windows ending at expires_at. UNLOGGED: counting writes no WAL, so its commit waits for no
-            -- disk flush; after a crash (or on a promoted standby) the counts start again from zero. No
-            -- foreign key: its check would lock the user's row, which is a logged write.
-            CREATE UNLOGGED TABLE login_attempts (
+            -- windows ending at expires_at; written with synchronous_commit off (see UserStore), so it
+            -- reaches the standbys without a commit waiting for them. No foreign key: its check would
+            -- lock the user's row, a write of its own.
+            CREATE TABLE login_attempts (
                 user_id text NOT NULL,
                 expires_at timestamptz NOT NULL,
                 network text NOT NULL,

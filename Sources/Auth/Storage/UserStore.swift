@@ -92,14 +92,16 @@ struct UserStore: Sendable {
     /// The account `name` logs in, with this attempt counted against it and `network` in the
     /// window ending at `windowEnd` (unless `limit` is 0), in one statement.
     ///
-    /// The counts live in the unlogged table `login_attempts`: writing it makes no WAL, so the
-    /// commit waits for no disk flush, and an existing account's attempt costs about what an
-    /// unknown name's (a plain read) does.
+    /// The counts live in `login_attempts`, written with `synchronous_commit` off: the commit
+    /// waits for no disk flush and no standby, so an existing account's attempt costs about what
+    /// an unknown name's (a plain read) does, and the counts still reach the WAL and the standbys
+    /// (a crash or failover loses at most the last fraction of a second of them).
     func logInAttempt(
         name: String, network: String, windowEnd: Date, limit: Int, installation: [UInt8]?, knownSince: Date
     ) throws -> LogInAttempt? {
-        try pool.withConnection { connection in
-            guard let row = try connection.queryFirst("""
+        try pool.withConnection { connection in try connection.transaction { tx in
+            try tx.execute("SET LOCAL synchronous_commit TO off")
+            guard let row = try tx.queryFirst("""
                 WITH found AS (
                     SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
                            u.password_hash, u.failed_login_count, u.lockout_until
@@ -127,7 +129,7 @@ struct UserStore: Sendable {
                     failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9)),
                 fromNetwork: try row.decode(Int.self, at: 10), fromOtherNetworks: try row.decode(Int.self, at: 11),
                 installationKnown: try row.decode(Bool.self, at: 12))
-        }
+        } }
     }
 
     /// How long an installation's last session of a user keeps it known (the owner's exemption).
