@@ -4,6 +4,7 @@ import Foundation
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import IPNetworks
 import JSON
 import Postgres
 import Sodium

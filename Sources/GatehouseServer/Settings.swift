@@ -1,6 +1,7 @@
-import Foundation
 import Auth
+import Foundation
 import HTTPServer
+import IPNetworks
 
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {

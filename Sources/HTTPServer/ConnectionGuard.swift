@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import Glibc
+import IPNetworks
 import Locking
 import Synchronization
 

@@ -1,4 +1,5 @@
 internal import Glibc
+import IPNetworks
 
 /// A numeric IPv4 or IPv6 socket address, parsed without name resolution.
 struct SocketAddress {

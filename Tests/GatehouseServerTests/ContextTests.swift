@@ -1,3 +1,4 @@
+import IPNetworks
 import Auth
 import Foundation
 import GraphQL

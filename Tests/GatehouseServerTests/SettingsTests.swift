@@ -1,3 +1,4 @@
+import IPNetworks
 import Foundation
 import HTTPServer
 import Testing

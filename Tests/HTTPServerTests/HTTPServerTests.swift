@@ -1,5 +1,6 @@
 import Foundation
 import HTTPServer
+import IPNetworks
 import Synchronization
 import TestSupport
 import Testing

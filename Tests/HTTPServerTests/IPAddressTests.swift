@@ -1,4 +1,4 @@
-import HTTPServer
+import IPNetworks
 import Testing
 
 @Suite("IP addresses and networks")

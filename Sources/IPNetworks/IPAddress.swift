@@ -29,14 +29,15 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
         }
     }
 
-    /// The peer address of a connection (`AF_INET` or `AF_INET6`); nil for other families.
-    init?(socketAddress address: UnsafePointer<sockaddr>) {
-        switch Int32(address.pointee.sa_family) {
+    /// The address in a `sockaddr` (`AF_INET` or `AF_INET6`), such as a connection's peer; nil
+    /// for other families.
+    public init?(socketAddress address: UnsafeRawPointer) {
+        switch Int32(address.loadUnaligned(as: sockaddr.self).sa_family) {
         case AF_INET:
-            let v4 = UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in.self)
+            let v4 = address.loadUnaligned(as: sockaddr_in.self)
             self = withUnsafeBytes(of: v4.sin_addr) { IPAddress(v4: $0) }
         case AF_INET6:
-            let v6 = UnsafeRawPointer(address).loadUnaligned(as: sockaddr_in6.self)
+            let v6 = address.loadUnaligned(as: sockaddr_in6.self)
             self = withUnsafeBytes(of: v6.sin6_addr) { IPAddress(v6: $0) }
         default:
             return nil
