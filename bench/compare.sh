@@ -41,11 +41,14 @@ LOAD_START="$(load_avg)"
 log "load average at start: $LOAD_START"
 declare -A URL PID
 BIN="$(dirname "$BASE_BIN")"
+# As the gatehouse account, which newer builds drop to: they must reach the cluster the base makes.
+export SERVER_AS_ACCOUNT=1
 start_server "$DIR/base" /dev/null
 PID[base]=$SERVER_PID URL[base]=$SERVER_URL
 CONNINFO="$(pg_conninfo "$DIR/base")"
 start_server "$DIR/base-nocache" /dev/null DATABASE_URL="$CONNINFO" GATEHOUSE_SESSION_CACHE=false
 PID[base_nocache]=$SERVER_PID URL[base_nocache]=$SERVER_URL
+unset SERVER_AS_ACCOUNT
 BIN="$(dirname "$NEW_BIN")"
 start_server "$DIR/new" /dev/null DATABASE_URL="$CONNINFO"
 PID[new]=$SERVER_PID URL[new]=$SERVER_URL
@@ -69,7 +72,7 @@ record() {  # record WORKLOAD BUILD ROUND VALUE FILES...: one run's figure and i
     VAL[$w.$b.$r]="$v"
     for f in "$@"; do
         e="$(wrk_errors "$f")"; ERR[$w.$b]=$(( ${ERR[$w.$b]:-0} + e )); ERR[$b]=$(( ${ERR[$b]} + e ))
-        grep FIRST_ERROR "$f" >&2 || true
+        grep -E "FIRST_ERROR|Socket errors" "$f" >&2 || true
     done
 }
 TICKS_PER_SECOND="$(getconf CLK_TCK)"

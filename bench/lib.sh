@@ -94,14 +94,22 @@ new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_
 
 # start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
 # Rate limits and the per-address connection cap off (every load generator is one loopback
-# address); other settings from the environment / the arguments.
+# address); other settings from the environment / the arguments. With SERVER_AS_ACCOUNT=1 (as
+# root), the server is started as the gatehouse account instead of dropping to it itself: for
+# builds older than that account, whose cluster the newer builds must reach.
 start_server() {
     local dir="$1" logfile="$2"; shift 2
     mkdir -p "$dir"; chmod 755 "$dir"
-    local out="$dir/stdout.$RANDOM"
+    local out="$dir/stdout.$RANDOM" as=()
+    if [ "${SERVER_AS_ACCOUNT:-0}" = 1 ] && [ "$(id -u)" = 0 ]; then
+        id gatehouse >/dev/null 2>&1 || useradd --system --no-create-home --home-dir /nonexistent \
+            --shell /usr/sbin/nologin --user-group gatehouse
+        chown gatehouse: "$dir"
+        as=(setpriv --reuid=gatehouse --regid=gatehouse --clear-groups)  # execs: SERVER_PID is the server
+    fi
     env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
         GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 "$@" \
-        "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
+        "${as[@]}" "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
     SERVER_PID=$!
     BENCH_PIDS+=("$SERVER_PID")
     [ -d "$dir/pg" ] && BENCH_CLUSTERS+=("$dir/pg") || true
