@@ -4,6 +4,7 @@ import Foundation
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import Locking
 import Postgres
 import Sodium
 
@@ -93,6 +94,7 @@ public final class GatehouseServer: Sendable {
             }
         }
         refreshHashKinds()
+        let janitorRuns = Lock(0)
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -115,7 +117,9 @@ public final class GatehouseServer: Sendable {
             janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
-                refreshHashKinds()
+                // Hourly: the read scans the users table, and only drops kinds no account has any
+                // more (a log-in meeting a new kind adds it at once).
+                if janitorRuns.withLock({ runs in runs += 1; return runs % 12 == 0 }) { refreshHashKinds() }
             },
             onError: { error in
                 logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])
