@@ -56,7 +56,7 @@ for t in "${targets[@]}"; do
   objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
   extra=()
   case $t in
-    json) objs=("$OUT/obj/JSON.o") ;;
+    json) objs=("$OUT/obj/JSON.o"); extra=(Tests/JSONTests/RoundTripEquality.swift) ;;
     lexer-parser) ;;
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
