@@ -124,7 +124,7 @@ final class Router: HTTPHandler {
             ("gatehouse_db_pool_capacity", "Size of the PostgreSQL connection pool.", "", Double(stats.capacity)),
             ("gatehouse_hashing_queue_depth", "Password hashes waiting for a worker.", "", Double(hashingMetrics.queued)),
             ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
-            ("gatehouse_hashing_mean_job_seconds", "Recent mean duration of a password hashing job, which admission divides the maximum wait by.", "", hashingMetrics.meanJobSeconds),
+            ("gatehouse_hashing_mean_job_seconds", "Recent mean CPU time of a password hashing job, which admission divides the maximum wait by.", "", hashingMetrics.meanJobSeconds),
             ("gatehouse_hashing_rejected_total", "Password hashes refused because they would have waited longer than the maximum wait.", "", Double(hashingMetrics.rejected)),
             ("gatehouse_log_lines_dropped_total", "Log lines dropped because standard error did not keep up.", "", Double(LogWriter.standardError.droppedLines)),
             ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"over_address_cap\"",

@@ -10,14 +10,17 @@ import Locking
 /// (each holds `memLimit` bytes, 64 MiB at `.interactive`); the others wait, holding no hash
 /// memory. A job that finds `ahead` jobs queued or running starts at once if a worker is free,
 /// else after `ahead - workers + 1` of them have finished, `workers` at a time: its expected
-/// wait is `(ahead - workers + 1) × mean / workers`, with `mean` the recent mean duration of a
+/// wait is `(ahead - workers + 1) × mean / workers`, with `mean` the recent mean CPU time of a
 /// job. If that is more than `maxWait` seconds, the call throws `HashingPoolError.busy` at
 /// once, so a burst waits and a flood is shed instead of piling up latency. Whatever `maxWait`,
 /// at most ``maxQueued`` jobs wait (each holds its caller's thread and a copy of the password).
 ///
 /// `mean` is an exponentially weighted mean (weight 1/8, as TCP's smoothed round-trip time) of
-/// the measured durations of all jobs, whatever their cost (a bcrypt verification, an argon2id
-/// one of another cost, several in one log-in); it starts from one hash measured in `init`.
+/// the CPU time of all jobs, whatever their cost (a bcrypt verification, an argon2id one of
+/// another cost, several in one log-in); it starts from one hash measured in `init`. CPU time,
+/// not wall time: it is what a job costs the workers whatever else runs on the machine, so the
+/// wait predicted is the wait when the workers have the cores to themselves (as they do with the
+/// default of one worker a core); other work on the machine makes real waits longer.
 ///
 /// Thread-safe. `shutdown()` (also run by `deinit`) refuses new jobs, finishes the queued ones
 /// and waits for the workers to exit. The workers are a `WorkerThreads` of `workers` threads
@@ -29,7 +32,7 @@ public final class PasswordHashingPool: Sendable {
         public var workers: Int
         /// The longest expected wait, in seconds, at which a job is still admitted.
         public var maxWait: Double
-        /// The recent mean duration of a job, in seconds.
+        /// The recent mean CPU time of a job, in seconds.
         public var meanJobSeconds: Double
         /// Jobs waiting for a worker now.
         public var queued: Int
@@ -52,7 +55,7 @@ public final class PasswordHashingPool: Sendable {
     public let maxWait: Double
 
     private let threads: WorkerThreads
-    /// The recent mean duration of a job, in seconds.
+    /// The recent mean CPU time of a job, in seconds.
     private let meanJobSeconds: Lock<Double>
     /// Called on the worker with the kind of every hash verified (`HashKinds.kind(of:)`, or
     /// "unrecognized"): a hook for tests that compare the work of log-ins.
@@ -197,12 +200,12 @@ public final class PasswordHashingPool: Sendable {
         return hasher.verify(password, against: hash)
     }
 
-    /// The seconds `body` takes (monotonic clock).
+    /// The CPU seconds the calling thread spends in `body`.
     private static func measure(_ body: () -> Void) -> Double {
         var start = timespec(), end = timespec()
-        clock_gettime(CLOCK_MONOTONIC, &start)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
         body()
-        clock_gettime(CLOCK_MONOTONIC, &end)
+        clock_gettime(CLOCK_THREAD_CPUTIME_ID, &end)
         return Double(end.tv_sec - start.tv_sec) + Double(end.tv_nsec - start.tv_nsec) / 1e9
     }
 
