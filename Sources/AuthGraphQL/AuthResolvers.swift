@@ -21,12 +21,8 @@ public enum AuthGraphQL {
         r.field("Query.health") { _, _, _, _ in .bool(true) }
         r.field("Query.viewer") { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                switch context.viewer {
-                case .found(let grant): return .value(grant)
-                case .noToken: throw .invalidSession
-                case .invalid(let error): throw error
-                case .notAsked: throw .internalError(detail: "the viewer was not looked up before execution")
-                }
+                guard let grant = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
+                return .value(grant)
             }
         }
         r.field("Mutation.signUp") { _, arguments, context, _ in
@@ -75,6 +71,9 @@ public enum AuthGraphQL {
         r.field("User.authData", on: User.self) { _, _, _, _ in .null }
         r.field("User.authDataResponse", on: User.self) { _, _, _, _ in .null }
 
+        bindAccounts(&r, auth: auth, log: log)
+        bindSessions(&r, auth: auth, log: log)
+
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in
             log("unexpected resolver error: \(error)")
@@ -93,13 +92,13 @@ public enum AuthGraphQL {
         let clientMutationId: String?
     }
 
-    private static func optional(_ text: String?) -> ResolvedValue {
+    static func optional(_ text: String?) -> ResolvedValue {
         text.map(ResolvedValue.string) ?? .null
     }
 
     /// Runs a domain call, turning `AuthError` into the GraphQL error Parse sends
     /// (`extensions.code`) and recording refusals the transport answers with a status.
-    private static func run(
+    static func run(
         _ context: RequestContext, _ log: @Sendable (String) -> Void, _ body: () throws(AuthError) -> ResolvedValue
     ) throws(GraphQLError) -> ResolvedValue {
         do {
@@ -118,7 +117,7 @@ public enum AuthGraphQL {
 
     // MARK: Input
 
-    private static func isNonEmptyObject(_ value: JSON?) -> Bool {
+    static func isNonEmptyObject(_ value: JSON?) -> Bool {
         if case .object(let object)? = value { return !object.isEmpty }
         return false
     }
@@ -135,7 +134,7 @@ public enum AuthGraphQL {
     }
 
     /// `ACLInput` as an `ACL`; user ids may be global ids or object ids (as Parse).
-    private static func acl(_ input: JSONObject) -> ACL {
+    static func acl(_ input: JSONObject) -> ACL {
         func access(_ object: JSONObject) -> ACL.Access {
             ACL.Access(read: object["read"]?.boolValue ?? false, write: object["write"]?.boolValue ?? false)
         }

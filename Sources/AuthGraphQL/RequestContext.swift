@@ -39,6 +39,8 @@ public final class RequestContext: Sendable {
     }
 
     private let refusals = Mutex<[Refusal]>([])
+    /// The caller's session when it was looked up during execution (``caller(_:)``).
+    private let lookedUp = Mutex<Result<SessionGrant?, AuthError>?>(nil)
 
     public init(sessionToken: String?, request: AuthRequest, viewer: Viewer = .notAsked) {
         self.sessionToken = sessionToken.flatMap { $0.isEmpty ? nil : $0 }
@@ -48,6 +50,22 @@ public final class RequestContext: Sendable {
 
     func record(_ refusal: Refusal) {
         refusals.withLock { $0.append(refusal) }
+    }
+
+    /// The session of the request's token: the viewer settled before execution, else looked up
+    /// now with `lookUp` (once per request; the caller's thread blocks); nil without a token.
+    public func caller(_ lookUp: (String) throws(AuthError) -> SessionGrant) throws(AuthError) -> SessionGrant? {
+        switch viewer {
+        case .found(let grant): return grant
+        case .invalid(let error): throw error
+        case .noToken: return nil
+        case .notAsked: break
+        }
+        guard let sessionToken else { return nil }
+        if let known = lookedUp.withLock({ $0 }) { return try known.get() }
+        let result = Result { () throws(AuthError) -> SessionGrant? in try lookUp(sessionToken) }
+        lookedUp.withLock { $0 = result }
+        return try result.get()
     }
 
     /// What fields were refused for, in order.

@@ -45,6 +45,20 @@ public final class GatehouseServer: Sendable {
             }
         }
 
+        // The listener first: links in mail name its port (the one picked, for port 0).
+        let socket: Int32
+        if let listenSocket { socket = listenSocket } else {
+            do { socket = try HTTPServer.openListeningSocket(host: settings.host, port: settings.port) } catch {
+                throw StartError("cannot listen: \(error)")
+            }
+        }
+        var socketHandedOver = false
+        defer { if !socketHandedOver { close(socket) } }
+        let publicURL = settings.publicURL ?? {
+            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
+            return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
+        }()
+
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
@@ -86,7 +100,11 @@ public final class GatehouseServer: Sendable {
                 rateLimits: RateLimitPolicy(perAddress: settings.rateLimitPerAddress, perAccount: settings.rateLimitPerAccount),
                 lockout: settings.lockoutThreshold > 0
                     ? LockoutPolicy(threshold: settings.lockoutThreshold, durationMinutes: settings.lockoutMinutes) : nil,
-                masterKey: settings.masterKey),
+                masterKey: settings.masterKey,
+                accounts: AccountPolicy(
+                    verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
+                    resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
+                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
             sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
@@ -131,9 +149,10 @@ public final class GatehouseServer: Sendable {
             requestTimeout: settings.requestTimeout, maxConnections: settings.maxConnections,
             maxConnectionsPerAddress: settings.maxConnectionsPerAddress, uncappedNetworks: settings.trustedProxies,
             log: { logger.debug("http", ["detail": .string($0)]) })
-        configuration.listenSocket = listenSocket
+        configuration.listenSocket = socket
         configuration.connectionCounts = connectionCounts
         http = HTTPServer(configuration: configuration, handler: router)
+        socketHandedOver = true
         do { try http.start() } catch {
             throw StartError("cannot listen: \(error)")
         }

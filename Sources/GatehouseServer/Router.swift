@@ -146,8 +146,8 @@ struct ContextFactory: Sendable {
     let proxies: TrustedProxies
 
     /// The context for `operation` of `prepared`: mutations execute on a thread that may block
-    /// (their resolvers hash passwords and write); a query that may select `viewer` waits for
-    /// its session, which the cache answers at once or a batched lookup later.
+    /// (their resolvers hash passwords and write), as do queries whose resolvers read the
+    /// database; a query that may select only `viewer` waits for its session, which the cache answers at once or a batched lookup later.
     func context(
         for request: HTTPRequest, _ prepared: PreparedDocument, _ operation: OperationDefinition?
     ) -> ContextReadiness<RequestContext> {
@@ -155,6 +155,12 @@ struct ContextFactory: Sendable {
         let authRequest = self.authRequest(request)
         guard let operation else { return .now(RequestContext(sessionToken: token, request: authRequest)) }
         guard operation.operation == .query else { return .blocking(RequestContext(sessionToken: token, request: authRequest)) }
+        // `user`, `node` and `Viewer.sessions` read the database in their resolvers.
+        if ["user", "node"].contains(where: { prepared.document.mayExecute(rootField: $0, of: operation) })
+            || prepared.document.selects(field: "sessions")
+        {
+            return .blocking(RequestContext(sessionToken: token, request: authRequest))
+        }
         guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
         guard prepared.document.mayExecute(rootField: "viewer", of: operation) else {
             return .now(RequestContext(sessionToken: token, request: authRequest))
@@ -182,7 +188,9 @@ struct ContextFactory: Sendable {
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return AuthRequest(
             clientAddress: address, installationId: installationId,
-            isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"]))
+            isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"]),
+            userAgent: request.headers["User-Agent"].flatMap { $0.isEmpty ? nil : $0 },
+            acceptLanguage: request.headers["Accept-Language"])
     }
 
     /// After execution: when every root field was refused for a rate limit (or the

@@ -45,6 +45,19 @@ public struct Settings: Sendable, Hashable {
     public var maxRootFields = 20
     public var corsOrigins: [String] = []
     public var trustedProxies: [IPNetwork] = []
+    /// Base of the links in mail; nil: `http://<host>:<port>` of the listener.
+    public var publicURL: String? = nil
+    public var appName = "Gatehouse"
+    public var smtpURL: String? = nil
+    public var smtpCAFile: String? = nil
+    /// The From header; nil: `<app name> <no-reply@localhost>`.
+    public var mailFrom: String? = nil
+    public var verifyEmails = AccountPolicy.EmailVerification.off
+    public var verifyTokenTTL = 86_400
+    public var resetTokenTTL = 3600
+    public var mailRetryBase = 5
+    public var recentAuth = 300
+    public var sessionIdleTimeout = 0
     public var logLevel = LogLevel.info
     public var shutdownTimeout = 10.0
 
@@ -138,6 +151,41 @@ extension Settings {
                  settings.trustedProxies = networks
              },
              { $0.trustedProxies.isEmpty ? "(none)" : $0.trustedProxies.map(\.description).joined(separator: ",") }),
+        text("public-url", "GATEHOUSE_PUBLIC_URL", "URL", "Base of the links in mail (http:// or https://); unset: http://<host>:<port>",
+             { settings, value throws(SettingsError) in
+                 if value.isEmpty { settings.publicURL = nil; return }
+                 guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
+                     url.host?.isEmpty == false, url.query == nil, url.fragment == nil
+                 else {
+                     throw SettingsError("GATEHOUSE_PUBLIC_URL (--public-url) must be an http:// or https:// URL with a host and no query, not \"\(value)\".")
+                 }
+                 settings.publicURL = value
+             }, { $0.publicURL ?? "(none)" }),
+        text("app-name", "GATEHOUSE_APP_NAME", "NAME", "The product name shown in mail and pages",
+             { settings, value throws(SettingsError) in
+                 guard !value.isEmpty, value.count <= 100, !value.contains(where: { $0.isNewline || $0 == "\0" }) else {
+                     throw SettingsError("GATEHOUSE_APP_NAME (--app-name) must be 1 to 100 characters on one line.")
+                 }
+                 settings.appName = value
+             }, { $0.appName }),
+        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://...; unset: mail stays in the outbox (dev mailbox)",
+             { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
+        text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",
+             { $0.smtpCAFile = $1.isEmpty ? nil : $1 }, { $0.smtpCAFile ?? "(none)" }),
+        text("mail-from", "GATEHOUSE_MAIL_FROM", "ADDRESS", "The From header of mail; unset: <app name> <no-reply@localhost>",
+             { $0.mailFrom = $1.isEmpty ? nil : $1 }, { $0.mailFrom ?? "<app name> <no-reply@localhost>" }),
+        text("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "MODE", "off (verification mail when asked), on (also at sign-up and email change) or required (unverified emails cannot log in)",
+             { settings, value throws(SettingsError) in
+                 guard let mode = AccountPolicy.EmailVerification(rawValue: value) else {
+                     throw SettingsError("GATEHOUSE_VERIFY_EMAILS (--verify-emails) must be off, on or required, not \"\(value)\".")
+                 }
+                 settings.verifyEmails = mode
+             }, { $0.verifyEmails.rawValue }),
+        integer("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "Seconds a verification link works", 60...(365 * 86400), \.verifyTokenTTL),
+        integer("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "Seconds a password reset link works", 60...(30 * 86400), \.resetTokenTTL),
+        integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
+        integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password/email changes and deletion need no currentPassword; 0: never needed", 0...(365 * 86400), \.recentAuth),
+        integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; 0: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")

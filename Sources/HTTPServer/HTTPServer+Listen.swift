@@ -29,4 +29,21 @@ extension HTTPServer {
         }
         return fd
     }
+
+    /// The local port of a listening socket (the one picked when it was bound to port 0).
+    public static func port(ofListeningSocket fd: Int32) -> Int? {
+        var storage = sockaddr_storage()
+        var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
+        let status = withUnsafeMutablePointer(to: &storage) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { getsockname(fd, $0, &length) }
+        }
+        guard status == 0 else { return nil }
+        return withUnsafePointer(to: &storage) { pointer -> Int? in
+            switch Int32(pointer.pointee.ss_family) {
+            case AF_INET: pointer.withMemoryRebound(to: sockaddr_in.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin_port)) }
+            case AF_INET6: pointer.withMemoryRebound(to: sockaddr_in6.self, capacity: 1) { Int(UInt16(bigEndian: $0.pointee.sin6_port)) }
+            default: nil
+            }
+        }
+    }
 }

@@ -162,8 +162,11 @@ import Testing
             let digest = SHA256.digest("token \(i)")
             digests.append(digest)
             try store.insert(user, passwordHash: "$argon2id$not-checked-here", session: UserStore.NewSession(
-                objectId: "sess\(i)aaaaaa".prefix(10).description, tokenDigest: digest, installationId: nil,
-                action: "signup", expiresAt: now.addingTimeInterval(60)))
+                session: Session(
+                    objectId: "sess\(i)aaaaaa".prefix(10).description, createdAt: now, updatedAt: now,
+                    expiresAt: now.addingTimeInterval(60), lastUsedAt: now, installationId: nil, action: "signup",
+                    authProvider: "password", userAgent: nil),
+                tokenDigest: digest))
         }
         let unknown = SHA256.digest("unknown")
         let found = try store.sessions(digests: digests + [unknown, digests[1]])

@@ -53,7 +53,10 @@ import TestSupport
             #expect(names.contains(name), "\(name)")
         }
         let mutation = try #require(types.first { $0["name"] == "Mutation" })
-        #expect(Set(mutation["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["signUp", "logIn", "logOut"])
+        #expect(Set(mutation["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == [
+            "signUp", "logIn", "logOut", "logInWith", "resetPassword", "confirmResetPassword", "sendVerificationEmail",
+            "challenge", "updateUser", "deleteUser", "verifyEmail", "revokeSession", "revokeOtherSessions",
+        ])
         let user = try #require(types.first { $0["name"] == "User" })
         #expect(Set(user["interfaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["ParseObject", "Node"])
         #expect(!(user["fields"]?.arrayValue?.contains { $0["name"] == "password" } ?? true))

@@ -66,6 +66,17 @@ let settingCases: [SettingCase] = [
     SettingCase("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "12", { $0.httpBlockingThreads == 12 }),
     SettingCase("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "3", { $0.sessionLookupBatches == 3 }),
     SettingCase("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "0.5", { $0.shutdownTimeout == 0.5 }),
+    SettingCase("public-url", "GATEHOUSE_PUBLIC_URL", "https://auth.example.com", { $0.publicURL == "https://auth.example.com" }),
+    SettingCase("app-name", "GATEHOUSE_APP_NAME", "Acme Notes", { $0.appName == "Acme Notes" }),
+    SettingCase("smtp-url", "GATEHOUSE_SMTP_URL", "smtp://mail.example.com:587", { $0.smtpURL == "smtp://mail.example.com:587" }),
+    SettingCase("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "/etc/ssl/private-ca.pem", { $0.smtpCAFile == "/etc/ssl/private-ca.pem" }),
+    SettingCase("mail-from", "GATEHOUSE_MAIL_FROM", "Acme <no-reply@acme.example>", { $0.mailFrom == "Acme <no-reply@acme.example>" }),
+    SettingCase("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "required", { $0.verifyEmails == .required }),
+    SettingCase("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "600", { $0.verifyTokenTTL == 600 }),
+    SettingCase("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "900", { $0.resetTokenTTL == 900 }),
+    SettingCase("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "2", { $0.mailRetryBase == 2 }),
+    SettingCase("recent-auth", "GATEHOUSE_RECENT_AUTH", "0", { $0.recentAuth == 0 }),
+    SettingCase("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "1800", { $0.sessionIdleTimeout == 1800 }),
 ]
 
 @Suite struct SettingsTests {
@@ -151,6 +162,11 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_REQUEST_TIMEOUT", "request-timeout", "0", #"GATEHOUSE_REQUEST_TIMEOUT (--request-timeout) must be a whole number from 1 to 3600, not "0"."#),
         ("GATEHOUSE_HASH_COST", "hash-cost", "cheap", #"GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not "cheap"."#),
         ("GATEHOUSE_LOG_LEVEL", "log-level", "verbose", #"GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not "verbose"."#),
+        ("GATEHOUSE_VERIFY_EMAILS", "verify-emails", "yes", #"GATEHOUSE_VERIFY_EMAILS (--verify-emails) must be off, on or required, not "yes"."#),
+        ("GATEHOUSE_PUBLIC_URL", "public-url", "auth.example.com", #"GATEHOUSE_PUBLIC_URL (--public-url) must be an http:// or https:// URL with a host and no query, not "auth.example.com"."#),
+        ("GATEHOUSE_PUBLIC_URL", "public-url", "ftp://auth.example.com", #"GATEHOUSE_PUBLIC_URL (--public-url) must be an http:// or https:// URL with a host and no query, not "ftp://auth.example.com"."#),
+        ("GATEHOUSE_APP_NAME", "app-name", "two\nlines", "GATEHOUSE_APP_NAME (--app-name) must be 1 to 100 characters on one line."),
+        ("GATEHOUSE_RESET_TOKEN_TTL", "reset-token-ttl", "10", #"GATEHOUSE_RESET_TOKEN_TTL (--reset-token-ttl) must be a whole number from 60 to 2592000, not "10"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }

@@ -20,9 +20,13 @@ import TestSupport
     static let user = User(
         objectId: "aaaaaaaaaa", username: "u", email: nil, emailVerified: false, acl: ACL(),
         createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
+    static let session = Session(
+        objectId: "bbbbbbbbbb", createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0),
+        expiresAt: .distantFuture, lastUsedAt: Date(timeIntervalSince1970: 0), installationId: nil, action: "login",
+        authProvider: "password", userAgent: nil)
 
     func stored(_ cache: SessionCache, _ digest: [UInt8], user: User = Self.user) {
-        cache.store(digest, user: user, expiresAt: .distantFuture, ifGeneration: cache.generation)
+        cache.store(digest, user: user, session: Self.session, ifGeneration: cache.generation)
     }
 
     @Test func servesOnlyWhileLive() {
@@ -53,7 +57,7 @@ import TestSupport
         cache.reset(live: true)
         let generation = cache.generation
         cache.invalidate(digest: [9])  // a logOut elsewhere, while this lookup read the database
-        cache.store([1], user: Self.user, expiresAt: .distantFuture, ifGeneration: generation)
+        cache.store([1], user: Self.user, session: Self.session, ifGeneration: generation)
         #expect(cache.lookup([1]) == nil)
     }
 

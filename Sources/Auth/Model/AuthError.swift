@@ -42,6 +42,32 @@ public enum AuthError: Error, Sendable, Hashable {
     case databaseUnavailable
     /// Anything unexpected; `detail` is for the log only, never for the client.
     case internalError(detail: String)
+    /// 200: confirmResetPassword / verifyEmail with an empty username.
+    case linkUsernameMissing
+    /// 201: confirmResetPassword with an empty password.
+    case newPasswordMissing
+    /// 204: resetPassword / sendVerificationEmail with an empty email.
+    case emailMissing
+    /// -1: confirmResetPassword / verifyEmail with an empty token.
+    case tokenMissing
+    /// -1: an unknown or used reset token, or one that is not the named user's.
+    case invalidResetLink
+    /// -1: a reset token past its lifetime.
+    case resetLinkExpired
+    /// -1: an unknown or expired verification token, or one for an address the user no longer has.
+    case invalidVerificationLink
+    /// 205: `GATEHOUSE_VERIFY_EMAILS=required` and the user's email is not verified.
+    case emailNotVerified
+    /// 206: updateUser without a session or the master key.
+    case cannotModifyUser(objectId: String)
+    /// 206: deleteUser without a session or the master key.
+    case cannotDeleteUser
+    /// 206: another user's object.
+    case insufficientAuth
+    /// 206: a password or email change, or deletion, without recent authentication.
+    case recentLoginRequired
+    /// 101: no such object (or not the caller's to see).
+    case objectNotFound
 
     /// Parse's error code.
     public var code: Int {
@@ -58,6 +84,13 @@ public enum AuthError: Error, Sendable, Hashable {
         case .unsupportedAuthentication: 252
         case .rateLimited, .busy: 155
         case .databaseUnavailable, .internalError: 1
+        case .linkUsernameMissing: 200
+        case .newPasswordMissing: 201
+        case .emailMissing: 204
+        case .tokenMissing, .invalidResetLink, .resetLinkExpired, .invalidVerificationLink: -1
+        case .emailNotVerified: 205
+        case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
+        case .objectNotFound: 101
         }
     }
 
@@ -84,6 +117,19 @@ public enum AuthError: Error, Sendable, Hashable {
         case .rateLimited, .busy: "Too many requests."
         case .databaseUnavailable: "Database unavailable."
         case .internalError: "Internal server error"
+        case .linkUsernameMissing: "you must provide a username"
+        case .newPasswordMissing: "you must provide a password"
+        case .emailMissing: "you must provide an email"
+        case .tokenMissing: "you must provide a token"
+        case .invalidResetLink: "Failed to reset password: username / email / token is invalid"
+        case .resetLinkExpired: "The password reset link has expired"
+        case .invalidVerificationLink: "Invalid or expired verification link."
+        case .emailNotVerified: "User email is not verified."
+        case .cannotModifyUser(let objectId): "Cannot modify user \(objectId)."
+        case .cannotDeleteUser: "Insufficient auth to delete user"
+        case .insufficientAuth: "Insufficient auth."
+        case .recentLoginRequired: "Recent authentication required."
+        case .objectNotFound: "Object not found."
         }
     }
 

@@ -25,18 +25,20 @@ public struct User: Sendable, Hashable {
     public var globalId: String { GlobalID.encode(type: "_User", id: objectId) }
 }
 
-/// A session token and the user it belongs to: what signUp, logIn and viewer return.
+/// A session token, its session and the user it belongs to: what signUp, logIn and viewer return.
 public struct SessionGrant: Sendable, Hashable {
     /// The token (`r:` and 32 hex characters); only its SHA-256 digest is stored.
     public var sessionToken: String
     public var user: User
-    public var expiresAt: Date
+    public var session: Session
 
-    public init(sessionToken: String, user: User, expiresAt: Date) {
+    public init(sessionToken: String, user: User, session: Session) {
         self.sessionToken = sessionToken
         self.user = user
-        self.expiresAt = expiresAt
+        self.session = session
     }
+
+    public var expiresAt: Date { session.expiresAt }
 }
 
 /// Relay global ids as Parse makes them.

@@ -7,16 +7,61 @@ public struct AuthConfiguration: Sendable {
     public var lockout: LockoutPolicy?
     /// When set, requests presenting it (constant-time compared) act as master.
     public var masterKey: String?
+    public var accounts: AccountPolicy
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
-        rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil
+        rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
+        accounts: AccountPolicy = AccountPolicy()
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
         self.rateLimits = rateLimits
         self.lockout = lockout
         self.masterKey = masterKey
+        self.accounts = accounts
+    }
+}
+
+/// The account lifecycle's settings (contract: accounts.md, "Settings").
+public struct AccountPolicy: Sendable, Hashable {
+    /// `GATEHOUSE_VERIFY_EMAILS`.
+    public enum EmailVerification: String, Sendable, Hashable, CaseIterable {
+        /// Verification mail only when asked for (`sendVerificationEmail`).
+        case off
+        /// Also at sign-up and on every email change.
+        case on
+        /// As `on`, and an unverified email cannot log in (205).
+        case required
+    }
+
+    public var verifyEmails: EmailVerification
+    /// Seconds a verification link works.
+    public var verifyTokenLifetime: Int
+    /// Seconds a reset link works.
+    public var resetTokenLifetime: Int
+    /// Seconds after log-in during which password/email changes and deletion need no
+    /// `currentPassword`; 0 turns the requirement off.
+    public var recentAuthentication: Int
+    /// Seconds of non-use after which a session expires; 0: never.
+    public var sessionIdleTimeout: Int
+    /// The base of links in mail (`GATEHOUSE_PUBLIC_URL`), without a trailing slash.
+    public var publicURL: String
+    /// Messages of one kind to one address per hour; past that, mutations answer ok and send nothing.
+    public var messagesPerAddressPerHour: Int
+
+    public init(
+        verifyEmails: EmailVerification = .off, verifyTokenLifetime: Int = 86_400, resetTokenLifetime: Int = 3600,
+        recentAuthentication: Int = 300, sessionIdleTimeout: Int = 0, publicURL: String = "http://127.0.0.1:1337",
+        messagesPerAddressPerHour: Int = 3
+    ) {
+        self.verifyEmails = verifyEmails
+        self.verifyTokenLifetime = verifyTokenLifetime
+        self.resetTokenLifetime = resetTokenLifetime
+        self.recentAuthentication = recentAuthentication
+        self.sessionIdleTimeout = sessionIdleTimeout
+        self.publicURL = publicURL.hasSuffix("/") ? String(publicURL.dropLast()) : publicURL
+        self.messagesPerAddressPerHour = messagesPerAddressPerHour
     }
 }
 

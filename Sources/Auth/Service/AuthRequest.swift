@@ -6,11 +6,20 @@ public struct AuthRequest: Sendable, Hashable {
     public var installationId: String?
     /// Whether the request presented the configured master key.
     public var isMaster: Bool
+    /// `User-Agent`, kept (cut short) on sessions the request creates.
+    public var userAgent: String?
+    /// `Accept-Language`: the language of mail the request causes.
+    public var acceptLanguage: String?
 
-    public init(clientAddress: String, installationId: String? = nil, isMaster: Bool = false) {
+    public init(
+        clientAddress: String, installationId: String? = nil, isMaster: Bool = false, userAgent: String? = nil,
+        acceptLanguage: String? = nil
+    ) {
         self.clientAddress = clientAddress
         self.installationId = installationId
         self.isMaster = isMaster
+        self.userAgent = userAgent
+        self.acceptLanguage = acceptLanguage
     }
 }
 
@@ -32,6 +41,29 @@ public struct SignUpFields: Sendable, Hashable {
         self.username = username
         self.password = password
         self.email = email
+        self.emailVerified = emailVerified
+        self.acl = acl
+        self.hasAuthData = hasAuthData
+    }
+}
+
+/// updateUser's `fields`, as the client sent them (nil: absent or null).
+public struct UserChanges: Sendable, Hashable {
+    public var username: String?
+    public var email: String?
+    public var password: String?
+    public var emailVerified: Bool?
+    public var acl: ACL?
+    /// Whether `authData` was a non-empty object.
+    public var hasAuthData: Bool
+
+    public init(
+        username: String? = nil, email: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
+        acl: ACL? = nil, hasAuthData: Bool = false
+    ) {
+        self.username = username
+        self.email = email
+        self.password = password
         self.emailVerified = emailVerified
         self.acl = acl
         self.hasAuthData = hasAuthData

@@ -8,24 +8,24 @@ import Sodium
 /// blocks its caller: database calls and password hashing run to completion.
 public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
-    private let store: UserStore
+    let store: UserStore
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
-    private let hashing: PasswordHashingPool
+    let hashing: PasswordHashingPool
     /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
     public let hashKinds: HashKinds
     /// signUp and logIn attempts per client network.
-    private let addressLimiter: RateLimiter
+    let addressLimiter: RateLimiter
     /// logIn attempts for names that match no account (an account's are counted in the database).
-    private let nameLimiter: RateLimiter
+    let nameLimiter: RateLimiter
     /// Records failed log-ins for lockout after the answer is decided (see `logIn`): one thread,
     /// given work no faster than passwords are checked.
-    private let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
+    let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
-    private let now: @Sendable () -> Date
+    let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
-    private let log: @Sendable (String) -> Void
+    let log: @Sendable (String) -> Void
 
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
@@ -99,7 +99,7 @@ public final class AuthService: Sendable {
             objectId: objectId, username: username, email: email,
             emailVerified: request.isMaster ? (fields.emailVerified ?? false) : false,
             acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
-        let (token, session) = newSession(action: "signup", installationId: request.installationId, now: time)
+        let (token, session) = newSession(action: "signup", request: request, now: time)
         try database { () throws in
             do {
                 try store.insert(user, passwordHash: passwordHash, session: session)
@@ -113,7 +113,7 @@ public final class AuthService: Sendable {
                 throw AuthError.emailTaken
             }
         }
-        return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
+        return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
     /// Logs in by username, or by email when no username matches (case-insensitive),
@@ -196,14 +196,14 @@ public final class AuthService: Sendable {
         }
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try hash(password) : nil
-        let (token, session) = newSession(action: "login", installationId: request.installationId, now: time)
+        let (token, session) = newSession(action: "login", request: request, now: time)
         try database { () throws in
             try store.completeLogIn(
                 userId: credentials.user.objectId, rehash: rehash, keepLockout: lockedUntil != nil, session: session, now: time)
         }
         var user = credentials.user
         if rehash != nil { user.updatedAt = time }
-        return SessionGrant(sessionToken: token, user: user, expiresAt: session.expiresAt)
+        return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
     /// The per-account ceiling over all networks, in multiples of the per-account limit.
@@ -252,26 +252,26 @@ public final class AuthService: Sendable {
     }
 
     /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
-    private func grant(
+    func grant(
         _ token: String, _ digest: [UInt8], _ found: UserStore.StoredSession?, generation: UInt64
     ) throws(AuthError) -> SessionGrant {
         guard let found else { throw .invalidSession }
-        if found.expiresAt <= now() {
+        if found.session.expiresAt <= now() {
             try? store.deleteSession(digest: digest, now: now())
             sessionCache?.invalidate(digest: digest)
             throw .sessionExpired
         }
-        sessionCache?.store(digest, user: found.user, expiresAt: found.expiresAt, ifGeneration: generation)
-        return SessionGrant(sessionToken: token, user: found.user, expiresAt: found.expiresAt)
+        sessionCache?.store(digest, user: found.user, session: found.session, ifGeneration: generation)
+        return SessionGrant(sessionToken: token, user: found.user, session: found.session)
     }
 
-    private func cachedGrant(_ token: String, _ digest: [UInt8]) -> SessionGrant? {
-        guard let cached = sessionCache?.lookup(digest), cached.expiresAt > now() else { return nil }
-        return SessionGrant(sessionToken: token, user: cached.user, expiresAt: cached.expiresAt)
+    func cachedGrant(_ token: String, _ digest: [UInt8]) -> SessionGrant? {
+        guard let cached = sessionCache?.lookup(digest), cached.session.expiresAt > now() else { return nil }
+        return SessionGrant(sessionToken: token, user: cached.user, session: cached.session)
     }
 
     /// The token (209 when missing or empty) and its SHA-256 digest, the sessions' key.
-    private func digest(of token: String?) throws(AuthError) -> (String, [UInt8]) {
+    func digest(of token: String?) throws(AuthError) -> (String, [UInt8]) {
         guard let token, !token.isEmpty else { throw .invalidSession }
         return (token, SHA256.digest(token))
     }
@@ -287,27 +287,28 @@ public final class AuthService: Sendable {
     }
 
     /// Counts a signUp or logIn attempt against the client's network (``ClientNetwork``).
-    private func limitAddress(_ network: String) throws(AuthError) {
+    func limitAddress(_ network: String) throws(AuthError) {
         if let wait = addressLimiter.attempt([(RateLimiter.Key(network), configuration.rateLimits.perAddress)]) {
             throw .rateLimited(retryAfter: wait)
         }
     }
 
     /// Now, to the millisecond (what responses show and the database keeps).
-    private func timestamp() -> Date {
+    func timestamp() -> Date {
         Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
-    private func newSession(action: String, installationId: String?, now time: Date) -> (String, UserStore.NewSession) {
+    func newSession(action: String, request: AuthRequest, now time: Date) -> (String, UserStore.NewSession) {
         let token = SecureRandom.sessionToken()
-        let session = UserStore.NewSession(
-            objectId: SecureRandom.objectId(), tokenDigest: SHA256.digest(token),
-            installationId: installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
-            expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)))
-        return (token, session)
+        let session = Session(
+            objectId: SecureRandom.objectId(), createdAt: time, updatedAt: time,
+            expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)), lastUsedAt: time,
+            installationId: request.installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
+            authProvider: "password", userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
+        return (token, UserStore.NewSession(session: session, tokenDigest: SHA256.digest(token)))
     }
 
-    private func hash(_ password: String) throws(AuthError) -> String {
+    func hash(_ password: String) throws(AuthError) -> String {
         do {
             return try hashing.hash(password)
         } catch {
@@ -318,7 +319,7 @@ public final class AuthService: Sendable {
     /// Checks a log-in's password against its account's hash (nil: no such account) and, unless
     /// it matches, against a dummy of every other kind of stored hash: unknown names, wrong
     /// passwords and hashes of any kind all cost the same work.
-    private func verify(_ password: String, _ hash: String?) throws(AuthError) -> VerifyResult {
+    func verify(_ password: String, _ hash: String?) throws(AuthError) -> VerifyResult {
         if let hash { hashKinds.insert(kindOf: hash) }
         do {
             return try hashing.verify(password, against: hash, kinds: hashKinds)
@@ -340,7 +341,7 @@ public final class AuthService: Sendable {
     /// Runs a store call, turning database failures into domain errors: unavailable
     /// when the database cannot be reached, internal otherwise (detail logged).
     @discardableResult
-    private func database<T>(_ body: () throws -> T) throws(AuthError) -> T {
+    func database<T>(_ body: () throws -> T) throws(AuthError) -> T {
         do {
             return try body()
         } catch let error as AuthError {

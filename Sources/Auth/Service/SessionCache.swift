@@ -14,7 +14,7 @@ import Synchronization
 public final class SessionCache: Sendable {
     struct Entry {
         var user: User
-        var expiresAt: Date
+        var session: Session
         var storedAt: Double
     }
 
@@ -74,12 +74,12 @@ public final class SessionCache: Sendable {
     var generation: UInt64 { state.withLock { $0.generation } }
 
     /// Stores what the database said, unless an invalidation happened since `generation`.
-    func store(_ digest: [UInt8], user: User, expiresAt: Date, ifGeneration generation: UInt64) {
+    func store(_ digest: [UInt8], user: User, session: Session, ifGeneration generation: UInt64) {
         let now = clock()
         state.withLock { state in
             guard state.live, state.generation == generation else { return }
             dropOldest(&state, now: now, toMake: state.entries[digest] == nil ? 1 : 0)
-            state.entries[digest] = Entry(user: user, expiresAt: expiresAt, storedAt: now)
+            state.entries[digest] = Entry(user: user, session: session, storedAt: now)
             state.digestsByUser[user.objectId, default: []].insert(digest)
             state.order.append((digest, now))
         }

@@ -6,7 +6,7 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits]
+    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -14,6 +14,8 @@ public enum AuthMigrations {
         public static let sessions = "gatehouse_sessions"
         /// Payload: the object id of a user that was changed or deleted.
         public static let users = "gatehouse_users"
+        /// No payload: a message was added to the mail outbox.
+        public static let mail = "gatehouse_mail"
     }
 
     /// Constraint (unique index) names the domain maps unique violations (SQLSTATE 23505) from.
@@ -132,5 +134,73 @@ public enum AuthMigrations {
             INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
             SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), max(expires_at)
             FROM sessions WHERE installation_id IS NOT NULL GROUP BY 1, 2;
+            """)
+
+    /// Migration 4: the account lifecycle. Session columns for the devices list and idle expiry,
+    /// reset and verification tokens (SHA-256 digests only), and the mail outbox.
+    static let accounts = Migration(
+        version: 4, name: "account tokens, mail outbox, session use",
+        sql: """
+            -- When the token was last used (written at most once per five minutes per session) and
+            -- the User-Agent that created it (cut to 256 characters).
+            ALTER TABLE sessions ADD COLUMN last_used_at timestamptz, ADD COLUMN user_agent text;
+            UPDATE sessions SET last_used_at = updated_at;
+            ALTER TABLE sessions ALTER COLUMN last_used_at SET NOT NULL;
+            CREATE INDEX sessions_last_used_at_idx ON sessions (last_used_at);
+            -- Touching last_used_at changes nothing a cache holds: announce only real changes.
+            DROP TRIGGER sessions_notify_change ON sessions;
+            CREATE TRIGGER sessions_notify_change AFTER UPDATE OF token_digest, user_id, expires_at OR DELETE ON sessions
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_session_change();
+
+            -- Password reset and email verification tokens: the SHA-256 digest of the token from
+            -- the link, never the token. A verification token proves one address (email).
+            CREATE TABLE account_tokens (
+                token_digest bytea PRIMARY KEY
+                    CONSTRAINT account_tokens_digest_length CHECK (octet_length(token_digest) = 32),
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                kind text NOT NULL CONSTRAINT account_tokens_kind CHECK (kind IN ('reset_password', 'verify_email')),
+                email text,
+                expires_at timestamptz NOT NULL,
+                created_at timestamptz NOT NULL
+            );
+            -- A new reset token replaces the user's previous one.
+            CREATE UNIQUE INDEX account_tokens_one_reset_per_user ON account_tokens (user_id) WHERE kind = 'reset_password';
+            CREATE INDEX account_tokens_user_id_idx ON account_tokens (user_id, kind);
+            CREATE INDEX account_tokens_expires_at_idx ON account_tokens (expires_at);
+
+            -- The transactional outbox: a message is written in the transaction of the change
+            -- that causes it and delivered by any instance's sender. `link` (with its token) is
+            -- kept only until the message is sent or given up. user_id has no foreign key: the
+            -- "account deleted" notice outlives its user.
+            CREATE TABLE mail_outbox (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                kind text NOT NULL,
+                user_id text,
+                recipient text NOT NULL,
+                username text NOT NULL,
+                language text NOT NULL,
+                link text,
+                message_id text NOT NULL,
+                created_at timestamptz NOT NULL,
+                state text NOT NULL DEFAULT 'pending'
+                    CONSTRAINT mail_outbox_state CHECK (state IN ('pending', 'sent', 'failed')),
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL,
+                sent_at timestamptz,
+                last_error text
+            );
+            CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at, id) WHERE state = 'pending';
+            CREATE INDEX mail_outbox_recipient_idx ON mail_outbox (lower(recipient), kind, created_at);
+            CREATE INDEX mail_outbox_user_id_idx ON mail_outbox (user_id) WHERE state = 'pending';
+            CREATE INDEX mail_outbox_created_at_idx ON mail_outbox (created_at);
+
+            CREATE FUNCTION gatehouse_notify_mail() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM pg_notify('gatehouse_mail', '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER mail_outbox_notify AFTER INSERT ON mail_outbox
+                FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_mail();
             """)
 }

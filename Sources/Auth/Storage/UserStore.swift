@@ -14,19 +14,32 @@ struct UserStore: Sendable {
         var lockoutUntil: Date?
     }
 
-    /// A new session's stored fields (the token itself is never stored).
+    /// A new session and its token's digest (the token itself is never stored).
     struct NewSession {
-        var objectId: String
+        var session: Session
         var tokenDigest: [UInt8]
-        var installationId: String?
-        /// `signup` or `login`.
-        var action: String
-        var expiresAt: Date
+    }
+
+    /// The session columns, selected in this order (from `s`): see ``session(_:from:)``.
+    static let sessionColumns: StaticString = """
+        s.object_id, s.created_at, s.updated_at, s.expires_at, s.last_used_at, s.installation_id,
+        s.created_with->>'action', s.created_with->>'authProvider', s.user_agent
+        """
+
+    /// Decodes ``sessionColumns`` starting at `column`.
+    static func session(_ row: PostgresRow, from column: Int) throws(PostgresError) -> Session {
+        Session(
+            objectId: try row.decode(String.self, at: column), createdAt: try row.decode(Date.self, at: column + 1),
+            updatedAt: try row.decode(Date.self, at: column + 2), expiresAt: try row.decode(Date.self, at: column + 3),
+            lastUsedAt: try row.decode(Date.self, at: column + 4), installationId: try row.decode(String?.self, at: column + 5),
+            action: try row.decode(String?.self, at: column + 6) ?? "login",
+            authProvider: try row.decode(String?.self, at: column + 7) ?? "password",
+            userAgent: try row.decode(String?.self, at: column + 8))
     }
 
     /// Decodes the public user columns, selected in this order:
     /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at`.
-    private static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
+    static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
         User(
             objectId: try row.decode(String.self, at: column), username: try row.decode(String.self, at: column + 1),
             email: try row.decode(String?.self, at: column + 2), emailVerified: try row.decode(Bool.self, at: column + 3),
@@ -150,7 +163,7 @@ struct UserStore: Sendable {
     func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
-                if session.installationId != nil {
+                if session.session.installationId != nil {
                     // Serialise this user's log-ins: a concurrent one's new session must be
                     // committed (and so visible to the DELETE below) or not yet inserted.
                     _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
@@ -168,7 +181,7 @@ struct UserStore: Sendable {
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
                         """)
                 }
-                if let installationId = session.installationId {
+                if let installationId = session.session.installationId {
                     try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
                 }
                 try insertSession(session, userId: userId, now: now, in: tx)
@@ -178,13 +191,15 @@ struct UserStore: Sendable {
 
     /// Inserts the session and, when it has an installation id, remembers that installation
     /// for the user until the session ends (the owner's exemption from the log-in limits).
-    private func insertSession(_ session: NewSession, userId: String, now: Date, in tx: Transaction) throws {
-        let createdWith = #"{"action":"\#(session.action)","authProvider":"password"}"#
+    func insertSession(_ new: NewSession, userId: String, now: Date, in tx: Transaction) throws {
+        let session = new.session
+        let createdWith = #"{"action":"\#(session.action)","authProvider":"\#(session.authProvider)"}"#
         try tx.execute("""
             WITH session AS (
-                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at, created_at, updated_at)
-                VALUES (\(session.objectId), \(session.tokenDigest), \(userId), \(session.installationId),
-                        \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now))
+                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
+                                      created_at, updated_at, last_used_at, user_agent)
+                VALUES (\(session.objectId), \(new.tokenDigest), \(userId), \(session.installationId),
+                        \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now), \(now), \(session.userAgent))
                 RETURNING user_id, installation_id, expires_at)
             INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
             SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM session WHERE installation_id IS NOT NULL
@@ -206,9 +221,9 @@ struct UserStore: Sendable {
         }
     }
 
-    /// A session found by its token digest: when it expires and its user.
+    /// A session found by its token digest, and its user.
     struct StoredSession: Sendable {
-        var expiresAt: Date
+        var session: Session
         var user: User
     }
 
@@ -224,15 +239,15 @@ struct UserStore: Sendable {
             let rows = try connection.query("""
                 SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
                     SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                           s.expires_at, s.token_digest
+                           s.token_digest, \(sql: Self.sessionColumns)
                     FROM sessions s JOIN users u ON u.object_id = s.user_id
                     WHERE s.token_digest = wanted.digest LIMIT 1) AS found
                 """)
             var found: [[UInt8]: StoredSession] = [:]
             found.reserveCapacity(rows.count)
             for row in rows {
-                found[try row.decode([UInt8].self, at: 8)] = StoredSession(
-                    expiresAt: try row.decode(Date.self, at: 7), user: try Self.user(row))
+                found[try row.decode([UInt8].self, at: 7)] = StoredSession(
+                    session: try Self.session(row, from: 8), user: try Self.user(row))
             }
             return found
         }

@@ -26,3 +26,32 @@ extension Document {
         return search(operation.selectionSet)
     }
 }
+
+extension Document {
+    /// Whether a field named `name` is selected anywhere in the document's operations and
+    /// fragments, at any depth (under any alias). Like ``mayExecute(rootField:of:)``, true means
+    /// "may", false means "will not".
+    public func selects(field name: String) -> Bool {
+        func search(_ selectionSet: SelectionSet?) -> Bool {
+            guard let selectionSet else { return false }
+            for selection in selectionSet.selections {
+                switch selection {
+                case .field(let field):
+                    if field.name.value == name || search(field.selectionSet) { return true }
+                case .inlineFragment(let fragment):
+                    if search(fragment.selectionSet) { return true }
+                case .fragmentSpread:
+                    continue  // the fragment's own definition is searched below
+                }
+            }
+            return false
+        }
+        return definitions.contains { definition in
+            switch definition {
+            case .operation(let operation): search(operation.selectionSet)
+            case .fragment(let fragment): search(fragment.selectionSet)
+            default: false
+            }
+        }
+    }
+}

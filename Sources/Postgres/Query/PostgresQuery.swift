@@ -44,6 +44,9 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         /// Literal SQL.
         public mutating func appendLiteral(_ literal: String) { sql += literal }
 
+        /// A fragment of SQL text fixed at compile time (a shared column list): never data.
+        public mutating func appendInterpolation(sql fragment: StaticString) { sql += fragment.description }
+
         /// A bound parameter (`$n`); `nil` optionals become NULL.
         public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
             bindings.append(value)

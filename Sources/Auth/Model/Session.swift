@@ -1,0 +1,43 @@
+import Foundation
+
+/// A session as the API shows it (`Session`): one signed-in device or app. Its token is never
+/// kept, only the token's SHA-256 digest.
+public struct Session: Sendable, Hashable {
+    /// 10 characters from [A-Za-z0-9].
+    public var objectId: String
+    public var createdAt: Date
+    public var updatedAt: Date
+    public var expiresAt: Date
+    /// When the token was last used, written at most once per ``lastUseResolution``.
+    public var lastUsedAt: Date
+    public var installationId: String?
+    /// `signup` or `login`.
+    public var action: String
+    /// `password` (third-party providers come later).
+    public var authProvider: String
+    /// The User-Agent of the request that created it, cut to ``userAgentLimit`` characters.
+    public var userAgent: String?
+
+    public init(
+        objectId: String, createdAt: Date, updatedAt: Date, expiresAt: Date, lastUsedAt: Date,
+        installationId: String?, action: String, authProvider: String, userAgent: String?
+    ) {
+        self.objectId = objectId
+        self.createdAt = createdAt
+        self.updatedAt = updatedAt
+        self.expiresAt = expiresAt
+        self.lastUsedAt = lastUsedAt
+        self.installationId = installationId
+        self.action = action
+        self.authProvider = authProvider
+        self.userAgent = userAgent
+    }
+
+    /// The Relay global id: standard base64 of `"_Session:" + objectId` (as Parse).
+    public var globalId: String { GlobalID.encode(type: "_Session", id: objectId) }
+
+    /// `lastUsedAt` is at most this many seconds behind the last use.
+    public static let lastUseResolution: TimeInterval = 300
+    /// The longest User-Agent kept, in characters.
+    public static let userAgentLimit = 256
+}

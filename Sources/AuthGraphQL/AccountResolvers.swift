@@ -1,0 +1,114 @@
+import Auth
+import GraphQL
+import JSON
+
+/// The account lifecycle's fields: reset, verification, updateUser, deleteUser, user, node.
+extension AuthGraphQL {
+    /// `{ok: true}` payloads (and `clientMutationId`).
+    struct OKPayload: Sendable {
+        let clientMutationId: String?
+    }
+
+    /// Payloads that carry a user.
+    struct UserPayload: Sendable {
+        let user: User
+        let clientMutationId: String?
+    }
+
+    static func bindAccounts(_ r: inout Resolvers<RequestContext>, auth: AuthService, log: @escaping @Sendable (String) -> Void) {
+        /// A mutation answering `{ok: true}`: `body` gets the input object.
+        func okMutation(_ name: String, _ body: @escaping @Sendable (JSONObject, RequestContext) throws(AuthError) -> Void) {
+            r.field("Mutation.\(name)") { _, arguments, context, _ in
+                let input = arguments["input"]?.objectValue ?? [:]
+                return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                    try body(input, context)
+                    return .value(OKPayload(clientMutationId: input["clientMutationId"]?.stringValue))
+                }
+            }
+        }
+        okMutation("resetPassword") { input, context throws(AuthError) in
+            try auth.resetPassword(email: input["email"]?.stringValue ?? "", request: context.request)
+        }
+        okMutation("confirmResetPassword") { input, context throws(AuthError) in
+            try auth.confirmResetPassword(
+                username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
+                token: input["token"]?.stringValue ?? "", request: context.request)
+        }
+        okMutation("sendVerificationEmail") { input, context throws(AuthError) in
+            try auth.sendVerificationEmail(email: input["email"]?.stringValue ?? "", request: context.request)
+        }
+        okMutation("verifyEmail") { input, context throws(AuthError) in
+            try auth.verifyEmail(
+                username: input["username"]?.stringValue ?? "", token: input["token"]?.stringValue ?? "", request: context.request)
+        }
+        for payload in ["ResetPasswordPayload", "ConfirmResetPasswordPayload", "SendVerificationEmailPayload", "VerifyEmailPayload"] {
+            r.field("\(payload).ok", on: OKPayload.self) { _, _, _, _ in .bool(true) }
+            r.field("\(payload).clientMutationId", on: OKPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        }
+
+        r.field("Mutation.updateUser") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let user = try auth.updateUser(
+                    id: input["id"]?.stringValue ?? "", changes: userChanges(input["fields"]),
+                    currentPassword: input["currentPassword"]?.stringValue,
+                    caller: try context.caller(auth.viewer(token:)), request: context.request)
+                return .value(UserPayload(user: user, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.deleteUser") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let user = try auth.deleteUser(
+                    id: input["id"]?.stringValue ?? "", currentPassword: input["currentPassword"]?.stringValue,
+                    caller: try context.caller(auth.viewer(token:)), request: context.request)
+                return .value(UserPayload(user: user, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        for payload in ["UpdateUserPayload", "DeleteUserPayload"] {
+            r.field("\(payload).user", on: UserPayload.self) { payload, _, _, _ in .value(payload.user) }
+            r.field("\(payload).clientMutationId", on: UserPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        }
+
+        r.field("Query.user") { _, arguments, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                .value(try auth.user(
+                    id: arguments["id"]?.stringValue ?? "", caller: try context.caller(auth.viewer(token:)),
+                    request: context.request))
+            }
+        }
+        r.field("Query.node") { _, arguments, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let id = arguments["id"]?.stringValue ?? ""
+                let caller = try context.caller(auth.viewer(token:))
+                if let sessionId = GlobalID.decode(id, type: "_Session") {
+                    guard let caller else { throw .objectNotFound }
+                    return .value(SessionView(session: try auth.session(objectId: sessionId, caller: caller), current: sessionId == caller.session.objectId))
+                }
+                return .value(try auth.user(id: id, caller: caller, request: context.request))
+            }
+        }
+
+        // Third-party log-in comes with its own issue: any authData is refused as unsupported.
+        r.field("Mutation.logInWith") { _, _, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .unsupportedAuthentication }
+        }
+        r.field("Mutation.challenge") { _, _, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .unsupportedAuthentication }
+        }
+        for field in ["LogInWithPayload.viewer", "LogInWithPayload.clientMutationId", "ChallengePayload.challengeData", "ChallengePayload.clientMutationId"] {
+            r.field(field) { _, _, _, _ in .null }
+        }
+    }
+
+    /// `UpdateUserFieldsInput` as the domain's `UserChanges` (null fields count as absent).
+    static func userChanges(_ value: JSON?) -> UserChanges {
+        guard case .object(let fields)? = value else { return UserChanges() }
+        var changes = UserChanges(
+            username: fields["username"]?.stringValue, email: fields["email"]?.stringValue,
+            password: fields["password"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
+            hasAuthData: isNonEmptyObject(fields["authData"]))
+        if case .object(let acl)? = fields["ACL"] { changes.acl = Self.acl(acl) }
+        return changes
+    }
+}
