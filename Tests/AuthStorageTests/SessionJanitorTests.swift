@@ -27,10 +27,10 @@ import Testing
         try pool.withConnection { c in
             try c.execute(
                 """
-                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at, last_used_at)
                 SELECT lpad(g::text, 10, 'x'), sha256(int4send(g::int4)), 'uuuuuuuuu1', '{}',
                        CASE WHEN g <= \(expired) THEN now() - interval '1 hour' ELSE now() + interval '1 hour' END,
-                       now(), now()
+                       now(), now(), now()
                 FROM generate_series(1, \(expired + live)) g
                 """)
         }
