@@ -1,6 +1,7 @@
 import Curl
 import Foundation
 import Mail
+import Synchronization
 import TestSupport
 import Testing
 
@@ -113,6 +114,26 @@ struct SMTPClientTests {
         #expect(try server.messages().count == 1)
     }
 
+    @Test func aServerThatNeverAnswersTimesOut() throws {
+        let listener = try SilentListener()
+        let client = try SMTPClient(url: "smtp://127.0.0.1:\(listener.port)", timeout: 1)
+        let error = try #require(throws: SMTPError.self) { try Self.send(client) }
+        #expect(!error.isPermanent)
+        #expect(error.description.contains("curl error 28"), "\(error)")
+    }
+
+    @Test func sendsFromSeveralThreadsAtOnce() throws {
+        let server = try SMTPTestServer.start(mode: .starttls)
+        defer { server.destroy() }
+        let client = try SMTPClient(url: server.url, caFile: server.caFile)
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            do { try Self.send(client) } catch { failures.withLock { $0 += 1 } }
+        }
+        #expect(failures.withLock { $0 } == 0)
+        #expect(try server.messages().count == 8)
+    }
+
     @Test func aRefusedRecipientIsPermanent() throws {
         let server = try SMTPTestServer.start(mode: .plain)
         defer { server.destroy() }
@@ -174,4 +195,30 @@ struct SMTPClientTests {
     @Test func aZeroTimeoutIsRefused() {
         #expect(throws: SMTPError.self) { try SMTPClient(url: "smtp://127.0.0.1", timeout: 0) }
     }
+}
+
+/// A TCP listener on 127.0.0.1 that never accepts: the kernel completes the handshake, and no
+/// greeting ever comes.
+final class SilentListener {
+    let fd: Int32
+    let port: Int
+
+    init() throws {
+        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
+        var address = sockaddr_in()
+        address.sin_family = sa_family_t(AF_INET)
+        address.sin_addr.s_addr = inet_addr("127.0.0.1")
+        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
+        let bound = withUnsafeMutablePointer(to: &address) {
+            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
+        }
+        guard fd >= 0, bound, listen(fd, 4) == 0 else {
+            close(fd)
+            throw POSIXError(.EADDRNOTAVAIL)
+        }
+        self.fd = fd
+        port = Int(UInt16(bigEndian: address.sin_port))
+    }
+
+    deinit { close(fd) }
 }
