@@ -151,30 +151,12 @@ public final class SMTPTestServer: Sendable {
     private var log: String { Self.read(logFile) }
     private static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
-    /// Starts `executable` with its output appended to `log` and an empty signal mask.
+    /// Starts `executable` with its output appended to `log`.
     private static func spawn(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure("cannot open \(log): errno \(errno)") }
         defer { close(fd) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        posix_spawn_file_actions_adddup2(&actions, fd, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
-        return pid
+        return try spawnChild([executable] + arguments, output: fd, errors: fd)
     }
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], log: String) throws -> Int32 {
