@@ -135,11 +135,14 @@ public final class SMTPTestServer: Sendable {
         let pid = try Self.spawn("/usr/bin/python3", arguments, log: logFile)
         state.withLock { $0.pid = pid }
         var listening: Int?
-        let started = eventually(timeout: .seconds(30)) {
+        var exited = false
+        eventually(timeout: .seconds(30)) {
             listening = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
-            return listening != nil || waitpid(pid, nil, WNOHANG) == pid
+            exited = listening == nil && waitpid(pid, nil, WNOHANG) == pid  // reaped: nothing left to stop
+            return listening != nil || exited
         }
-        guard started, let listening else {
+        guard let listening else {
+            if exited { state.withLock { $0.pid = nil } }
             stop()
             throw Failure("the SMTP test server did not start (Debian's python3-aiosmtpd: scripts/install-deps.sh --test): \(log)")
         }
