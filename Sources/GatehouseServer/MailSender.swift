@@ -110,15 +110,21 @@ final class MailSender: @unchecked Sendable {
                 exited.broadcast()
             }
         }
+        var summarized = ContinuousClock.now
         while !isStopping {
             var wait = pollInterval
             do {
                 mutex.withLock { woken = false }
                 let batch = try store.claim(limit: batchSize, lease: lease)
                 try deliver(batch)
+                // The backlog for /metrics: after each round, and at most once a second while
+                // full batches follow each other.
+                if batch.count < batchSize || ContinuousClock.now - summarized > .seconds(1) {
+                    let summary = try store.pendingSummary()
+                    mutex.withLock { pending = summary }
+                    summarized = .now
+                }
                 if batch.count == batchSize { continue }
-                let summary = try store.pendingSummary()
-                mutex.withLock { pending = summary }
                 if let due = try store.secondsUntilNextDue() { wait = min(wait, due) }
             } catch {
                 logger.warn("mail outbox unavailable", ["error": .string(String(describing: error))])
