@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import Postgres
 
 /// The account lifecycle's statements: reset and verification tokens, changes and deletion of
