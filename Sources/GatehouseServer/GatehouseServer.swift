@@ -132,7 +132,7 @@ public final class GatehouseServer: Sendable {
             pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength))
 
         janitor = SessionJanitorThread(
-            janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
+            janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
                 // Hourly: the read scans the users table, and only drops kinds no account has any
