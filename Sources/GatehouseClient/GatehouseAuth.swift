@@ -4,8 +4,8 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sign-up, log-in, log-out, the current user and their account on a Gatehouse server, with the session kept
-/// in a ``SessionStore`` between launches.
+/// Sign-up, log-in, log-out, the current user and their account on a Gatehouse server, with
+/// the session kept in a ``SessionStore`` between launches.
 ///
 /// ```swift
 /// let auth = try GatehouseAuth(configuration: .init(serverURL: URL(string: "https://auth.example.com/graphql")!))
