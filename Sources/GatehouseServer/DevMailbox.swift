@@ -26,7 +26,7 @@ struct DevMailbox: Sendable {
 
     /// The page, read now (blocking: it queries the database).
     func page() -> HTTPResponse {
-        let messages: [OutboxStore.Message]
+        let messages: [OutboxStore.StoredMessage]
         do { messages = try store.newest(limit: Self.limit) } catch {
             return HTTPResponse(
                 status: 503, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array("database unavailable\n".utf8))
@@ -46,7 +46,7 @@ struct DevMailbox: Sendable {
             body: Array(html.utf8))
     }
 
-    static func render(_ messages: [OutboxStore.Message], composer: MailComposer) -> String {
+    static func render(_ messages: [OutboxStore.StoredMessage], composer: MailComposer) -> String {
         var items = ""
         for message in messages {
             let composed = composer.compose(message, date: message.createdAt)

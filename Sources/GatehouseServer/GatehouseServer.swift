@@ -162,7 +162,7 @@ public final class GatehouseServer: Sendable {
             mailSender: mailSender, devMailbox: devMailbox)
 
         janitor = SessionJanitorThread(
-            janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
+            janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
                 // Hourly: the read scans the users table, and only drops kinds no account has any

@@ -137,7 +137,7 @@ final class MailSender: @unchecked Sendable {
     }
 
     /// Sends `batch` in order; on stopping, releases the messages not tried.
-    private func deliver(_ batch: [OutboxStore.Message]) throws {
+    private func deliver(_ batch: [OutboxStore.StoredMessage]) throws {
         for (index, message) in batch.enumerated() {
             if isStopping {
                 try store.release(ids: batch[index...].map(\.id))
@@ -147,7 +147,7 @@ final class MailSender: @unchecked Sendable {
         }
     }
 
-    private func deliver(_ message: OutboxStore.Message) throws {
+    private func deliver(_ message: OutboxStore.StoredMessage) throws {
         let failure: (text: String, permanent: Bool)
         if let composed = composer.compose(message, date: Date()) {
             do {
@@ -175,7 +175,7 @@ final class MailSender: @unchecked Sendable {
 
 extension MailComposer {
     /// The message of an outbox row; nil for a kind or language this build does not know.
-    func compose(_ message: OutboxStore.Message, date: Date) -> ComposedMail? {
+    func compose(_ message: OutboxStore.StoredMessage, date: Date) -> ComposedMail? {
         guard let kind = MailKind(rawValue: message.kind), let language = MailLanguage(rawValue: message.language) else {
             return nil
         }

@@ -154,12 +154,13 @@ public final class SMTPTestServer: Sendable {
     private var log: String { Self.read(logFile) }
     private static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
-    /// Starts `executable` with its output appended to `log`.
+    /// Starts `executable` with its output appended to `log`, in a minimal environment.
     private static func spawn(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure("cannot open \(log): errno \(errno)") }
         defer { close(fd) }
-        return try spawnChild([executable] + arguments, output: fd, errors: fd)
+        // Debian's own environment: a pyenv's PYTHONPATH or PYTHONHOME must not reach /usr/bin/python3.
+        return try spawnChild([executable] + arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], output: fd, errors: fd)
     }
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], log: String) throws -> Int32 {

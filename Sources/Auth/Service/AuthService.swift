@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import Locking
 import Postgres
 import Sodium
@@ -9,6 +10,9 @@ import Sodium
 public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
     let store: UserStore
+    let sessionStore: SessionStore
+    /// Writes sessions' `lastUsedAt` off the requests' path (see `noteUse`).
+    let sessionUse: SessionUseRecorder
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     let hashing: PasswordHashingPool
@@ -36,6 +40,11 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         let store = UserStore(pool: pool)
         self.store = store
+        let sessionStore = SessionStore(pool: pool)
+        self.sessionStore = sessionStore
+        self.sessionUse = SessionUseRecorder(
+            write: { [interval = Self.useInterval(configuration)] in try sessionStore.recordUse($0, resolution: interval) },
+            log: log)
         self.sessionLookups = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
             failsQueued: { error in
@@ -100,9 +109,26 @@ public final class AuthService: Sendable {
             emailVerified: request.isMaster ? (fields.emailVerified ?? false) : false,
             acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
         let (token, session) = newSession(action: "signup", request: request, now: time)
+        // GATEHOUSE_VERIFY_EMAILS on/required: the verification mail goes with the new user;
+        // required: no session until the address is verified.
+        let verification = configuration.accounts.verifyEmails != .off && email != nil
+        let sessionWithheld = configuration.accounts.verifyEmails == .required && email != nil
+        let verifyToken = SecureRandom.linkToken()
         try database { () throws in
             do {
-                try store.insert(user, passwordHash: passwordHash, session: session)
+                try store.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
+                    guard verification, let email else { return }
+                    let message = mail(.verifyEmail, to: email, about: user, request: request, token: verifyToken)
+                    let context = mailContext(time)
+                    guard try OutboxStore.enqueue(
+                        message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: time, in: tx)
+                    else { return }
+                    try AccountStore.insertToken(
+                        AccountStore.NewToken(
+                            digest: SHA256.digest(verifyToken),
+                            expiresAt: time.addingTimeInterval(Double(configuration.accounts.verifyTokenLifetime))),
+                        kind: MailKind.verifyEmail.rawValue, userId: objectId, email: email, now: time, in: tx)
+                }
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
                 throw AuthError.usernameTaken  // a concurrent sign-up won the race
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
@@ -113,6 +139,7 @@ public final class AuthService: Sendable {
                 throw AuthError.emailTaken
             }
         }
+        if sessionWithheld { throw .emailNotVerified }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
@@ -194,6 +221,10 @@ public final class AuthService: Sendable {
             }
             throw .invalidCredentials
         }
+        // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
+        if configuration.accounts.verifyEmails == .required, credentials.user.email != nil, !credentials.user.emailVerified {
+            throw .emailNotVerified
+        }
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try hash(password) : nil
         let (token, session) = newSession(action: "login", request: request, now: time)
@@ -221,7 +252,7 @@ public final class AuthService: Sendable {
     public func logOut(token: String?) throws(AuthError) {
         guard let token, !token.isEmpty else { return }
         let digest = SHA256.digest(token)
-        try database { () throws in try store.deleteSession(digest: digest, now: now()) }
+        try database { () throws in try sessionStore.delete(digest: digest, now: now()) }
         // Other instances hear of it through the database's notification.
         sessionCache?.invalidate(digest: digest)
     }
@@ -251,23 +282,63 @@ public final class AuthService: Sendable {
         }
     }
 
-    /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
+    /// The grant for a looked-up session (209 when none, or expired or idle: then it is deleted).
+    /// Counts as a use of the session (`noteUse`).
     func grant(
         _ token: String, _ digest: [UInt8], _ found: UserStore.StoredSession?, generation: UInt64
     ) throws(AuthError) -> SessionGrant {
         guard let found else { throw .invalidSession }
-        if found.session.expiresAt <= now() {
-            try? store.deleteSession(digest: digest, now: now())
+        let time = timestamp()
+        guard isLive(found.session, at: time) else {
+            _ = try? sessionStore.delete(digest: digest, now: time)
             sessionCache?.invalidate(digest: digest)
             throw .sessionExpired
         }
-        sessionCache?.store(digest, user: found.user, session: found.session, ifGeneration: generation)
-        return SessionGrant(sessionToken: token, user: found.user, session: found.session)
+        var session = found.session
+        noteUse(&session, at: time)
+        sessionCache?.store(digest, user: found.user, session: session, ifGeneration: generation)
+        return SessionGrant(sessionToken: token, user: found.user, session: session)
     }
 
+    /// The cached grant for `digest`, if the cache has a live one (a cached session that looks
+    /// idle is asked of the database: another instance may have recorded a later use). Counts
+    /// as a use of the session (`noteUse`).
     func cachedGrant(_ token: String, _ digest: [UInt8]) -> SessionGrant? {
-        guard let cached = sessionCache?.lookup(digest), cached.session.expiresAt > now() else { return nil }
-        return SessionGrant(sessionToken: token, user: cached.user, session: cached.session)
+        let time = timestamp()
+        guard let cached = sessionCache?.lookup(digest), isLive(cached.session, at: time) else { return nil }
+        var session = cached.session
+        if noteUse(&session, at: time) { sessionCache?.noteUse(digest, at: time) }
+        return SessionGrant(sessionToken: token, user: cached.user, session: session)
+    }
+
+    /// Whether `session` has neither expired nor been idle for the idle timeout at `time`.
+    func isLive(_ session: Session, at time: Date) -> Bool {
+        session.expiresAt > time && session.lastUsedAt > idleCutoff(at: time)
+    }
+
+    /// Sessions last used at or before this are idle-expired (`Date.distantPast` without an idle timeout).
+    func idleCutoff(at time: Date) -> Date {
+        let timeout = configuration.accounts.sessionIdleTimeout
+        return timeout > 0 ? time.addingTimeInterval(-Double(timeout)) : .distantPast
+    }
+
+    /// Notes a use of `session` at `time`: when its `lastUsedAt` is ``useInterval(_:)`` or more
+    /// behind, sets it to `time` and has it written off the request's path; true when it did.
+    /// Other instances' caches keep their copy until their TTL: the table's trigger does not
+    /// announce `last_used_at`, and the write's condition makes a second instance's write a no-op.
+    @discardableResult
+    private func noteUse(_ session: inout Session, at time: Date) -> Bool {
+        guard time.timeIntervalSince(session.lastUsedAt) >= Self.useInterval(configuration) else { return false }
+        session.lastUsedAt = time
+        sessionUse.record(objectId: session.objectId, at: time)
+        return true
+    }
+
+    /// How far `lastUsedAt` may lag the last use: ``Session/lastUseResolution``, or half the
+    /// idle timeout when that is shorter, so that a session in use never looks idle.
+    static func useInterval(_ configuration: AuthConfiguration) -> TimeInterval {
+        let timeout = configuration.accounts.sessionIdleTimeout
+        return timeout > 0 ? min(Session.lastUseResolution, Double(timeout) / 2) : Session.lastUseResolution
     }
 
     /// The token (209 when missing or empty) and its SHA-256 digest, the sessions' key.

@@ -1,16 +1,32 @@
 import Foundation
 import Postgres
+import Sodium
 
-/// The mail outbox (`mail_outbox`, migration 4): messages are written in the transaction of the
-/// change that causes them, and any instance's sender claims, delivers and marks them.
+/// The mail outbox (`mail_outbox`, migration 4): messages are added in the transaction of the
+/// change that causes them, so an answered mutation never loses its mail; any instance's sender
+/// claims, delivers and marks them.
 ///
 /// Delivery is at least once, in order of creation: ``claim(limit:lease:)`` leases due messages
 /// with `FOR UPDATE SKIP LOCKED`, so two live senders never hold one message, and a message held
 /// by a sender that died is due again when its lease ends. All times are the database's clock, so
 /// instances with skewed clocks agree.
 public struct OutboxStore: Sendable {
-    /// One message, as the sender and the dev mailbox read it.
-    public struct Message: Sendable, Equatable {
+    /// A message to add: what it says is rendered at delivery from these fields.
+    struct Message {
+        /// A `Mail.MailKind` raw value.
+        var kind: String
+        /// The user it is about (pending messages go when the user is deleted, but the notice of deletion).
+        var userId: String?
+        var recipient: String
+        var username: String
+        /// A `Mail.MailLanguage` raw value.
+        var language: String
+        /// The link with its token (verify and reset kinds).
+        var link: String?
+    }
+
+    /// A stored message, as the sender and the dev mailbox read it.
+    public struct StoredMessage: Sendable, Equatable {
         public var id: Int64
         /// `verify_email`, `reset_password`, `password_changed`, `email_changed`, `account_deleted`.
         public var kind: String
@@ -65,6 +81,36 @@ public struct OutboxStore: Sendable {
         self.pool = pool
     }
 
+    /// Counts a request for a message of `kind` to `address` and answers whether it is within
+    /// the address's hourly share of that kind. Requests for addresses no account has count the
+    /// same way, with the same write, so the answer's timing does not tell them apart.
+    static func admit(kind: String, address: String, perHour: Int, now: Date, in tx: Transaction) throws -> Bool {
+        let digest = SHA256.digest(address.lowercased())
+        // One request of this kind to this address at a time, so concurrent ones cannot pass the count together.
+        try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\(kind)), hashtext(encode(\(digest), 'hex')))")
+        let recent = try tx.queryFirst("""
+            WITH counted AS (INSERT INTO mail_requests (address_digest, kind, created_at) VALUES (\(digest), \(kind), \(now)))
+            SELECT count(*) FROM mail_requests
+            WHERE address_digest = \(digest) AND kind = \(kind) AND created_at > \(now.addingTimeInterval(-3600))
+            """)?.decode(Int.self, at: 0) ?? 0
+        return recent < perHour
+    }
+
+    /// Adds `message` in `tx` unless its recipient already had `perHour` messages of its kind in
+    /// the last hour (no mail bomb; callers answer the same either way); whether it was added.
+    /// `messageIdDomain` is the right-hand side of its `Message-ID`.
+    @discardableResult
+    static func enqueue(_ message: Message, perHour: Int, messageIdDomain: String, now: Date, in tx: Transaction) throws -> Bool {
+        guard try admit(kind: message.kind, address: message.recipient, perHour: perHour, now: now, in: tx) else { return false }
+        let messageId = "<\(SecureRandom.hex(count: 16))@\(messageIdDomain)>"
+        try tx.execute("""
+            INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
+            VALUES (\(message.kind), \(message.userId), \(message.recipient), \(message.username), \(message.language),
+                    \(message.link), \(messageId), \(now), \(now))
+            """)
+        return true
+    }
+
     /// Seconds to wait after failed attempt number `attempt` (1 for the first delivery):
     /// `base`, doubling, at most ``maximumRetryDelay``.
     public static func retryDelay(attempt: Int, base: Int) -> Int {
@@ -75,7 +121,7 @@ public struct OutboxStore: Sendable {
 
     /// Leases up to `limit` due pending messages for `lease` seconds (they are due again then,
     /// should this sender die) and counts the attempt; oldest first.
-    public func claim(limit: Int, lease: Int) throws -> [Message] {
+    public func claim(limit: Int, lease: Int) throws -> [StoredMessage] {
         let result = try pool.withConnection { connection in
             // A materialized CTE picks the rows once: with `WHERE id IN (subquery)` the plan
             // returned more than `limit` rows (seen in OutboxStoreTests).
@@ -160,7 +206,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// The newest `limit` messages, newest first, in any state (the dev mailbox).
-    public func newest(limit: Int) throws -> [Message] {
+    public func newest(limit: Int) throws -> [StoredMessage] {
         let result = try pool.withConnection { connection in
             try connection.query("SELECT \(sql: Self.columns) FROM mail_outbox ORDER BY id DESC LIMIT \(limit)")
         }
@@ -171,8 +217,8 @@ public struct OutboxStore: Sendable {
     private static let returnedColumns: StaticString =
         "m.id, m.kind, m.recipient, m.username, m.language, m.link, m.message_id, m.created_at, m.state, m.attempts"
 
-    private static func message(_ row: PostgresRow) throws -> Message {
-        Message(
+    private static func message(_ row: PostgresRow) throws -> StoredMessage {
+        StoredMessage(
             id: try row.decode(Int64.self, at: 0), kind: try row.decode(String.self, at: 1),
             recipient: try row.decode(String.self, at: 2), username: try row.decode(String.self, at: 3),
             language: try row.decode(String.self, at: 4), link: try row.decode(String?.self, at: 5),

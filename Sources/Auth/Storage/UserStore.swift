@@ -64,7 +64,8 @@ struct UserStore: Sendable {
     /// Inserts the user and its first session in one transaction. Its username and email must
     /// not log another account in (``NameConflict``): the unique indexes cover each column, and
     /// a lock per log-in name serialises the sign-ups that could shadow each other across them.
-    func insert(_ user: User, passwordHash: String, session: NewSession) throws {
+    /// `also` runs last in the same transaction (the verification mail of a sign-up).
+    func insert(_ user: User, passwordHash: String, session: NewSession?, also: (Transaction) throws -> Void = { _ in }) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
                 let names = Set([user.username.lowercased()] + (user.email.map { [$0.lowercased()] } ?? [])).sorted()
@@ -84,7 +85,8 @@ struct UserStore: Sendable {
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
                             \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
                     """)
-                try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx)
+                if let session { try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx) }
+                try also(tx)
             }
         }
     }
@@ -250,21 +252,6 @@ struct UserStore: Sendable {
                     session: try Self.session(row, from: 8), user: try Self.user(row))
             }
             return found
-        }
-    }
-
-    /// Deletes the session with this token digest; its installation, if any, stays known for
-    /// ``installationMemory`` from `now` (or from its expiry, if earlier).
-    func deleteSession(digest: [UInt8], now: Date) throws {
-        _ = try pool.withConnection { connection in
-            try connection.execute("""
-                WITH session AS (
-                    DELETE FROM sessions WHERE token_digest = \(digest) RETURNING user_id, installation_id, expires_at)
-                UPDATE known_installations k SET session_ends_at = least(session.expires_at, \(now))
-                FROM session
-                WHERE session.installation_id IS NOT NULL AND k.user_id = session.user_id
-                  AND k.installation_digest = sha256(convert_to(session.installation_id, 'UTF8'))
-                """)
         }
     }
 }
