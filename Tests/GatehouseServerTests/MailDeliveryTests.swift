@@ -235,3 +235,48 @@ extension LiveServer {
         #expect(try live.metric("gatehouse_mail_sent_total") == nil, "no sender, no counts")
     }
 }
+
+/// The whole path over HTTP: `resetPassword` writes the message, the sender delivers it, the link
+/// in the delivered mail resets the password, and the "password changed" notice follows.
+@Suite struct AccountMailTests {
+    static let signUp = """
+        mutation S($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) { viewer { sessionToken } } }
+        """
+    static let reset = "mutation R($e: String!) { resetPassword(input: {email: $e}) { ok } }"
+    static let confirm = """
+        mutation C($u: String!, $p: String!, $t: String!) { confirmResetPassword(input: {username: $u, password: $p, token: $t}) { ok } }
+        """
+
+    @Test func resetPasswordMailCarriesAWorkingLink() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.appName = "Acme"
+            settings.mailFrom = "Acme Support <support@acme.test>"
+        }
+        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "password11", "email": "carol@example.com"]])
+        #expect(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue != nil, "\(signUp.text)")
+        let reset = try live.graphQL(Self.reset, variables: ["e": "CAROL@example.com"], headers: [("Accept-Language", "fr-CA, en;q=0.5")])
+        #expect(try reset.json().at("data", "resetPassword", "ok") == true, "\(reset.text)")
+
+        #expect(eventually { smtp.messageIds().count == 1 })
+        let mail = try #require(try smtp.messages().first)
+        #expect(mail.rcptTo == ["carol@example.com"] && mail.mailFrom == "support@acme.test")
+        #expect(mail.header("From")?.contains("Acme Support") == true && mail.contentType == "multipart/alternative")
+        #expect(mail.defects.isEmpty, "\(mail.defects)")
+        #expect(mail.subject.contains("Acme"), "\(mail.subject)")
+        let prefix = "http://127.0.0.1:\(live.server.port)/reset-password?token="
+        let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
+        let link = try #require(lines.first { $0.hasPrefix(prefix) }, "the link alone on a line: \(lines)")
+        #expect(link.hasSuffix("&username=carol"))
+        let token = String(link.dropFirst(prefix.count).prefix { $0 != "&" })
+        #expect(!live.logs.text.contains(token), "no token in the log")
+
+        let confirm = try live.graphQL(Self.confirm, variables: ["u": "carol", "p": "new password 11", "t": .string(token)])
+        #expect(try confirm.json().at("data", "confirmResetPassword", "ok") == true, "\(confirm.text)")
+        #expect(eventually { smtp.messageIds().count == 2 }, "the password-changed notice")
+        let notice = try #require(try smtp.messages().last)
+        #expect(notice.rcptTo == ["carol@example.com"] && notice.text?.contains("reset-password?token=") == false)
+        #expect(Set(smtp.messageIds()).count == 2, "distinct Message-IDs")
+    }
+}
