@@ -50,18 +50,18 @@ struct DevMailbox: Sendable {
         var items = ""
         for message in messages {
             let composed = composer.compose(message, date: message.createdAt)
-            let link = message.link.map { #"<p class="link"><a href="\#(escape($0))">\#(escape($0))</a></p>"# } ?? ""
+            let link = message.link.map { #"<p class="link"><a href="\#(MailComposer.escape($0))">\#(MailComposer.escape($0))</a></p>"# } ?? ""
             items += """
                 <article>
-                <h2>\(escape(composed?.subject ?? "(unknown kind \(message.kind))"))</h2>
+                <h2>\(MailComposer.escape(composed?.subject ?? "(unknown kind \(message.kind))"))</h2>
                 <dl>
-                <dt>To</dt><dd>\(escape(message.recipient))</dd>
-                <dt>Kind</dt><dd>\(escape(message.kind))</dd>
+                <dt>To</dt><dd>\(MailComposer.escape(message.recipient))</dd>
+                <dt>Kind</dt><dd>\(MailComposer.escape(message.kind))</dd>
                 <dt>Created</dt><dd>\(created(message.createdAt))</dd>
-                <dt>State</dt><dd>\(escape(message.state))</dd>
+                <dt>State</dt><dd>\(MailComposer.escape(message.state))</dd>
                 </dl>
                 \(link)
-                <pre>\(escape(composed?.text ?? ""))</pre>
+                <pre>\(MailComposer.escape(composed?.text ?? ""))</pre>
                 </article>
 
                 """
@@ -73,11 +73,11 @@ struct DevMailbox: Sendable {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(composer.appName)) dev mailbox</title>
+            <title>\(MailComposer.escape(composer.appName)) dev mailbox</title>
             <style>\(style)</style>
             </head>
             <body>
-            <h1>\(escape(composer.appName)) dev mailbox</h1>
+            <h1>\(MailComposer.escape(composer.appName)) dev mailbox</h1>
             <p class="note">No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox. \
             The newest \(limit) messages, newest first.</p>
             \(items)</body>
@@ -99,22 +99,5 @@ struct DevMailbox: Sendable {
         var bytes: [UInt8] = []
         ISO8601.write(milliseconds: Int64((date.timeIntervalSince1970 * 1000).rounded()), to: &bytes)
         return String(decoding: bytes, as: UTF8.self)
-    }
-
-    /// Text for HTML element content and double-quoted attribute values.
-    static func escape(_ text: String) -> String {
-        var out = ""
-        out.reserveCapacity(text.utf8.count)
-        for character in text.unicodeScalars {
-            switch character {
-            case "&": out += "&amp;"
-            case "<": out += "&lt;"
-            case ">": out += "&gt;"
-            case "\"": out += "&quot;"
-            case "'": out += "&#39;"
-            default: out.unicodeScalars.append(character)
-            }
-        }
-        return out
     }
 }
