@@ -122,7 +122,7 @@ public struct OutboxStore: Sendable {
     /// Leases up to `limit` due pending messages for `lease` seconds (they are due again then,
     /// should this sender die) and counts the attempt; oldest first.
     public func claim(limit: Int, lease: Int) throws -> [StoredMessage] {
-        let result = try pool.withConnection { connection in
+        let result = try withoutFlush { connection in
             // A materialized CTE picks the rows once: with `WHERE id IN (subquery)` the plan
             // returned more than `limit` rows (seen in OutboxStoreTests).
             try connection.query("""
@@ -141,7 +141,7 @@ public struct OutboxStore: Sendable {
     /// the attempt their claim counted.
     public func release(ids: [Int64]) throws {
         guard !ids.isEmpty else { return }
-        try pool.withConnection { connection in
+        try withoutFlush { connection in
             _ = try connection.execute("""
                 UPDATE mail_outbox SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0)
                 WHERE id = ANY(\(PostgresArray(ids))) AND state = 'pending'
@@ -151,7 +151,7 @@ public struct OutboxStore: Sendable {
 
     /// Marks a message delivered, forgetting its link.
     public func markSent(id: Int64) throws {
-        try pool.withConnection { connection in
+        try withoutFlush { connection in
             _ = try connection.execute("""
                 UPDATE mail_outbox SET state = 'sent', sent_at = now(), link = NULL, last_error = NULL WHERE id = \(id)
                 """)
@@ -164,7 +164,7 @@ public struct OutboxStore: Sendable {
     /// the message up and forgets its link; otherwise it is due again after ``retryDelay(attempt:base:)``.
     public func markFailed(id: Int64, attempts: Int, error: String, permanent: Bool, retryBase: Int) throws -> FailureOutcome {
         let delay = Self.retryDelay(attempt: attempts, base: retryBase)
-        let row = try pool.withConnection { connection in
+        let row = try withoutFlush { connection in
             try connection.queryFirst("""
                 UPDATE mail_outbox m SET
                     state = CASE WHEN d.give_up THEN 'failed' ELSE 'pending' END,
@@ -211,6 +211,19 @@ public struct OutboxStore: Sendable {
             try connection.query("SELECT \(sql: Self.columns) FROM mail_outbox ORDER BY id DESC LIMIT \(limit)")
         }
         return try result.map(Self.message)
+    }
+
+    /// Runs the sender's writes in a transaction that commits without waiting for the WAL flush
+    /// (`synchronous_commit = off`; other sessions see and respect it at once): a database crash
+    /// can lose the last few of them, which only means a message is tried again, as delivery is
+    /// at least once anyway. Delivery no longer waits for a disk flush per message.
+    private func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+        try pool.withConnection { connection in
+            try connection.transaction { transaction in
+                try transaction.unsafeExecuteScript("SET LOCAL synchronous_commit = off")
+                return try body(transaction)
+            }
+        }
     }
 
     private static let columns: StaticString = "id, kind, recipient, username, language, link, message_id, created_at, state, attempts"
