@@ -5,8 +5,8 @@
 #      delivered to a real SMTP server (Debian's aiosmtpd, discarding) and the outbox lag
 #      (sent_at - created_at) p50/p99.
 #   2. The cost of delivery: a mail load alone (rows written to the outbox at MAIL_RATE a second,
-#      delivered by the server's sender) for D seconds; CPU time of the server and of the SMTP
-#      server per message.
+#      delivered by the server's sender) for D seconds: the lag at that steady rate, and the CPU
+#      time of the server and of the SMTP server per message.
 #   3. Interleaved rounds: viewer (64 connections) and logIn (8) for D seconds each, without and
 #      with that mail load beside them; medians and with/without ratios.
 #   bench/mail.sh [rounds (3)] [seconds per run (8)]   BENCH_MAIL_USERS (3000), MAIL_RATE (50)
@@ -84,7 +84,11 @@ stop_mail_load
 wait_drained
 sent=$(( $(sent_total) - before_sent ))
 server_ms=$(( $(cpu_ms "$SERVER_PID") - before_server )) smtp_ms=$(( $(cpu_ms "$SMTP_PID") - before_smtp ))
-log "  $sent messages sent; CPU per message: server $(awk -v a="$server_ms" -v n="$sent" 'BEGIN { printf "%.2f", a / n }') ms, aiosmtpd $(awk -v a="$smtp_ms" -v n="$sent" 'BEGIN { printf "%.2f", a / n }') ms"
+read -r LP50 LP99 < <(psqlq "$CONNINFO" "SELECT
+    round((1000 * percentile_cont(0.5) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)))::numeric, 1),
+    round((1000 * percentile_cont(0.99) WITHIN GROUP (ORDER BY extract(epoch FROM sent_at - created_at)))::numeric, 1)
+    FROM mail_outbox WHERE kind = 'password_changed'" | tr '|' ' ')
+log "  $sent messages sent, lag p50 $LP50 ms, p99 $LP99 ms; CPU per message: server $(awk -v a="$server_ms" -v n="$sent" 'BEGIN { printf "%.2f", a / n }') ms, aiosmtpd $(awk -v a="$smtp_ms" -v n="$sent" 'BEGIN { printf "%.2f", a / n }') ms"
 
 : >"$OUT/rounds"
 for r in $(seq "$ROUNDS"); do
