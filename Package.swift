@@ -23,6 +23,7 @@ let package = Package(
         .systemLibrary(name: "CSodium", pkgConfig: "libsodium", providers: [.apt(["libsodium-dev"])]),
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
+        .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
@@ -31,6 +32,10 @@ let package = Package(
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
+        // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH).
+        .target(name: "Curl", dependencies: ["CCurl"]),
+        // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
+        .target(name: "Mail"),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
@@ -76,6 +81,7 @@ let package = Package(
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),
         .testTarget(

@@ -2,11 +2,11 @@
 # Installs the Debian packages Gatehouse builds and tests with, when missing.
 # As root (or with sudo) it runs apt-get; otherwise it prints the exact command.
 set -euo pipefail
-packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev postgresql)
+packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev postgresql)
 if [ "${1:-}" = "--test" ]; then
   # wrk for the benchmarks, chromium for the browser tests of the pages,
-  # PyYAML for the docker-compose.yml check.
-  packages+=(python3-pip wrk chromium)
+  # PyYAML for the docker-compose.yml check, aiosmtpd and openssl for the SMTP test server.
+  packages+=(python3-pip wrk chromium python3-aiosmtpd openssl)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
 ensure_pyyaml() {

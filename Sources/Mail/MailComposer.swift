@@ -1,0 +1,114 @@
+import Foundation
+
+/// Turns ``MailContent`` into a whole message: `multipart/alternative` with a text/plain and a
+/// text/html part (UTF-8, quoted-printable), headers encoded and folded as RFC 5322 and RFC 2047
+/// require. The same content, Message-ID and date always give the same bytes, so a retry sends
+/// the same message.
+public struct MailComposer: Sendable {
+    public let appName: String
+    public let from: MailAddress
+
+    public init(appName: String, from: MailAddress) {
+        self.appName = appName
+        self.from = from
+    }
+
+    /// `messageId` is stored with the outbox row (so a retry sends the same one), like
+    /// `<hex@host>`; `date` is the Date header's time.
+    public func compose(_ content: MailContent, messageId: String, date: Date) -> ComposedMail {
+        let texts = MailTexts.of(content.language)
+        let template = texts[content.kind]
+        let fill = { (text: String) in Self.fill(text, app: appName, user: content.username) }
+        let link = template.action != nil ? content.link.map(Self.singleLine) : nil
+
+        let subject = Self.singleLine(fill(template.subject))
+        var paragraphs = [fill(texts.greeting)] + template.lead.map(fill)
+        if let link { paragraphs.append(link) }  // alone on its line, blank lines around it
+        paragraphs += template.trail.map(fill) + [fill(texts.signOff)]
+        let text = paragraphs.joined(separator: "\n\n") + "\n"
+
+        let html = Self.html(
+            language: content.language, subject: subject, before: [fill(texts.greeting)] + template.lead.map(fill),
+            button: link.map { (template.action!, $0, texts.linkHint) }, after: template.trail.map(fill) + [fill(texts.signOff)])
+
+        // "=_" never occurs in quoted-printable text ("=" is always followed by two hex digits
+        // or a line end), so this boundary cannot occur in either part.
+        let boundary = "=_gatehouse_alternative"
+        let headers = [
+            MIMEEncoding.header("From", displayName: from.name.map(Self.singleLine), address: Self.singleLine(from.address)),
+            MIMEEncoding.header("To", displayName: nil, address: Self.singleLine(content.recipient)),
+            MIMEEncoding.header("Subject", subject),
+            "Date: " + MIMEEncoding.date(date),
+            "Message-ID: " + Self.singleLine(messageId),
+            "MIME-Version: 1.0",
+            "Content-Language: " + content.language.rawValue,
+            "Auto-Submitted: auto-generated",  // RFC 3834: no vacation replies to this
+            "Content-Type: multipart/alternative; boundary=\"\(boundary)\"",
+        ]
+        var message = headers.joined(separator: "\r\n") + "\r\n\r\n"
+        for (type, body) in [("text/plain", text), ("text/html", html)] {
+            message += "--\(boundary)\r\nContent-Type: \(type); charset=UTF-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+            message += MIMEEncoding.quotedPrintable(body)
+        }
+        message += "--\(boundary)--\r\n"
+        return ComposedMail(subject: subject, text: text, html: html, data: Array(message.utf8))
+    }
+
+    private static func html(
+        language: MailLanguage, subject: String, before: [String], button: (label: String, link: String, hint: String)?,
+        after: [String]
+    ) -> String {
+        func paragraphs(_ texts: [String]) -> String { texts.map { "<p>\(escape($0))</p>\n" }.joined() }
+        var body = paragraphs(before)
+        if let button {
+            let link = escape(button.link)
+            body += """
+                <p style="margin:28px 0"><a href="\(link)" style="display:inline-block;padding:12px 22px;background:#1d4ed8;\
+                color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">\(escape(button.label))</a></p>
+                <p style="font-size:13px;color:#52525b">\(escape(button.hint))<br>
+                <a href="\(link)" style="color:#1d4ed8;word-break:break-all">\(link)</a></p>
+
+                """
+        }
+        body += paragraphs(after)
+        return """
+            <!DOCTYPE html>
+            <html lang="\(language.rawValue)">
+            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>\(escape(subject))</title></head>
+            <body style="margin:0;padding:24px;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;\
+            font-size:15px;line-height:1.5;color:#18181b">
+            <div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:28px 32px">
+            \(body)</div>
+            </body>
+            </html>
+
+            """
+    }
+
+    /// `{app}` and `{user}` replaced in one pass, so neither value is read as a placeholder.
+    private static func fill(_ template: String, app: String, user: String) -> String {
+        template.components(separatedBy: "{app}").map { $0.replacing("{user}", with: user) }.joined(separator: app)
+    }
+
+    /// HTML text and attribute value escaping.
+    private static func escape(_ text: String) -> String {
+        var escaped = ""
+        for character in text {
+            switch character {
+            case "&": escaped += "&amp;"
+            case "<": escaped += "&lt;"
+            case ">": escaped += "&gt;"
+            case "\"": escaped += "&quot;"
+            case "'": escaped += "&#39;"
+            default: escaped.append(character)
+            }
+        }
+        return escaped
+    }
+
+    /// Control characters (CR and LF above all) replaced by spaces: header text from a stored
+    /// row can never start a header of its own.
+    private static func singleLine(_ text: String) -> String {
+        String(String.UnicodeScalarView(text.unicodeScalars.map { $0.value < 0x20 || $0.value == 0x7F ? " " : $0 }))
+    }
+}
