@@ -43,6 +43,26 @@ public enum SecureRandom {
         return String(decoding: chars, as: UTF8.self)
     }
 
+    /// A token for a link in mail (password reset, email verification): 32 random bytes (256
+    /// bits) as base64url without padding, 43 characters that need no escaping in a URL.
+    public static func linkToken() -> String {
+        var raw = bytes(32)
+        defer { wipe(&raw) }
+        var out = [CChar](repeating: 0, count: sodium_base64_encoded_len(raw.count, sodium_base64_VARIANT_URLSAFE_NO_PADDING))
+        raw.withUnsafeBufferPointer { input in
+            out.withUnsafeMutableBufferPointer { output in
+                _ = sodium_bin2base64(output.baseAddress!, output.count, input.baseAddress!, input.count, sodium_base64_VARIANT_URLSAFE_NO_PADDING)
+            }
+        }
+        defer { wipe(&out) }
+        return String(cString: out)
+    }
+
+    /// `count` random bytes as lowercase hex (identifiers such as a mail's Message-ID).
+    public static func hex(count: Int) -> String {
+        hex(bytes(count))
+    }
+
     /// Lowercase hex of `bytes`, through libsodium's constant-time `sodium_bin2hex`.
     static func hex(_ bytes: [UInt8]) -> String {
         guard !bytes.isEmpty else { return "" }

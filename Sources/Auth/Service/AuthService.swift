@@ -100,9 +100,26 @@ public final class AuthService: Sendable {
             emailVerified: request.isMaster ? (fields.emailVerified ?? false) : false,
             acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
         let (token, session) = newSession(action: "signup", request: request, now: time)
+        // GATEHOUSE_VERIFY_EMAILS on/required: the verification mail goes with the new user;
+        // required: no session until the address is verified.
+        let verification = configuration.accounts.verifyEmails != .off && email != nil
+        let sessionWithheld = configuration.accounts.verifyEmails == .required && email != nil
+        let verifyToken = SecureRandom.linkToken()
         try database { () throws in
             do {
-                try store.insert(user, passwordHash: passwordHash, session: session)
+                try store.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
+                    guard verification, let email else { return }
+                    let message = mail(.verifyEmail, to: email, about: user, request: request, token: verifyToken)
+                    let context = mailContext(time)
+                    guard try OutboxStore.enqueue(
+                        message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: time, in: tx)
+                    else { return }
+                    try AccountStore.insertToken(
+                        AccountStore.NewToken(
+                            digest: SHA256.digest(verifyToken),
+                            expiresAt: time.addingTimeInterval(Double(configuration.accounts.verifyTokenLifetime))),
+                        kind: MailKind.verifyEmail.rawValue, userId: objectId, email: email, now: time, in: tx)
+                }
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
                 throw AuthError.usernameTaken  // a concurrent sign-up won the race
             } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
@@ -113,6 +130,7 @@ public final class AuthService: Sendable {
                 throw AuthError.emailTaken
             }
         }
+        if sessionWithheld { throw .emailNotVerified }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
@@ -193,6 +211,10 @@ public final class AuthService: Sendable {
                 }
             }
             throw .invalidCredentials
+        }
+        // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
+        if configuration.accounts.verifyEmails == .required, credentials.user.email != nil, !credentials.user.emailVerified {
+            throw .emailNotVerified
         }
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try hash(password) : nil

@@ -64,7 +64,8 @@ struct UserStore: Sendable {
     /// Inserts the user and its first session in one transaction. Its username and email must
     /// not log another account in (``NameConflict``): the unique indexes cover each column, and
     /// a lock per log-in name serialises the sign-ups that could shadow each other across them.
-    func insert(_ user: User, passwordHash: String, session: NewSession) throws {
+    /// `also` runs last in the same transaction (the verification mail of a sign-up).
+    func insert(_ user: User, passwordHash: String, session: NewSession?, also: (Transaction) throws -> Void = { _ in }) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
                 let names = Set([user.username.lowercased()] + (user.email.map { [$0.lowercased()] } ?? [])).sorted()
@@ -84,7 +85,8 @@ struct UserStore: Sendable {
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
                             \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
                     """)
-                try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx)
+                if let session { try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx) }
+                try also(tx)
             }
         }
     }

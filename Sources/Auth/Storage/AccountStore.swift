@@ -1,0 +1,230 @@
+import Foundation
+import Postgres
+
+/// The account lifecycle's statements: reset and verification tokens, changes and deletion of
+/// users. Every mail is added to the outbox in the transaction of the change that causes it.
+struct AccountStore: Sendable {
+    let pool: Pool
+
+    /// The public user columns of `u` (decoded by `UserStore.user`), then the password hash.
+    private static let userColumns: StaticString =
+        "u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at, u.password_hash"
+
+    /// A new link token: its digest and when it stops working.
+    struct NewToken {
+        var digest: [UInt8]
+        var expiresAt: Date
+    }
+
+    /// What the outbox needs besides the message: the per-address limit, the Message-ID domain, the time.
+    struct MailContext {
+        var perHour: Int
+        var messageIdDomain: String
+        var now: Date
+    }
+
+    /// The user `objectId` and its password hash.
+    func user(objectId: String) throws -> (User, passwordHash: String)? {
+        try pool.withConnection { connection in
+            guard let row = try connection.queryFirst(
+                "SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(objectId)") else { return nil }
+            return (try UserStore.user(row), try row.decode(String.self, at: 7))
+        }
+    }
+
+    /// For the user whose email is `email` (ignoring case; `unverifiedOnly`: only if not yet
+    /// verified), stores `token` of `kind` (a reset token replaces the user's previous one) and
+    /// adds the message `mail` makes, unless the address had its hourly share of that kind.
+    func sendLink(
+        kind: String, email: String, unverifiedOnly: Bool, token: NewToken, context: MailContext,
+        mail: (User) -> OutboxStore.Message
+    ) throws {
+        try pool.withConnection { connection in
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst("""
+                    SELECT \(sql: Self.userColumns) FROM users u
+                    WHERE lower(u.email) = lower(\(email)) AND NOT (\(unverifiedOnly) AND u.email_verified)
+                    FOR UPDATE
+                    """) else { return }
+                let user = try UserStore.user(row)
+                guard try OutboxStore.enqueue(
+                    mail(user), perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+                else { return }
+                try Self.insertToken(token, kind: kind, userId: user.objectId, email: user.email, now: context.now, in: tx)
+            }
+        }
+    }
+
+    /// Stores a link token (a reset token replaces the user's previous one).
+    static func insertToken(_ token: NewToken, kind: String, userId: String, email: String?, now: Date, in tx: Transaction) throws {
+        if kind == MailKind.resetPassword.rawValue {
+            try tx.execute("""
+                INSERT INTO account_tokens (token_digest, user_id, kind, email, expires_at, created_at)
+                VALUES (\(token.digest), \(userId), \(kind), \(email), \(token.expiresAt), \(now))
+                ON CONFLICT (user_id) WHERE kind = 'reset_password'
+                DO UPDATE SET token_digest = excluded.token_digest, email = excluded.email,
+                              expires_at = excluded.expires_at, created_at = excluded.created_at
+                """)
+        } else {
+            try tx.execute("""
+                INSERT INTO account_tokens (token_digest, user_id, kind, email, expires_at, created_at)
+                VALUES (\(token.digest), \(userId), \(kind), \(email), \(token.expiresAt), \(now))
+                """)
+        }
+    }
+
+    /// A reset token's user and expiry (nil: no such token).
+    func resetToken(digest: [UInt8]) throws -> (User, expiresAt: Date)? {
+        try pool.withConnection { connection in
+            guard let row = try connection.queryFirst("""
+                SELECT \(sql: Self.userColumns), t.expires_at
+                FROM account_tokens t JOIN users u ON u.object_id = t.user_id
+                WHERE t.token_digest = \(digest) AND t.kind = 'reset_password'
+                """) else { return nil }
+            return (try UserStore.user(row), try row.decode(Date.self, at: 8))
+        }
+    }
+
+    /// Uses up the reset token and sets the password: clears failed log-ins, lockout and log-in
+    /// counts, marks the email verified (the link proved the mailbox), ends every session and
+    /// forgets the user's installations, and adds the "password changed" notice. Nil when the
+    /// token was used (or expired) meanwhile: of two concurrent uses, one wins.
+    func completeReset(
+        digest: [UInt8], userId: String, passwordHash: String, context: MailContext,
+        notice: (User) -> OutboxStore.Message?
+    ) throws -> User? {
+        try pool.withConnection { connection in
+            try connection.transaction { tx -> User? in
+                guard try tx.queryFirst("""
+                    DELETE FROM account_tokens
+                    WHERE token_digest = \(digest) AND kind = 'reset_password' AND user_id = \(userId)
+                      AND expires_at > \(context.now)
+                    RETURNING 1
+                    """) != nil else { return nil }
+                guard let row = try tx.queryFirst("""
+                    UPDATE users u SET password_hash = \(passwordHash), failed_login_count = 0, lockout_until = NULL,
+                        email_verified = u.email IS NOT NULL, updated_at = \(context.now)
+                    WHERE u.object_id = \(userId)
+                    RETURNING \(sql: Self.userColumns)
+                    """) else { return nil }
+                let user = try UserStore.user(row)
+                try tx.execute("DELETE FROM sessions WHERE user_id = \(userId)")
+                try tx.execute("DELETE FROM known_installations WHERE user_id = \(userId)")
+                try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
+                if let message = notice(user) {
+                    try OutboxStore.enqueue(message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+                }
+                return user
+            }
+        }
+    }
+
+    /// Marks verified the email of the user `name` (username or email, ignoring case) proves with
+    /// the verification token, if the token has not expired and is for the address the user has
+    /// now. False when it does not.
+    func verifyEmail(digest: [UInt8], name: String, now: Date) throws -> Bool {
+        try pool.withConnection { connection in
+            guard let row = try connection.queryFirst("""
+                SELECT u.object_id, u.email_verified
+                FROM account_tokens t JOIN users u ON u.object_id = t.user_id
+                WHERE t.token_digest = \(digest) AND t.kind = 'verify_email' AND t.expires_at > \(now)
+                  AND lower(t.email) = lower(u.email)
+                  AND (lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name)))
+                """) else { return false }
+            if try row.decode(Bool.self, at: 1) { return true }
+            try connection.execute("""
+                UPDATE users SET email_verified = true, updated_at = \(now)
+                WHERE object_id = \(try row.decode(String.self, at: 0)) AND NOT email_verified
+                """)
+            return true
+        }
+    }
+
+    /// What updateUser changes, checked and hashed already.
+    struct Change {
+        var username: String?
+        var email: String?
+        var passwordHash: String?
+        var emailVerified: Bool?
+        var acl: ACL?
+        /// With a password change: the session to keep (the caller's).
+        var keepSession: String?
+    }
+
+    /// Applies `change` to the user `userId` in one transaction; `mail(old, new)` gives the
+    /// notices and verification mail to add with it (and the verification token to store).
+    /// Nil when there is no such user.
+    func update(
+        userId: String, change: Change, context: MailContext,
+        mail: (_ old: User, _ new: User) -> (messages: [OutboxStore.Message], verification: NewToken?)
+    ) throws -> User? {
+        try pool.withConnection { connection in
+            try connection.transaction { tx -> User? in
+                let names = ([change.username, change.email].compactMap { $0?.lowercased() }).sorted()
+                for name in Set(names).sorted() { try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\(name)))") }
+                guard let oldRow = try tx.queryFirst("SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(userId) FOR UPDATE")
+                else { return nil }
+                let old = try UserStore.user(oldRow)
+                // A log-in name means one account (as at sign-up): the indexes cover each column,
+                // these checks the names across them.
+                if let username = change.username, try tx.queryFirst("""
+                    SELECT 1 FROM users WHERE object_id <> \(userId)
+                      AND (lower(username) = lower(\(username)) OR lower(email) = lower(\(username)))
+                    """) != nil { throw UserStore.NameConflict.username }
+                if let email = change.email, try tx.queryFirst("""
+                    SELECT 1 FROM users WHERE object_id <> \(userId)
+                      AND (lower(email) = lower(\(email)) OR lower(username) = lower(\(email)))
+                    """) != nil { throw UserStore.NameConflict.email }
+                let emailChanged = change.email.map { $0.lowercased() != old.email?.lowercased() } ?? false
+                let emailVerified = change.emailVerified ?? (emailChanged ? false : old.emailVerified)
+                guard let row = try tx.queryFirst("""
+                    UPDATE users u SET
+                        username = coalesce(\(change.username), u.username),
+                        email = coalesce(\(change.email), u.email),
+                        email_verified = \(emailVerified),
+                        password_hash = coalesce(\(change.passwordHash), u.password_hash),
+                        acl = coalesce(\(change.acl?.withOwner(userId).jsonText)::jsonb, u.acl),
+                        updated_at = \(context.now)
+                    WHERE u.object_id = \(userId)
+                    RETURNING \(sql: Self.userColumns)
+                    """) else { return nil }
+                let new = try UserStore.user(row)
+                if change.passwordHash != nil {
+                    try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)")
+                    try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
+                }
+                if emailChanged {
+                    try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'verify_email'")
+                }
+                let (messages, verification) = mail(old, new)
+                for message in messages {
+                    let added = try OutboxStore.enqueue(
+                        message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+                    if added, message.kind == MailKind.verifyEmail.rawValue, let verification {
+                        try Self.insertToken(verification, kind: message.kind, userId: userId, email: new.email, now: context.now, in: tx)
+                    }
+                }
+                return new
+            }
+        }
+    }
+
+    /// Deletes the user with its sessions, tokens, installations, log-in counts and pending mail,
+    /// and adds `notice` (the "account deleted" mail), in one transaction. Nil when there is no such user.
+    func delete(userId: String, context: MailContext, notice: (User) -> OutboxStore.Message?) throws -> User? {
+        try pool.withConnection { connection in
+            try connection.transaction { tx -> User? in
+                guard let row = try tx.queryFirst("DELETE FROM users u WHERE u.object_id = \(userId) RETURNING \(sql: Self.userColumns)")
+                else { return nil }
+                let user = try UserStore.user(row)
+                // Sessions, tokens and installations go with the user (ON DELETE CASCADE).
+                try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
+                try tx.execute("DELETE FROM mail_outbox WHERE user_id = \(userId) AND state = 'pending'")
+                if let message = notice(user) {
+                    try OutboxStore.enqueue(message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+                }
+                return user
+            }
+        }
+    }
+}

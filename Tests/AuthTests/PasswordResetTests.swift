@@ -1,0 +1,132 @@
+import Auth
+import Foundation
+import GraphQL
+import JSON
+import Postgres
+import Sodium
+import Testing
+
+/// resetPassword and confirmResetPassword (contract: accounts.md), with the mail read from the outbox.
+@Suite struct PasswordResetTests {
+    static let resetPassword = """
+        mutation R($input: ResetPasswordInput!) { resetPassword(input: $input) { ok clientMutationId } }
+        """
+    static let confirm = """
+        mutation C($input: ConfirmResetPasswordInput!) { confirmResetPassword(input: $input) { ok } }
+        """
+
+    static func reset(_ h: Harness, _ email: String, address: String = "192.0.2.1") -> ExecutionResult {
+        h.graphql(resetPassword, variables: ["input": ["email": .string(email)]], address: address)
+    }
+
+    static func confirm(_ h: Harness, _ username: String, _ password: String, _ token: String) -> ExecutionResult {
+        h.graphql(confirm, variables: ["input": ["username": .string(username), "password": .string(password), "token": .string(token)]])
+    }
+
+    @Test func aResetLinkSetsANewPasswordOnceAndEndsEverySession() throws {
+        let h = try Harness()
+        let signUpToken = try #require(try h.signedUp("alice", email: "Alice@Example.com")["sessionToken"]?.stringValue)
+        let other = try h.loggedIn("alice", installationId: "phone")
+        let result = Self.reset(h, "alice@example.COM")
+        #expect(result.errors.isEmpty, "\(result.json)")
+        #expect(result.data?["resetPassword"]?["ok"] == true)
+        let mail = try #require(try OutboxRow.latest(h, kind: "reset_password"))
+        #expect(mail.recipient == "Alice@Example.com" && mail.username == "alice" && mail.language == "en")
+        let link = try #require(mail.link)
+        #expect(link.hasPrefix("http://127.0.0.1:1337/reset-password?token="))
+        #expect(link.hasSuffix("&username=alice"))
+        let token = try #require(OutboxRow.token(in: link))
+        #expect(token.count >= 43, "at least 256 bits")
+        // Stored only as its digest.
+        #expect(try h.count("SELECT count(*) FROM account_tokens WHERE token_digest = \(SHA256.digest(token))") == 1)
+        let dump = try h.rows("SELECT row_to_json(t)::text FROM account_tokens t").map { try $0.decode(String.self, at: 0) }
+        #expect(!dump.contains { $0.contains(token) })
+
+        let confirmed = Self.confirm(h, "alice", "new password 11", token)
+        #expect(confirmed.errors.isEmpty, "\(confirmed.json)")
+        #expect(confirmed.data?["confirmResetPassword"]?["ok"] == true)
+        #expect(onlyError(h.logIn("alice", Harness.password))?.code == 101)
+        let fresh = try h.loggedIn("alice", "new password 11")
+        for old in [signUpToken, other] { #expect(onlyError(h.viewer(token: old))?.code == 209) }
+        #expect(h.viewer(token: fresh).data?["viewer"]?["user"]?["emailVerified"] == true, "the link proved the mailbox")
+        #expect(try OutboxRow.latest(h, kind: "password_changed")?.recipient == "Alice@Example.com")
+        // Used up.
+        #expect(onlyError(Self.confirm(h, "alice", "another pass 11", token))?.message
+            == "Failed to reset password: username / email / token is invalid")
+    }
+
+    @Test func errorsOfTheContract() throws {
+        let h = try Harness()
+        _ = try h.signedUp("bob", email: "bob@example.com")
+        _ = try h.signedUp("carol", email: "carol@example.com")
+        #expect(onlyError(Self.reset(h, "")).map { "\($0.code!) \($0.message)" } == "204 you must provide an email")
+        #expect(Self.reset(h, "nobody@example.com").data?["resetPassword"]?["ok"] == true)
+        #expect(try h.count("SELECT count(*) FROM mail_outbox") == 0, "an unknown email gets nothing")
+        _ = Self.reset(h, "bob@example.com")
+        let token = try #require(OutboxRow.token(in: try OutboxRow.latest(h, kind: "reset_password")?.link ?? ""))
+        let invalid = "-1 Failed to reset password: username / email / token is invalid"
+        func error(_ result: ExecutionResult) -> String? { onlyError(result).map { "\($0.code!) \($0.message)" } }
+        #expect(error(Self.confirm(h, "", "new password 11", token)) == "200 you must provide a username")
+        #expect(error(Self.confirm(h, "bob", "", token)) == "201 you must provide a password")
+        #expect(error(Self.confirm(h, "bob", "new password 11", "")) == "-1 you must provide a token")
+        #expect(error(Self.confirm(h, "bob", "new password 11", "not-a-token")) == invalid)
+        #expect(error(Self.confirm(h, "carol", "new password 11", token)) == invalid, "another user's name")
+        #expect(error(Self.confirm(h, "bob", "short", token))?.hasPrefix("142 ") == true)
+        #expect(error(Self.confirm(h, "bob", "password", token)) == "142 Password is too common.")
+        // A new link replaces the previous one.
+        _ = Self.reset(h, "bob@example.com")
+        let second = try #require(OutboxRow.token(in: try OutboxRow.latest(h, kind: "reset_password")?.link ?? ""))
+        #expect(second != token)
+        #expect(error(Self.confirm(h, "bob", "new password 11", token)) == invalid)
+        // Expired.
+        h.clock.advance(by: 3601)
+        #expect(error(Self.confirm(h, "bob@example.com", "new password 11", second)) == "-1 The password reset link has expired")
+    }
+
+    @Test func twoConcurrentUsesOfOneTokenOneWins() throws {
+        let h = try Harness()
+        _ = try h.signedUp("dave", email: "dave@example.com")
+        _ = Self.reset(h, "dave@example.com")
+        let token = try #require(OutboxRow.token(in: try OutboxRow.latest(h, kind: "reset_password")?.link ?? ""))
+        let results = try #require(simultaneously(4) { i in Self.confirm(h, "dave", "winner pass \(i)x", token) })
+        let winners = results.enumerated().filter { $0.element.errors.isEmpty }.map(\.offset)
+        #expect(winners.count == 1, "\(results.map(\.json))")
+        #expect(results.filter { onlyError($0)?.code == -1 }.count == 3)
+        _ = try h.loggedIn("dave", "winner pass \(winners[0])x")
+    }
+
+    @Test func atMostThreeMessagesOfOneKindPerAddressPerHour() throws {
+        let h = try Harness()
+        _ = try h.signedUp("erin", email: "erin@example.com")
+        for _ in 0..<5 { #expect(Self.reset(h, "ERIN@example.com").data?["resetPassword"]?["ok"] == true) }
+        #expect(try h.count("SELECT count(*) FROM mail_outbox WHERE kind = 'reset_password'") == 3)
+        h.clock.advance(by: 3601)
+        _ = Self.reset(h, "erin@example.com")
+        #expect(try h.count("SELECT count(*) FROM mail_outbox WHERE kind = 'reset_password'") == 4)
+    }
+}
+
+/// A row of the mail outbox, as tests read it.
+struct OutboxRow {
+    var kind: String
+    var recipient: String
+    var username: String
+    var language: String
+    var link: String?
+
+    /// The newest message of `kind`.
+    static func latest(_ h: Harness, kind: String) throws -> OutboxRow? {
+        try h.rows("SELECT kind, recipient, username, language, link FROM mail_outbox WHERE kind = \(kind) ORDER BY id DESC LIMIT 1")
+            .first.map { row in
+                OutboxRow(
+                    kind: try row.decode(String.self, at: 0), recipient: try row.decode(String.self, at: 1),
+                    username: try row.decode(String.self, at: 2), language: try row.decode(String.self, at: 3),
+                    link: try row.decode(String?.self, at: 4))
+            }
+    }
+
+    /// The `token` query value of a link.
+    static func token(in link: String) -> String? {
+        URLComponents(string: link)?.queryItems?.first { $0.name == "token" }?.value
+    }
+}
