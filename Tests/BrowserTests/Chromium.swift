@@ -136,6 +136,19 @@ final class Chromium: @unchecked Sendable {
         }
     }
 
+    /// Sends `Accept-Language: value` with every request of the tab, navigations and `fetch`.
+    func setAcceptLanguage(_ value: String) async throws {
+        let version = try await browser.call("Browser.getVersion")
+        _ = try await devTools.call("Emulation.setUserAgentOverride", [
+            "userAgent": version["userAgent"] as? String ?? "Chromium", "acceptLanguage": value,
+        ])
+    }
+
+    /// Turns the pages' own scripts off, as in a browser without JavaScript (``evaluate(_:)`` still works).
+    func disableScripts() async throws {
+        _ = try await devTools.call("Emulation.setScriptExecutionDisabled", ["value": true])
+    }
+
     /// Navigates and waits until the new document's `readyCondition` holds.
     func open(_ url: String, until readyCondition: String) async throws {
         _ = try await devTools.call("Page.navigate", ["url": url])
