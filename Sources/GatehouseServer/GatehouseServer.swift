@@ -134,7 +134,7 @@ public final class GatehouseServer: Sendable {
                 devMailbox: settings.smtpURL == nil && ["127.0.0.1", "::1", "localhost"].contains(settings.host)))
 
         janitor = SessionJanitorThread(
-            janitor: SessionJanitor(pool: pool), intervalSeconds: 300,
+            janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
             onRun: { report in
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
                 // Hourly: the read scans the users table, and only drops kinds no account has any

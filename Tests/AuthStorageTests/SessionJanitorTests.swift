@@ -27,10 +27,10 @@ import Testing
         try pool.withConnection { c in
             try c.execute(
                 """
-                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at, last_used_at)
                 SELECT lpad(g::text, 10, 'x'), sha256(int4send(g::int4)), 'uuuuuuuuu1', '{}',
                        CASE WHEN g <= \(expired) THEN now() - interval '1 hour' ELSE now() + interval '1 hour' END,
-                       now(), now()
+                       now(), now(), now()
                 FROM generate_series(1, \(expired + live)) g
                 """)
         }
@@ -93,6 +93,36 @@ import Testing
             #expect(windows.count == 1 && windows[0] > now)
             let kept = try c.query("SELECT installation_digest = sha256('kept') FROM known_installations").map { try $0.decode(Bool.self, at: 0) }
             #expect(kept == [true])
+        }
+    }
+
+    /// With an idle timeout, sessions last used that long ago go too (in batches); the
+    /// installation of one stays known from now, as when a request finds it idle.
+    @Test func deletesIdleSessionsWithAnIdleTimeout() throws {
+        let now = Date()
+        try pool.withConnection { c in
+            try c.execute("""
+                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
+                                      created_at, updated_at, last_used_at)
+                SELECT lpad(g::text, 10, 'x'), sha256(int4send(g::int4)), 'uuuuuuuuu1',
+                       CASE WHEN g = 1 THEN 'idle-phone' END, '{}', \(now + 86_400),
+                       \(now - 86_400), \(now - 86_400),
+                       CASE WHEN g <= 5 THEN \(now - 3601) ELSE \(now - 3599) END
+                FROM generate_series(1, 8) g
+                """)
+            try c.execute("""
+                INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+                VALUES ('uuuuuuuuu1', sha256('idle-phone'), \(now + 86_400))
+                """)
+        }
+        #expect(try SessionJanitor(pool: pool, batchSize: 2).deleteExpired(now: now) == SessionJanitor.Report(deleted: 0, batches: 1))
+        let report = try SessionJanitor(pool: pool, batchSize: 2, idleTimeout: 3600).deleteExpired(now: now)
+        #expect(report == SessionJanitor.Report(deleted: 5, batches: 1 + 3))
+        try pool.withConnection { c in
+            #expect(try c.queryFirst("SELECT count(*) FROM sessions WHERE last_used_at > \(now - 3600)")?.decode(Int.self, at: 0) == 3)
+            #expect(try c.queryFirst("SELECT count(*) FROM sessions")?.decode(Int.self, at: 0) == 3)
+            let ends = try c.query("SELECT session_ends_at FROM known_installations").map { try $0.decode(Date.self, at: 0) }
+            #expect(ends.count == 1 && abs(ends[0].timeIntervalSince(now)) < 0.002)
         }
     }
 }

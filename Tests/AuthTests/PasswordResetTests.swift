@@ -83,6 +83,19 @@ import Testing
         #expect(error(Self.confirm(h, "bob@example.com", "new password 11", second)) == "-1 The password reset link has expired")
     }
 
+    /// An unknown address costs the same write as a known one (the request is counted either
+    /// way), and only its digest is kept.
+    @Test func unknownAddressesAreCountedLikeKnownOnes() throws {
+        let h = try Harness()
+        _ = try h.signedUp("zoe", email: "zoe@example.com")
+        for email in ["zoe@example.com", "Nobody@Example.com"] { _ = Self.reset(h, email) }
+        #expect(try h.count("SELECT count(*) FROM mail_requests WHERE kind = 'reset_password'") == 2)
+        #expect(try h.count("SELECT count(*) FROM mail_requests WHERE address_digest = \(SHA256.digest("nobody@example.com"))") == 1)
+        #expect(try h.count("SELECT count(*) FROM mail_outbox") == 1)
+        for _ in 0..<3 { _ = Self.reset(h, "nobody@example.com") }
+        #expect(try h.count("SELECT count(*) FROM mail_requests WHERE address_digest = \(SHA256.digest("nobody@example.com"))") == 4)
+    }
+
     @Test func twoConcurrentUsesOfOneTokenOneWins() throws {
         let h = try Harness()
         _ = try h.signedUp("dave", email: "dave@example.com")

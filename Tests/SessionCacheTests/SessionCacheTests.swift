@@ -125,7 +125,9 @@ import TestSupport
         let pool: Pool
     }
 
-    static func instance(_ database: TestDatabase, hashing: PasswordHashingPool) -> Instance {
+    static func instance(
+        _ database: TestDatabase, hashing: PasswordHashingPool, now: @escaping @Sendable () -> Date = { Date() }
+    ) -> Instance {
         var settings = Settings()
         settings.sessionCacheTTL = 60
         let connection = ConnectionConfiguration(database.connectionString)
@@ -134,18 +136,18 @@ import TestSupport
         let auth = AuthService(
             pool: pool, hashing: hashing,
             configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0)),
-            sessionCache: cache)
+            sessionCache: cache, now: now)
         return Instance(auth: auth, cache: cache!, listener: listener!, pool: pool)
     }
 
-    static func setUp() throws -> (TestDatabase, Instance, Instance, PasswordHashingPool) {
+    static func setUp(now: @escaping @Sendable () -> Date = { Date() }) throws -> (TestDatabase, Instance, Instance, PasswordHashingPool) {
         let database = try TestDatabase.create()
         let migrationPool = database.makePool(size: 1)
         _ = try Migrator(migrations: AuthMigrations.all).migrate(migrationPool)
         migrationPool.close()
         let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2)
-        let a = instance(database, hashing: hashing)
-        let b = instance(database, hashing: hashing)
+        let a = instance(database, hashing: hashing, now: now)
+        let b = instance(database, hashing: hashing, now: now)
         #expect(eventually(timeout: .seconds(10)) { a.cache.isLive && b.cache.isLive })
         return (database, a, b, hashing)
     }
@@ -219,5 +221,52 @@ import TestSupport
         _ = try b.auth.viewer(token: again.sessionToken)
         #expect(b.cache.count == 1, "the cache refills")
         connection.close()
+    }
+
+    /// A revoked session's token answers 209 at once on the instance that revoked it (which had
+    /// it cached) and as soon as the notification arrives on the other.
+    @Test func revokedSessionsEndOnBothInstances() throws {
+        let (_, a, b, hashing) = try Self.setUp()
+        defer { Self.tearDown(a, b, hashing: hashing) }
+        let request = AuthRequest(clientAddress: "127.0.0.1")
+        let mine = try a.auth.signUp(SignUpFields(username: "gina", password: "password123"), request: request)
+        let phone = try a.auth.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
+        let tablet = try a.auth.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
+        func ended(_ instance: Instance, _ grant: SessionGrant) -> Bool {
+            do { _ = try instance.auth.viewer(token: grant.sessionToken); return false } catch { return error == .invalidSession }
+        }
+        for instance in [a, b] {
+            for grant in [mine, phone, tablet] { _ = try instance.auth.viewer(token: grant.sessionToken) }
+            #expect(instance.cache.count == 3)
+        }
+        try a.auth.revokeSession(id: phone.session.globalId, caller: mine)
+        #expect(ended(a, phone))
+        #expect(eventually(timeout: .seconds(10)) { ended(b, phone) })
+        #expect(try b.auth.revokeOtherSessions(caller: mine) == 1)
+        #expect(ended(b, tablet))
+        #expect(eventually(timeout: .seconds(10)) { ended(a, tablet) })
+        for instance in [a, b] { #expect(try instance.auth.viewer(token: mine.sessionToken).session == mine.session) }
+    }
+
+    /// Recording a session's use changes nothing other instances cache: the trigger does not
+    /// announce `last_used_at`, so the other instance keeps its entry.
+    @Test func recordingAUseLeavesTheOtherInstancesCache() throws {
+        let offset = Mutex<TimeInterval>(0)
+        let (_, a, b, hashing) = try Self.setUp(now: { Date().addingTimeInterval(offset.withLock { $0 }) })
+        defer { Self.tearDown(a, b, hashing: hashing) }
+        let request = AuthRequest(clientAddress: "127.0.0.1")
+        let used = try a.auth.signUp(SignUpFields(username: "hank", password: "password123"), request: request)
+        _ = try b.auth.viewer(token: used.sessionToken)
+        offset.withLock { $0 += Session.lastUseResolution + 1 }
+        _ = try a.auth.viewer(token: used.sessionToken)
+        #expect(eventually { a.auth.sessionUse.stats == .init(pending: 0, busy: false, statements: 1, rowsWritten: 1) })
+        // A later notification from the same database has arrived once its entry is gone; the
+        // touch's would have come before it.
+        let other = try a.auth.signUp(SignUpFields(username: "ivan", password: "password123"), request: request)
+        _ = try b.auth.viewer(token: other.sessionToken)
+        #expect(b.cache.count == 2)
+        try a.auth.logOut(token: other.sessionToken)
+        #expect(eventually(timeout: .seconds(10)) { b.cache.count == 1 })
+        #expect(b.cache.lookup(SHA256.digest(used.sessionToken)) != nil)
     }
 }

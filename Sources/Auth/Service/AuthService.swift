@@ -9,6 +9,9 @@ import Sodium
 public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
     let store: UserStore
+    let sessionStore: SessionStore
+    /// Writes sessions' `lastUsedAt` off the requests' path (see `noteUse`).
+    let sessionUse: SessionUseRecorder
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     let hashing: PasswordHashingPool
@@ -36,6 +39,11 @@ public final class AuthService: Sendable {
         self.configuration = configuration
         let store = UserStore(pool: pool)
         self.store = store
+        let sessionStore = SessionStore(pool: pool)
+        self.sessionStore = sessionStore
+        self.sessionUse = SessionUseRecorder(
+            write: { [interval = Self.useInterval(configuration)] in try sessionStore.recordUse($0, resolution: interval) },
+            log: log)
         self.sessionLookups = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
             failsQueued: { error in
@@ -243,7 +251,7 @@ public final class AuthService: Sendable {
     public func logOut(token: String?) throws(AuthError) {
         guard let token, !token.isEmpty else { return }
         let digest = SHA256.digest(token)
-        try database { () throws in try store.deleteSession(digest: digest, now: now()) }
+        try database { () throws in try sessionStore.delete(digest: digest, now: now()) }
         // Other instances hear of it through the database's notification.
         sessionCache?.invalidate(digest: digest)
     }
@@ -273,23 +281,63 @@ public final class AuthService: Sendable {
         }
     }
 
-    /// The grant for a looked-up session (209 when none, or expired: then it is deleted).
+    /// The grant for a looked-up session (209 when none, or expired or idle: then it is deleted).
+    /// Counts as a use of the session (`noteUse`).
     func grant(
         _ token: String, _ digest: [UInt8], _ found: UserStore.StoredSession?, generation: UInt64
     ) throws(AuthError) -> SessionGrant {
         guard let found else { throw .invalidSession }
-        if found.session.expiresAt <= now() {
-            try? store.deleteSession(digest: digest, now: now())
+        let time = timestamp()
+        guard isLive(found.session, at: time) else {
+            _ = try? sessionStore.delete(digest: digest, now: time)
             sessionCache?.invalidate(digest: digest)
             throw .sessionExpired
         }
-        sessionCache?.store(digest, user: found.user, session: found.session, ifGeneration: generation)
-        return SessionGrant(sessionToken: token, user: found.user, session: found.session)
+        var session = found.session
+        noteUse(&session, at: time)
+        sessionCache?.store(digest, user: found.user, session: session, ifGeneration: generation)
+        return SessionGrant(sessionToken: token, user: found.user, session: session)
     }
 
+    /// The cached grant for `digest`, if the cache has a live one (a cached session that looks
+    /// idle is asked of the database: another instance may have recorded a later use). Counts
+    /// as a use of the session (`noteUse`).
     func cachedGrant(_ token: String, _ digest: [UInt8]) -> SessionGrant? {
-        guard let cached = sessionCache?.lookup(digest), cached.session.expiresAt > now() else { return nil }
-        return SessionGrant(sessionToken: token, user: cached.user, session: cached.session)
+        let time = timestamp()
+        guard let cached = sessionCache?.lookup(digest), isLive(cached.session, at: time) else { return nil }
+        var session = cached.session
+        if noteUse(&session, at: time) { sessionCache?.noteUse(digest, at: time) }
+        return SessionGrant(sessionToken: token, user: cached.user, session: session)
+    }
+
+    /// Whether `session` has neither expired nor been idle for the idle timeout at `time`.
+    func isLive(_ session: Session, at time: Date) -> Bool {
+        session.expiresAt > time && session.lastUsedAt > idleCutoff(at: time)
+    }
+
+    /// Sessions last used at or before this are idle-expired (`Date.distantPast` without an idle timeout).
+    func idleCutoff(at time: Date) -> Date {
+        let timeout = configuration.accounts.sessionIdleTimeout
+        return timeout > 0 ? time.addingTimeInterval(-Double(timeout)) : .distantPast
+    }
+
+    /// Notes a use of `session` at `time`: when its `lastUsedAt` is ``useInterval(_:)`` or more
+    /// behind, sets it to `time` and has it written off the request's path; true when it did.
+    /// Other instances' caches keep their copy until their TTL: the table's trigger does not
+    /// announce `last_used_at`, and the write's condition makes a second instance's write a no-op.
+    @discardableResult
+    private func noteUse(_ session: inout Session, at time: Date) -> Bool {
+        guard time.timeIntervalSince(session.lastUsedAt) >= Self.useInterval(configuration) else { return false }
+        session.lastUsedAt = time
+        sessionUse.record(objectId: session.objectId, at: time)
+        return true
+    }
+
+    /// How far `lastUsedAt` may lag the last use: ``Session/lastUseResolution``, or half the
+    /// idle timeout when that is shorter, so that a session in use never looks idle.
+    static func useInterval(_ configuration: AuthConfiguration) -> TimeInterval {
+        let timeout = configuration.accounts.sessionIdleTimeout
+        return timeout > 0 ? min(Session.lastUseResolution, Double(timeout) / 2) : Session.lastUseResolution
     }
 
     /// The token (209 when missing or empty) and its SHA-256 digest, the sessions' key.

@@ -85,6 +85,12 @@ public final class SessionCache: Sendable {
         }
     }
 
+    /// Sets the cached session's `lastUsedAt` to `time` (its use is being recorded), so that the
+    /// next request does not record it again.
+    func noteUse(_ digest: [UInt8], at time: Date) {
+        state.withLock { state in state.entries[digest]?.session.lastUsedAt = time }
+    }
+
     /// Drops expired entries, then the oldest until `room` more fit, from the front of `order`.
     private func dropOldest(_ state: inout State, now: Double, toMake room: Int) {
         while let (digest, storedAt) = state.order.first {

@@ -45,7 +45,12 @@ struct AccountStore: Sendable {
                     SELECT \(sql: Self.userColumns) FROM users u
                     WHERE lower(u.email) = lower(\(email)) AND NOT (\(unverifiedOnly) AND u.email_verified)
                     FOR UPDATE
-                    """) else { return }
+                    """)
+                else {
+                    // Nobody to write to: the request is counted all the same (same work, same limit).
+                    _ = try OutboxStore.admit(kind: kind, address: email, perHour: context.perHour, now: context.now, in: tx)
+                    return
+                }
                 let user = try UserStore.user(row)
                 guard try OutboxStore.enqueue(
                     mail(user), perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)

@@ -189,8 +189,17 @@ public enum AuthMigrations {
                 sent_at timestamptz,
                 last_error text
             );
+            -- Requests for mail per address (SHA-256 of the lower-cased address) and kind, known
+            -- addresses or not: the hourly limit per address counts them, and an unknown address
+            -- costs the same write as a known one (no enumeration by timing).
+            CREATE TABLE mail_requests (
+                address_digest bytea NOT NULL,
+                kind text NOT NULL,
+                created_at timestamptz NOT NULL
+            );
+            CREATE INDEX mail_requests_address_idx ON mail_requests (address_digest, kind, created_at);
+            CREATE INDEX mail_requests_created_at_idx ON mail_requests (created_at);
             CREATE INDEX mail_outbox_due_idx ON mail_outbox (next_attempt_at, id) WHERE state = 'pending';
-            CREATE INDEX mail_outbox_recipient_idx ON mail_outbox (lower(recipient), kind, created_at);
             CREATE INDEX mail_outbox_user_id_idx ON mail_outbox (user_id) WHERE state = 'pending';
             CREATE INDEX mail_outbox_created_at_idx ON mail_outbox (created_at);
 

@@ -21,19 +21,27 @@ struct OutboxStore: Sendable {
         var link: String?
     }
 
-    /// Adds `message` in `tx` unless the recipient already had `perHour` messages of its kind in
-    /// the last hour (no mail bomb; the caller answers the same either way). Returns whether it was added.
+    /// Counts a request for a message of `kind` to `address` and answers whether it is within
+    /// the address's hourly share of that kind. Requests for addresses no account has count the
+    /// same way, with the same write, so the answer's timing does not tell them apart.
+    static func admit(kind: String, address: String, perHour: Int, now: Date, in tx: Transaction) throws -> Bool {
+        let digest = SHA256.digest(address.lowercased())
+        // One request of this kind to this address at a time, so concurrent ones cannot pass the count together.
+        try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\(kind)), hashtext(encode(\(digest), 'hex')))")
+        let recent = try tx.queryFirst("""
+            WITH counted AS (INSERT INTO mail_requests (address_digest, kind, created_at) VALUES (\(digest), \(kind), \(now)))
+            SELECT count(*) FROM mail_requests
+            WHERE address_digest = \(digest) AND kind = \(kind) AND created_at > \(now.addingTimeInterval(-3600))
+            """)?.decode(Int.self, at: 0) ?? 0
+        return recent < perHour
+    }
+
+    /// Adds `message` in `tx` unless its recipient already had `perHour` messages of its kind in
+    /// the last hour (no mail bomb; callers answer the same either way); whether it was added.
     /// `messageIdDomain` is the right-hand side of its `Message-ID`.
     @discardableResult
     static func enqueue(_ message: Message, perHour: Int, messageIdDomain: String, now: Date, in tx: Transaction) throws -> Bool {
-        // One sender of this kind to this address at a time, so concurrent requests cannot pass the count together.
-        try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\("mail:" + message.kind + ":" + message.recipient.lowercased())))")
-        let recent = try tx.queryFirst("""
-            SELECT count(*) FROM mail_outbox
-            WHERE lower(recipient) = lower(\(message.recipient)) AND kind = \(message.kind)
-              AND created_at > \(now.addingTimeInterval(-3600))
-            """)?.decode(Int.self, at: 0) ?? 0
-        guard recent < perHour else { return false }
+        guard try admit(kind: message.kind, address: message.recipient, perHour: perHour, now: now, in: tx) else { return false }
         let messageId = "<\(SecureRandom.hex(count: 16))@\(messageIdDomain)>"
         try tx.execute("""
             INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)

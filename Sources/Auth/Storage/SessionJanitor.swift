@@ -1,10 +1,10 @@
 import Foundation
 import Postgres
 
-/// Deletes expired sessions in bounded batches, so that no statement holds many row locks or runs
-/// long, and several instances can clean up at once (`FOR UPDATE SKIP LOCKED`); likewise the
-/// log-in counts of windows that have ended and the installations whose last session ended more
-/// than 30 days ago.
+/// Deletes expired sessions (and, with an idle timeout, idle ones) in bounded batches, so that no
+/// statement holds many row locks or runs long, and several instances can clean up at once
+/// (`FOR UPDATE SKIP LOCKED`); likewise the log-in counts of windows that have ended and the
+/// installations whose last session ended more than 30 days ago.
 public struct SessionJanitor: Sendable {
     /// What one cleanup did.
     public struct Report: Sendable, Equatable {
@@ -27,23 +27,40 @@ public struct SessionJanitor: Sendable {
     public let pool: Pool
     /// Most rows deleted per statement.
     public let batchSize: Int
+    /// Seconds of non-use after which a session has expired (`GATEHOUSE_SESSION_IDLE_TIMEOUT`); 0: never.
+    public let idleTimeout: Int
 
     /// A janitor deleting at most `batchSize` rows per statement.
-    public init(pool: Pool, batchSize: Int = 1000) {
-        precondition(batchSize > 0)
+    public init(pool: Pool, batchSize: Int = 1000, idleTimeout: Int = 0) {
+        precondition(batchSize > 0 && idleTimeout >= 0)
         self.pool = pool
         self.batchSize = batchSize
+        self.idleTimeout = idleTimeout
     }
 
-    /// Deletes sessions that expired before `now`, log-in counts of windows that ended before
-    /// `now` and installations not known since 30 days before `now`.
+    /// Deletes sessions that expired before `now` or (with an idle timeout) were last used that
+    /// long before it, log-in counts of windows that ended before `now` and installations not
+    /// known since 30 days before `now`.
     @discardableResult
     public func deleteExpired(now: Date = Date()) throws -> Report {
-        let sessions = try deleteInBatches("""
+        var sessions = try deleteInBatches("""
             DELETE FROM sessions WHERE object_id IN (
                 SELECT object_id FROM sessions WHERE expires_at < \(now)
                 ORDER BY expires_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
+        if idleTimeout > 0 {
+            // As AuthService ends an idle session: its installation stays known from now.
+            let idle = try deleteInBatches("""
+                WITH ended AS (
+                    DELETE FROM sessions WHERE object_id IN (
+                        SELECT object_id FROM sessions WHERE last_used_at <= \(now.addingTimeInterval(-Double(idleTimeout)))
+                        ORDER BY last_used_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, false AS live),
+                \(sql: SessionStore.endedSessions)
+                """)
+            sessions.deleted += idle.deleted
+            sessions.batches += idle.batches
+        }
         let attempts = try deleteInBatches("""
             DELETE FROM login_attempts WHERE ctid IN (
                 SELECT ctid FROM login_attempts WHERE expires_at < \(now) LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)

@@ -254,19 +254,4 @@ struct UserStore: Sendable {
             return found
         }
     }
-
-    /// Deletes the session with this token digest; its installation, if any, stays known for
-    /// ``installationMemory`` from `now` (or from its expiry, if earlier).
-    func deleteSession(digest: [UInt8], now: Date) throws {
-        _ = try pool.withConnection { connection in
-            try connection.execute("""
-                WITH session AS (
-                    DELETE FROM sessions WHERE token_digest = \(digest) RETURNING user_id, installation_id, expires_at)
-                UPDATE known_installations k SET session_ends_at = least(session.expires_at, \(now))
-                FROM session
-                WHERE session.installation_id IS NOT NULL AND k.user_id = session.user_id
-                  AND k.installation_digest = sha256(convert_to(session.installation_id, 'UTF8'))
-                """)
-        }
-    }
 }
