@@ -186,6 +186,7 @@ enum AppPage {
 :root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee8; --accent: #3456d6; --accent-dark: #2540a8;
   --bad: #b42318; --bad-bg: #fef3f2; --ok-bg: #ecfdf3; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; color: var(--ink);
   background: linear-gradient(160deg, #eef2ff 0%, #f8fafc 55%, #eefbf4 100%); }
 main { width: min(420px, calc(100vw - 32px)); background: #fff; border: 1px solid var(--line); border-radius: 16px;
