@@ -271,7 +271,7 @@ footer a { color: var(--muted); }
       <p id="login-error" class="error" role="alert" hidden></p>
       <button id="login-submit" type="submit">Log in</button>
     </form>
-    <button id="go-forgot" type="button" class="link">Forgot password?</button><br>
+    <button id="go-forgot" type="button" class="link">Forgot password?</button>
     <button type="button" class="link back">&larr; Back</button>
   </section>
 
