@@ -22,14 +22,13 @@ public struct MailComposer: Sendable {
         let link = template.action != nil ? content.link.map(Self.singleLine) : nil
 
         let subject = Self.singleLine(fill(template.subject))
-        var paragraphs = [fill(texts.greeting)] + template.lead.map(fill)
-        if let link { paragraphs.append(link) }  // alone on its line, blank lines around it
-        paragraphs += template.trail.map(fill) + [fill(texts.signOff)]
-        let text = paragraphs.joined(separator: "\n\n") + "\n"
-
+        let before = [fill(texts.greeting)] + template.lead.map(fill)
+        let after = template.trail.map(fill) + [fill(texts.signOff)]
+        // Paragraphs apart by blank lines: the link stands alone on its line.
+        let text = (before + (link.map { [$0] } ?? []) + after).joined(separator: "\n\n") + "\n"
         let html = Self.html(
-            language: content.language, subject: subject, before: [fill(texts.greeting)] + template.lead.map(fill),
-            button: link.map { (template.action!, $0, texts.linkHint) }, after: template.trail.map(fill) + [fill(texts.signOff)])
+            language: content.language, subject: subject, before: before,
+            button: link.map { (template.action!, $0, texts.linkHint) }, after: after)
 
         // "=_" never occurs in quoted-printable text ("=" is always followed by two hex digits
         // or a line end), so this boundary cannot occur in either part.

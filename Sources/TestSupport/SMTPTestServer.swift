@@ -135,11 +135,14 @@ public final class SMTPTestServer: Sendable {
         let pid = try Self.spawn("/usr/bin/python3", arguments, log: logFile)
         state.withLock { $0.pid = pid }
         var listening: Int?
-        let started = eventually(timeout: .seconds(30)) {
+        var exited = false
+        eventually(timeout: .seconds(30)) {
             listening = (try? String(contentsOfFile: directory + "/port", encoding: .utf8)).flatMap { Int($0) }
-            return listening != nil || waitpid(pid, nil, WNOHANG) == pid
+            exited = listening == nil && waitpid(pid, nil, WNOHANG) == pid  // reaped: nothing left to stop
+            return listening != nil || exited
         }
-        guard started, let listening else {
+        guard let listening else {
+            if exited { state.withLock { $0.pid = nil } }
             stop()
             throw Failure("the SMTP test server did not start (Debian's python3-aiosmtpd: scripts/install-deps.sh --test): \(log)")
         }
@@ -151,30 +154,13 @@ public final class SMTPTestServer: Sendable {
     private var log: String { Self.read(logFile) }
     private static func read(_ path: String) -> String { (try? String(contentsOfFile: path, encoding: .utf8)) ?? "" }
 
-    /// Starts `executable` with its output appended to `log` and an empty signal mask.
+    /// Starts `executable` with its output appended to `log`, in a minimal environment.
     private static func spawn(_ executable: String, _ arguments: [String], log: String) throws -> pid_t {
         let fd = open(log, O_WRONLY | O_CREAT | O_APPEND | O_CLOEXEC, 0o600)
         guard fd >= 0 else { throw Failure("cannot open \(log): errno \(errno)") }
         defer { close(fd) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, fd, 1)
-        posix_spawn_file_actions_adddup2(&actions, fd, 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK))
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        defer { argv.forEach { free($0) } }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, environ)
-        guard result == 0 else { throw Failure("cannot start \(executable): \(String(cString: strerror(result)))") }
-        return pid
+        // Debian's own environment: a pyenv's PYTHONPATH or PYTHONHOME must not reach /usr/bin/python3.
+        return try spawnChild([executable] + arguments, environment: ["PATH": "/usr/bin:/bin", "LANG": "C.UTF-8"], output: fd, errors: fd)
     }
 
     private static func spawnAndWait(_ executable: String, _ arguments: [String], log: String) throws -> Int32 {

@@ -52,9 +52,8 @@ final class OutputCollector: Sendable {
     }
 }
 
-/// A child process started with posix_spawn and reaped with waitpid (Foundation's
-/// Process, with several children started from parallel tests, was seen never
-/// noticing an exit). Standard input is /dev/null; the signal mask is cleared.
+/// A child process started with ``spawnChild(_:environment:output:errors:)`` and reaped with
+/// waitpid, its output collected.
 final class Child {
     let pid: pid_t
     let stdout: OutputCollector
@@ -68,42 +67,17 @@ final class Child {
         guard pipe(&out) == 0, pipe(&err) == 0 else { throw POSIXError(POSIXErrorCode(rawValue: errno) ?? .EIO) }
         // Not inherited by other children (pipe2 is not imported; dup2 clears it on 1 and 2).
         for fd in out + err { _ = fcntl(fd, F_SETFD, FD_CLOEXEC) }
-        var actions = posix_spawn_file_actions_t()
-        posix_spawn_file_actions_init(&actions)
-        defer { posix_spawn_file_actions_destroy(&actions) }
-        posix_spawn_file_actions_addopen(&actions, 0, "/dev/null", O_RDONLY, 0)
-        posix_spawn_file_actions_adddup2(&actions, out[1], 1)
-        posix_spawn_file_actions_adddup2(&actions, err[1], 2)
-        var attributes = posix_spawnattr_t()
-        posix_spawnattr_init(&attributes)
-        defer { posix_spawnattr_destroy(&attributes) }
-        var empty = sigset_t()
-        sigemptyset(&empty)
-        posix_spawnattr_setsigmask(&attributes, &empty)
-        var defaults = sigset_t()
-        sigemptyset(&defaults)
-        sigaddset(&defaults, SIGINT)
-        sigaddset(&defaults, SIGTERM)
-        sigaddset(&defaults, SIGPIPE)
-        posix_spawnattr_setsigdefault(&attributes, &defaults)
-        posix_spawnattr_setflags(&attributes, Int16(POSIX_SPAWN_SETSIGMASK | POSIX_SPAWN_SETSIGDEF))
-
-        let argv = ([executable] + arguments).map { strdup($0) } + [nil]
-        let envp = environment.map { strdup("\($0.key)=\($0.value)") } + [nil]
         defer {
-            argv.forEach { free($0) }
-            envp.forEach { free($0) }
+            close(out[1])
+            close(err[1])
         }
-        var pid: pid_t = 0
-        let result = posix_spawn(&pid, executable, &actions, &attributes, argv, envp)
-        close(out[1])
-        close(err[1])
-        guard result == 0 else {
+        do {
+            pid = try spawnChild([executable] + arguments, environment: environment, output: out[1], errors: err[1])
+        } catch {
             close(out[0])
             close(err[0])
-            throw POSIXError(POSIXErrorCode(rawValue: result) ?? .EIO, userInfo: [NSFilePathErrorKey: executable])
+            throw error
         }
-        self.pid = pid
         stdout = OutputCollector(fd: out[0])
         stderr = OutputCollector(fd: err[0])
     }

@@ -165,6 +165,14 @@ struct SMTPClientTests {
         #expect(try server.messages().first?.rcptTo == ["b@example.com", "c@example.com"])
     }
 
+    @Test func linesStartingWithADotArriveUnchanged() throws {
+        let server = try SMTPTestServer.start(mode: .plain)
+        defer { server.destroy() }
+        let message = Array("Subject: dots\r\n\r\n.hidden\r\n..two\r\n.\r\nend\r\n".utf8)
+        try SMTPClient(url: server.url).send(from: "a@example.com", to: ["b@example.com"], message: message)
+        #expect(try server.messages().first?.data == message)
+    }
+
     @Test(arguments: [
         (["ann@example.com\r\nRCPT TO:<eve@example.com>"], "no-reply@example.com"), (["<ann@example.com>"], "a@b"),
         ([], "a@b"), (["ann@example.com"], ""),
