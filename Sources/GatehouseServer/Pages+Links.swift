@@ -79,8 +79,8 @@ struct LinkPages: Sendable {
     func page(_ kind: Kind, state: State, username: String, token: String, acceptLanguage: String?) -> HTTPResponse {
         let language = MailLanguage(acceptLanguage: acceptLanguage)
         let words = self.words[language]!
-        let t = { (key: String) in Pages.escape(words.text[key] ?? key) }
-        let lead = { (key: String) in t(key).replacingOccurrences(of: "{username}", with: "<strong>\(Pages.escape(username))</strong>") }
+        let t = { (key: String) in MailComposer.escape(words.text[key] ?? key) }
+        let lead = { (key: String) in t(key).replacingOccurrences(of: "{username}", with: "<strong>\(MailComposer.escape(username))</strong>") }
         let hidden = { (shown: Bool) in shown ? "" : " hidden" }
         let onLink = switch state { case .link, .verifyFailed: true; default: false }
         let onInvalid = switch state { case .invalid, .sent, .sendFailed: true; default: false }
@@ -97,8 +97,8 @@ struct LinkPages: Sendable {
                 <p class="lead">\(lead("verify.lead"))</p>
                 <p id="verify-working" class="notice" role="status" hidden>\(t("verify.working"))</p>
                 <form id="verify-form" method="post" action="/verify-email">
-                  <input type="hidden" name="username" value="\(Pages.escape(username))">
-                  <input type="hidden" name="token" value="\(Pages.escape(token))">
+                  <input type="hidden" name="username" value="\(MailComposer.escape(username))">
+                  <input type="hidden" name="token" value="\(MailComposer.escape(token))">
                   <button id="verify-submit" type="submit">\(t("verify.button"))</button>
                 </form>
                 <p id="verify-error" class="error" role="alert"\(hidden(!failure.isEmpty))>\(failure)</p>
@@ -112,8 +112,8 @@ struct LinkPages: Sendable {
                 <p class="lead">\(lead("reset.lead"))</p>
                 <noscript><p class="error">\(t("reset.noscript"))</p></noscript>
                 <form id="reset-form" novalidate>
-                  <input id="reset-username" type="hidden" autocomplete="username" value="\(Pages.escape(username))">
-                  <input id="reset-token" type="hidden" value="\(Pages.escape(token))">
+                  <input id="reset-username" type="hidden" autocomplete="username" value="\(MailComposer.escape(username))">
+                  <input id="reset-token" type="hidden" value="\(MailComposer.escape(token))">
                   <label for="reset-password">\(t("reset.new"))</label>
                   <input id="reset-password" type="password" autocomplete="new-password">
                   <p class="hint">\(t("reset.hint"))</p>
@@ -130,7 +130,7 @@ struct LinkPages: Sendable {
         let sendFailure = if case .sendFailed(let key) = state { t(key) } else { "" }
         let body = """
             <main data-page="\(kind == .verify ? "verify" : "reset")" data-state="\(state == .link ? "link" : "answer")">
-              <div class="brand"><span class="brand-mark" aria-hidden="true">\(Pages.escape(appName.prefix(1).uppercased()))</span>\(Pages.escape(appName))</div>
+              <div class="brand"><span class="brand-mark" aria-hidden="true">\(MailComposer.escape(appName.prefix(1).uppercased()))</span>\(MailComposer.escape(appName))</div>
               <section id="link-form"\(hidden(onLink))>
               \(form)
               </section>

@@ -55,23 +55,6 @@ struct Pages: Sendable {
         "sha256-" + Data(SHA256.digest(text)).base64EncodedString()
     }
 
-    /// `text` with `&`, `<`, `>`, `"` and `'` escaped, for HTML text and attribute values.
-    static func escape(_ text: String) -> String {
-        var result = ""
-        result.reserveCapacity(text.utf8.count)
-        for character in text {
-            switch character {
-            case "&": result += "&amp;"
-            case "<": result += "&lt;"
-            case ">": result += "&gt;"
-            case "\"": result += "&quot;"
-            case "'": result += "&#39;"
-            default: result.append(character)
-            }
-        }
-        return result
-    }
-
     /// `object` as the text of a `<script type="application/json">` block: `<` escaped, so that no
     /// string inside can close the block.
     static func dataBlock(_ object: JSONObject) -> String {
@@ -90,7 +73,7 @@ struct Pages: Sendable {
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(escape(title))</title>
+            <title>\(MailComposer.escape(title))</title>
             <style>\(style)</style>
             </head>
             <body>

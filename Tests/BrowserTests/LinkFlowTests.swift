@@ -17,9 +17,7 @@ struct LinkFlowTests {
         let server = try InProcessServer()
         defer { server.stop() }
         let backdoor = Backdoor(server)
-        let token = try backdoor.signUp("ann", password: "password11", email: "ann@example.com")
-        try backdoor.graphQL(#"mutation { sendVerificationEmail(input: {email: "ann@example.com"}) { ok } }"#)
-        let link = try backdoor.link("verify_email")
+        let (token, link) = try backdoor.signUpAnn(askingFor: "sendVerificationEmail", kind: "verify_email")
 
         // A mail scanner fetches the link: nothing changes.
         #expect(try HTTPConnection.get(String(link.dropFirst(server.origin.count)), port: server.server.port).status == 200)
@@ -40,9 +38,7 @@ struct LinkFlowTests {
         let server = try InProcessServer()
         defer { server.stop() }
         let backdoor = Backdoor(server)
-        let token = try backdoor.signUp("ann", password: "password11", email: "ann@example.com")
-        try backdoor.graphQL(#"mutation { sendVerificationEmail(input: {email: "ann@example.com"}) { ok } }"#)
-        let link = try backdoor.link("verify_email")
+        let (token, link) = try backdoor.signUpAnn(askingFor: "sendVerificationEmail", kind: "verify_email")
 
         let browser = try await Chromium(name: "link-verify-noscript")
         defer { browser.close() }

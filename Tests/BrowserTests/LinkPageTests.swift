@@ -113,10 +113,7 @@ struct LinkPageTests {
         let server = try InProcessServer()
         defer { server.stop() }
         let backdoor = Backdoor(server)
-        let token = try backdoor.signUp("ann", password: "password11", email: "ann@example.com")
-        try backdoor.graphQL(
-            "mutation { sendVerificationEmail(input: {email: \"ann@example.com\"}) { ok } }")
-        let link = try backdoor.link("verify_email")
+        let (token, link) = try backdoor.signUpAnn(askingFor: "sendVerificationEmail", kind: "verify_email")
         let query = try #require(link.split(separator: "?", maxSplits: 1).last)
         let connection = try HTTPConnection(port: server.server.port)
         let form = [("Content-Type", "application/x-www-form-urlencoded"), ("Accept-Language", "fr")]
