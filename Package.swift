@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
         .target(
-            name: "Auth", dependencies: ["IPNetworks", "JSON", "Postgres", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["IPNetworks", "JSON", "Mail", "Postgres", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
@@ -55,7 +55,7 @@ let package = Package(
 
         // Swift client SDK: Foundation (URLSession) only and no internal dependency, so it builds on Apple platforms.
         .target(name: "GatehouseClient"),
-        // Command-line demo of the SDK: register, log in, whoami, log out.
+        // Command-line demo of the SDK: sign-up and log-in, password reset, email verification, account changes, devices.
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
         // Shared test helpers (never products): TestSupport depends on nothing internal, so any
@@ -89,7 +89,7 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]

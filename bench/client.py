@@ -142,6 +142,27 @@ def enumeration(url, n, limit_pct, groups):
     sys.exit(0 if worst <= limit_pct else 1)
 
 
+RESET = 'mutation R($e: String!) { resetPassword(input: {email: $e}) { ok } }'
+
+
+def reset_enumeration(url, n, emails_file):
+    """resetPassword for n registered addresses (each once) and n unknown ones, interleaved in a
+    random order; prints medians (ms) and the registered addresses' difference from the unknown."""
+    known = [l.strip() for l in open(emails_file)][:n]
+    assert len(known) == n, 'not enough addresses'
+    jobs = [('known', e) for e in known] + [('unknown', f'nobody-{i}-{random.random()}@example.net') for i in range(n)]
+    random.shuffle(jobs)
+    c = Client(url)
+    times = {'known': [], 'unknown': []}
+    for kind, email in jobs:
+        t0 = time.perf_counter()
+        _, doc = c.post(RESET, {'e': email})
+        times[kind].append((time.perf_counter() - t0) * 1000)
+        assert doc['data']['resetPassword']['ok'], doc
+    k, u = statistics.median(times['known']), statistics.median(times['unknown'])
+    print(f'n={n} unknown={u:.3f} known={k:.3f} diff={100 * (k - u) / u:+.1f}%')
+
+
 def burst(url, n, prefix):
     """n sign-ups sent at the same instant, each on its own connection opened beforehand;
     prints how many succeeded, were refused with 155 or failed otherwise, and latency in ms."""
@@ -282,6 +303,7 @@ if __name__ == '__main__':
     elif cmd == 'invalidation': invalidation(args[0], args[1], args[2], int(args[3]))
     elif cmd == 'enumeration': enumeration(args[0], int(args[1]), float(args[2]), args[3:])
     elif cmd == 'burst': burst(args[0], int(args[1]), args[2])
+    elif cmd == 'reset-enumeration': reset_enumeration(args[0], int(args[1]), args[2])
     elif cmd == 'signup-until-dead': signup_until_dead(args[0], args[1], int(args[2]), args[3], float(args[4]))
     elif cmd == 'login-all': login_all(args[0], args[1])
     elif cmd == 'probe': probe(args[0], args[1], args[2], float(args[3]), args[4], int(args[5]))

@@ -4,14 +4,17 @@ import Foundation
 import FoundationNetworking
 #endif
 
-/// Sign-up, log-in, log-out and the current user of a Gatehouse server, with the session kept
-/// in a ``SessionStore`` between launches.
+/// Sign-up, log-in, log-out, the current user and their account on a Gatehouse server, with
+/// the session kept in a ``SessionStore`` between launches.
 ///
 /// ```swift
 /// let auth = try GatehouseAuth(configuration: .init(serverURL: URL(string: "https://auth.example.com/graphql")!))
 /// let user = try await auth.logIn(username: "alice", password: "password123")
 /// for await user in auth.authStateChanges { … }
 /// ```
+///
+/// The account's lifecycle (password reset, email verification, changes, deletion, signed-in
+/// devices) is in `GatehouseAuth+Accounts.swift`.
 ///
 /// All methods may be called from any task. A server answer of error 209 (invalid session)
 /// to a call that uses the stored session clears it, and ``authStateChanges`` yields `nil`.
@@ -23,8 +26,8 @@ public final class GatehouseAuth: Sendable {
     /// generated on first use and kept in the store.
     public let installationId: String
     private let store: any SessionStore
-    private let transport: GraphQLTransport
-    private let state: AuthState
+    let transport: GraphQLTransport
+    let state: AuthState
 
     /// Creates the client and loads the stored session, if any.
     ///
@@ -122,7 +125,7 @@ public final class GatehouseAuth: Sendable {
         } catch {
             failure = error
         }
-        if state.clear(ifToken: token) { try removeStoredSession() }
+        try signOut(ifToken: token)
         if let failure { throw failure }
     }
 
@@ -133,21 +136,43 @@ public final class GatehouseAuth: Sendable {
     ///   (it is then cleared and `nil` yielded), or a network, storage or server error.
     @discardableResult
     public func refreshCurrentUser() async throws(GatehouseError) -> User? {
-        guard let token = state.current?.sessionToken else { return nil }
-        let data: JSONValue
+        guard let session = state.current else { return nil }
+        let data = try await authenticated("query Viewer { viewer { user { ...UserFields } } } " + User.fragment, as: session)
+        guard let user = data["viewer"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
+        try keep(try User(json: user), of: session)
+        return state.current?.user
+    }
+
+    /// The stored session, for a call that needs one; ``GatehouseError/sessionInvalid`` when signed out.
+    func requireSession() throws(GatehouseError) -> StoredSession {
+        guard let session = state.current else { throw .sessionInvalid }
+        return session
+    }
+
+    /// Runs `query` with `session`'s token. A 209 answer clears the session (unless a newer
+    /// log-in replaced it meanwhile) and is rethrown.
+    func authenticated(_ query: String, variables: [String: JSONValue] = [:], as session: StoredSession)
+        async throws(GatehouseError) -> JSONValue
+    {
         do {
-            data = try await transport.execute(
-                "query Viewer { viewer { sessionToken user { ...UserFields } } } " + User.fragment, sessionToken: token)
+            return try await transport.execute(query, variables: variables, sessionToken: session.sessionToken)
         } catch .sessionInvalid {
-            if state.clear(ifToken: token) { try removeStoredSession() }
+            try signOut(ifToken: session.sessionToken)
             throw .sessionInvalid
         }
-        guard let user = data["viewer"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
-        let session = StoredSession(sessionToken: token, user: try User(json: user))
-        // Stored only if no log-in or log-out happened meanwhile.
-        guard state.current?.sessionToken == token else { return state.current?.user }
-        try save(session)
-        return session.user
+    }
+
+    /// Stores `user` as the user of `session`, unless a log-in or log-out happened meanwhile.
+    func keep(_ user: User, of session: StoredSession) throws(GatehouseError) {
+        guard state.current?.sessionToken == session.sessionToken else { return }
+        try save(StoredSession(sessionToken: session.sessionToken, user: user))
+    }
+
+    /// Clears the stored session if it still holds `token` (a newer log-in stays), and `nil`
+    /// is yielded.
+    func signOut(ifToken token: String) throws(GatehouseError) {
+        guard state.clear(ifToken: token) else { return }
+        do { try store.remove(.session) } catch { throw .storage(String(describing: error)) }
     }
 
     private func signIn(_ viewer: JSONValue?) throws(GatehouseError) -> User {
@@ -166,9 +191,5 @@ public final class GatehouseAuth: Sendable {
             throw .storage(String(describing: error))
         }
         state.set(session)
-    }
-
-    private func removeStoredSession() throws(GatehouseError) {
-        do { try store.remove(.session) } catch { throw .storage(String(describing: error)) }
     }
 }

@@ -19,8 +19,22 @@ public enum GatehouseError: Error, Sendable, Hashable {
     /// 101: wrong username or password, or the account is locked after failed log-ins;
     /// `message` is the server's text (see ``isAccountLocked``).
     case invalidCredentials(message: String)
-    /// 209: the stored session is unknown, logged out or expired; it has been cleared.
+    /// 209: the stored session is unknown, logged out or expired; it has been cleared. Also
+    /// thrown, without a request, by calls that need a session when signed out.
     case sessionInvalid
+    /// 206: changing the password or email, or deleting the account, needs a recent log-in;
+    /// ask for the current password and pass it as `currentPassword`.
+    case recentLoginRequired
+    /// -1: the password reset or email verification link (its username and token) is unknown,
+    /// used up, or for another account.
+    case invalidLink
+    /// -1: the password reset link has expired; ask for a new one.
+    case linkExpired
+    /// 205: the server requires a verified email address before log-in; the account exists
+    /// and a verification mail is on its way.
+    case emailNotVerified
+    /// The signed-in user has no email address to verify (no request was made).
+    case noEmail
     /// 155: too many attempts; `retryAfter` is the server's `Retry-After` in seconds, when sent.
     case rateLimited(retryAfter: Int?)
     /// HTTP 403 `{"error":"unauthorized"}`: the application id is missing or wrong.
@@ -41,7 +55,12 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
-        case 101: self = .invalidCredentials(message: message)
+        case 101 where message != "Object not found.": self = .invalidCredentials(message: message)
+        case 206 where message == "Recent authentication required.": self = .recentLoginRequired
+        case 205: self = .emailNotVerified
+        case -1 where message == "The password reset link has expired": self = .linkExpired
+        case -1 where message.hasPrefix("Failed to reset password:") || message == "Invalid or expired verification link.":
+            self = .invalidLink
         case 209: self = .sessionInvalid
         case 155: self = .rateLimited(retryAfter: retryAfter)
         default: self = .server(code: code, message: message)
@@ -58,8 +77,11 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .invalidCredentials: 101
         case .sessionInvalid: 209
         case .rateLimited: 155
+        case .recentLoginRequired: 206
+        case .invalidLink, .linkExpired: -1
+        case .emailNotVerified: 205
         case .server(let code, _): code
-        case .unauthorized, .network, .storage: nil
+        case .unauthorized, .network, .storage, .noEmail: nil
         }
     }
 
@@ -90,6 +112,12 @@ extension GatehouseError: LocalizedError {
         case .sessionInvalid: return "Your session has ended. Please log in again."
         case .rateLimited(let retryAfter):
             return "Too many attempts. Wait " + (retryAfter.map { "\($0) seconds" } ?? "a minute") + " and try again."
+        case .recentLoginRequired: return "For your security, enter your current password to make this change."
+        case .invalidLink: return "That link is not valid. It may have been used already; ask for a new one."
+        case .linkExpired: return "That link has expired. Ask for a new one."
+        case .emailNotVerified:
+            return "Your email address is not verified yet. Open the link in the email we sent you, then log in."
+        case .noEmail: return "Your account has no email address. Add one first."
         case .unauthorized: return "The server did not accept this app's application id."
         case .network(let detail): return "Cannot reach the server (\(detail)). Check the address and your connection."
         case .storage(let detail): return "The session could not be saved or read on this device (\(detail))."

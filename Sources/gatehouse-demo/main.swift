@@ -11,6 +11,16 @@ let usage = """
       login USERNAME|EMAIL PASSWORD        log in
       whoami                               ask the server who is logged in
       logout                               log out
+      forgot EMAIL                         mail a password reset link
+      reset USERNAME TOKEN NEW-PASSWORD    set a new password with a reset link's username and token
+      verify                               mail a verification link to your email address
+      verify USERNAME TOKEN                verify an email address with a link's username and token
+      email NEW-EMAIL                      change your email address
+      passwd                               change your password (asks for the current and the new one)
+      devices                              list your signed-in devices (* marks this one)
+      devices revoke ID                    sign out one device
+      devices revoke-others                sign out every other device
+      delete                               delete your account (asks to confirm, and for the password)
       (none)                               an interactive prompt
 
     The server defaults to $GATEHOUSE_SERVER or http://127.0.0.1:1337/graphql; the session
@@ -58,6 +68,125 @@ let store = FileSessionStore(
 let auth: GatehouseAuth
 do { auth = try GatehouseAuth(configuration: configuration, store: store) } catch { fail(describe(error)) }
 
+/// Prints `prompt` and reads a line; `nil` at the end of input.
+func ask(_ prompt: String) -> String? {
+    print(prompt, terminator: "")
+    fflush(nil)  // all streams: the prompt shows before reading
+    return readLine(strippingNewline: true)
+}
+
+/// As ``ask(_:)``, without echoing what is typed when standard input is a terminal.
+func askSecret(_ prompt: String) -> String? {
+    guard isatty(STDIN_FILENO) == 1 else { return ask(prompt) }
+    var saved = termios()
+    guard tcgetattr(STDIN_FILENO, &saved) == 0 else { return ask(prompt) }
+    var silent = saved
+    silent.c_lflag &= ~tcflag_t(ECHO)
+    tcsetattr(STDIN_FILENO, TCSANOW, &silent)
+    defer {
+        tcsetattr(STDIN_FILENO, TCSANOW, &saved)
+        print("")  // the newline the person typed was not echoed
+    }
+    return ask(prompt)
+}
+
+/// The signed-in user, or `nil` after saying "Not logged in.".
+func signedInUser() -> User? {
+    if let user = auth.currentUser { return user }
+    print("Not logged in.")
+    return nil
+}
+
+/// Sends the password reset mail.
+func forgot(_ email: String) async throws(GatehouseError) {
+    try await auth.sendPasswordReset(email: email)
+    print("If an account uses \(email), a reset link is on its way.")
+}
+
+/// Sets a new password with a reset link's username and token.
+func reset(username: String, token: String, newPassword: String) async throws(GatehouseError) {
+    try await auth.confirmPasswordReset(username: username, token: token, newPassword: newPassword)
+    print("Password changed. Log in with the new one.")
+}
+
+/// Sends the verification mail to the signed-in user's address.
+func sendVerification(_ user: User) async throws(GatehouseError) {
+    try await auth.sendEmailVerification()
+    print("A verification link is on its way to \(user.email ?? "your email address").")
+}
+
+/// Verifies an email address with a link's username and token.
+func verify(username: String, token: String) async throws(GatehouseError) {
+    try await auth.verifyEmail(username: username, token: token)
+    print("Email address verified.")
+}
+
+/// Changes the email; asks for the current password only when the server wants a recent log-in.
+func changeEmail(_ email: String) async throws(GatehouseError) {
+    let user: User
+    do {
+        user = try await auth.updateEmail(email)
+    } catch .recentLoginRequired {
+        print(describe(.recentLoginRequired))
+        guard let password = askSecret("Current password: ") else { return }
+        user = try await auth.updateEmail(email, currentPassword: password)
+    }
+    print("Email changed to \(user.email ?? email) (not verified yet).")
+}
+
+/// Asks for the current password and the new one twice, and changes it; returns whether it did.
+func changePassword() async throws(GatehouseError) -> Bool {
+    guard let current = askSecret("Current password (Enter if you logged in just now): "),
+        let new = askSecret("New password: "), let again = askSecret("New password again: ")
+    else { return false }
+    guard new == again else {
+        print("The new passwords differ; nothing changed.")
+        return false
+    }
+    try await auth.updatePassword(new, currentPassword: current.isEmpty ? nil : current)
+    print("Password changed. Your other devices were signed out.")
+    return true
+}
+
+/// Asks to confirm, then for the password, and deletes the account; returns whether it did.
+func deleteAccount(_ user: User) async throws(GatehouseError) -> Bool {
+    guard ask("Delete the account \(user.username ?? user.objectId) and everything in it? Type yes to confirm: ") == "yes" else {
+        print("Not deleted.")
+        return false
+    }
+    guard let password = askSecret("Password: ") else { return false }
+    try await auth.deleteAccount(currentPassword: password.isEmpty ? nil : password)
+    print("Account deleted.")
+    return true
+}
+
+/// Lists the signed-in devices, numbered from 1, and returns them in that order.
+func listDevices() async throws(GatehouseError) -> [Session] {
+    let sessions = try await auth.sessions()
+    let time = DateFormatter()
+    time.locale = Locale(identifier: "en_US_POSIX")
+    time.timeZone = TimeZone(identifier: "UTC")
+    time.dateFormat = "yyyy-MM-dd HH:mm 'UTC'"
+    for (number, session) in sessions.enumerated() {
+        let app = session.userAgent ?? "unknown app"
+        print("\(session.isCurrent ? "*" : " ") \(number + 1)) \(session.objectId)  last used \(time.string(from: session.lastUsedAt))  "
+            + "\(app)\(session.isCurrent ? "  (this device)" : "")")
+    }
+    return sessions
+}
+
+/// Signs out one device.
+func revoke(_ session: Session) async throws(GatehouseError) {
+    try await auth.revokeSession(session)
+    print(session.isCurrent ? "Signed out this device." : "Signed out device \(session.objectId).")
+}
+
+/// Signs out every other device.
+func revokeOthers() async throws(GatehouseError) {
+    let count = try await auth.revokeOtherSessions()
+    print("Signed out \(count) other device\(count == 1 ? "" : "s").")
+}
+
 /// One command; returns the exit status.
 func run(_ command: String, _ rest: [String]) async -> Int32 {
     do {
@@ -77,6 +206,37 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
             let wasSignedIn = auth.currentUser != nil
             try await auth.logOut()
             print(wasSignedIn ? "Logged out." : "Not logged in.")
+        case ("forgot", 1):
+            try await forgot(rest[0])
+        case ("reset", 3):
+            try await reset(username: rest[0], token: rest[1], newPassword: rest[2])
+        case ("verify", 0):
+            guard let user = signedInUser() else { return 1 }
+            try await sendVerification(user)
+        case ("verify", 2):
+            try await verify(username: rest[0], token: rest[1])
+        case ("email", 1):
+            guard signedInUser() != nil else { return 1 }
+            try await changeEmail(rest[0])
+        case ("passwd", 0):
+            guard signedInUser() != nil else { return 1 }
+            return try await changePassword() ? 0 : 1
+        case ("devices", 0):
+            guard signedInUser() != nil else { return 1 }
+            _ = try await listDevices()
+        case ("devices", 2) where rest[0] == "revoke":
+            guard signedInUser() != nil else { return 1 }
+            guard let session = try await auth.sessions().first(where: { $0.objectId == rest[1] || $0.id == rest[1] }) else {
+                FileHandle.standardError.write(Data("No signed-in device has the id \(rest[1]).\n".utf8))
+                return 1
+            }
+            try await revoke(session)
+        case ("devices", 1) where rest[0] == "revoke-others":
+            guard signedInUser() != nil else { return 1 }
+            try await revokeOthers()
+        case ("delete", 0):
+            guard let user = signedInUser() else { return 1 }
+            return try await deleteAccount(user) ? 0 : 1
         default:
             FileHandle.standardError.write(Data("\(usage)\n".utf8))
             return 2
@@ -88,45 +248,92 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
     }
 }
 
-/// The interactive prompt: a start screen, the forms, and a home screen.
+/// The interactive prompt: a start screen with its forms, and a home screen for the account.
 func interactive() async -> Int32 {
-    func ask(_ prompt: String) -> String? {
-        print(prompt, terminator: "")
-        fflush(nil)  // all streams: the prompt shows before reading
-        return readLine(strippingNewline: true)
+    /// Runs one action of a menu; an error is shown and the menu comes back.
+    func attempt(_ action: () async throws -> Void) async {
+        do { try await action() } catch { print((error as? GatehouseError).map(describe) ?? "\(error)") }
     }
     print("Gatehouse demo on \(configuration.serverURL.absoluteString)")
     if auth.currentUser != nil {
-        do { try await auth.refreshCurrentUser() } catch {
-            print(describe(error))
-        }
+        await attempt { _ = try await auth.refreshCurrentUser() }
     }
     while true {
         if let user = auth.currentUser {
-            print("\n\(welcome(user))\n  1) Log out\n  2) Quit")
+            print("""
+
+                \(welcome(user))\(user.email != nil && user.emailVerified != true ? "\nYour email address is not verified yet." : "")
+                  1) Signed-in devices
+                  2) Change email
+                  3) Change password
+                  4) Verify email
+                  5) Delete account
+                  6) Log out
+                  7) Quit
+                """)
             guard let choice = ask("> ") else { return 0 }
             switch choice.trimmingCharacters(in: .whitespaces) {
-            case "1", "logout":
-                do { try await auth.logOut(); print("Logged out.") } catch { print(describe(error)) }
-            case "2", "quit", "q": return 0
-            default: print("Type 1 or 2.")
+            case "1", "devices":
+                await attempt {
+                    let sessions = try await listDevices()
+                    guard let answer = ask("Sign out a device: its number, \"others\" for all others, or Enter for none: ") else { return }
+                    if answer == "others" {
+                        try await revokeOthers()
+                    } else if let number = Int(answer), sessions.indices.contains(number - 1) {
+                        try await revoke(sessions[number - 1])
+                    } else if !answer.isEmpty {
+                        print("No device \(answer).")
+                    }
+                }
+            case "2", "email":
+                guard let email = ask("New email: ") else { return 0 }
+                await attempt { try await changeEmail(email) }
+            case "3", "passwd":
+                await attempt { _ = try await changePassword() }
+            case "4", "verify":
+                guard let token = ask("Token from the verification email (Enter to send a new email): ") else { return 0 }
+                await attempt {
+                    if token.isEmpty {
+                        try await sendVerification(user)
+                    } else {
+                        try await verify(username: user.username ?? "", token: token)
+                    }
+                }
+            case "5", "delete":
+                await attempt { _ = try await deleteAccount(user) }
+            case "6", "logout":
+                await attempt { try await auth.logOut(); print("Logged out.") }
+            case "7", "quit", "q": return 0
+            default: print("Type a number from 1 to 7.")
             }
         } else {
-            print("\n  1) Register\n  2) Log in\n  3) Quit")
+            print("\n  1) Register\n  2) Log in\n  3) Forgot password\n  4) Quit")
             guard let choice = ask("> ") else { return 0 }
             switch choice.trimmingCharacters(in: .whitespaces) {
             case "1", "register":
-                guard let username = ask("Username: "), let password = ask("Password: "), let email = ask("Email: ") else {
+                guard let username = ask("Username: "), let password = askSecret("Password: "), let email = ask("Email: ") else {
                     return 0
                 }
-                do { try await auth.signUp(username: username, password: password, email: email.isEmpty ? nil : email) } catch {
-                    print(describe(error))
-                }
+                await attempt { try await auth.signUp(username: username, password: password, email: email.isEmpty ? nil : email) }
             case "2", "login":
-                guard let username = ask("Username or email: "), let password = ask("Password: ") else { return 0 }
-                do { try await auth.logIn(username: username, password: password) } catch { print(describe(error)) }
-            case "3", "quit", "q": return 0
-            default: print("Type 1, 2 or 3.")
+                guard let username = ask("Username or email: "), let password = askSecret("Password: ") else { return 0 }
+                await attempt { try await auth.logIn(username: username, password: password) }
+            case "3", "forgot":
+                guard let email = ask("Email: ") else { return 0 }
+                await attempt { try await forgot(email) }
+                guard let link = ask("Paste the link from the email (Enter to skip): ") else { return 0 }
+                guard !link.isEmpty else { continue }
+                let query = URLComponents(string: link)?.queryItems ?? []
+                guard let username = query.first(where: { $0.name == "username" })?.value,
+                    let token = query.first(where: { $0.name == "token" })?.value
+                else {
+                    print("That is not a password reset link.")
+                    continue
+                }
+                guard let password = askSecret("New password: ") else { return 0 }
+                await attempt { try await reset(username: username, token: token, newPassword: password) }
+            case "4", "quit", "q": return 0
+            default: print("Type 1, 2, 3 or 4.")
             }
         }
     }

@@ -72,15 +72,24 @@ import Testing
         }
     }
 
-    func insertSession(_ c: some PostgresQueryable, id: String, user: String, digest: [UInt8], expires: Date = Date() + 3600)
-        throws
-    {
+    /// Inserts a session; `beforeMigration4`: into the table as it was before `last_used_at`.
+    func insertSession(
+        _ c: some PostgresQueryable, id: String, user: String, digest: [UInt8], expires: Date = Date() + 3600,
+        beforeMigration4: Bool = false
+    ) throws {
         let now = Date()
-        try c.execute(
-            """
-            INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
-            VALUES (\(id), \(digest), \(user), \(PostgresJSON(#"{"action":"login"}"#)), \(expires), \(now), \(now))
-            """)
+        let createdWith = PostgresJSON(#"{"action":"login"}"#)
+        if beforeMigration4 {
+            try c.execute("""
+                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+                VALUES (\(id), \(digest), \(user), \(createdWith), \(expires), \(now), \(now))
+                """)
+        } else {
+            try c.execute("""
+                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at, last_used_at)
+                VALUES (\(id), \(digest), \(user), \(createdWith), \(expires), \(now), \(now), \(now))
+                """)
+        }
     }
 
     @Test func sessionsAreUniqueByDigestAndDeletedWithTheirUser() throws {
@@ -122,9 +131,10 @@ import Testing
         let later = Date(timeIntervalSince1970: 2_000_000_000)
         try pool.withConnection { c in
             try insertUser(c, id: "eeeeeeeee1", username: "e")
-            try insertSession(c, id: "sssssssss1", user: "eeeeeeeee1", digest: [UInt8](repeating: 1, count: 32))
-            try insertSession(c, id: "sssssssss2", user: "eeeeeeeee1", digest: [UInt8](repeating: 2, count: 32), expires: later)
-            try insertSession(c, id: "sssssssss3", user: "eeeeeeeee1", digest: [UInt8](repeating: 3, count: 32))
+            try insertSession(c, id: "sssssssss1", user: "eeeeeeeee1", digest: [UInt8](repeating: 1, count: 32), beforeMigration4: true)
+            try insertSession(
+                c, id: "sssssssss2", user: "eeeeeeeee1", digest: [UInt8](repeating: 2, count: 32), expires: later, beforeMigration4: true)
+            try insertSession(c, id: "sssssssss3", user: "eeeeeeeee1", digest: [UInt8](repeating: 3, count: 32), beforeMigration4: true)
             try c.execute("UPDATE sessions SET installation_id = 'phone' WHERE object_id IN ('sssssssss1', 'sssssssss2')")
         }
         try Migrator(migrations: AuthMigrations.all).migrate(pool)

@@ -27,7 +27,13 @@ struct DemoTests {
         return found
     }
 
-    func demo(_ arguments: [String], server: InProcessServer, sessionDirectory: URL, input: String? = nil) throws -> Run {
+    /// Runs the demo with `input` on its standard input. `more`, when given, is then asked until
+    /// it returns further input (such as a link mailed by what the first input did), which is
+    /// written too before the input ends.
+    func demo(
+        _ arguments: [String], server: InProcessServer, sessionDirectory: URL, input: String? = nil,
+        more: (() throws -> String?)? = nil
+    ) throws -> Run {
         let process = Process()
         process.executableURL = try Self.demoBinary()
         process.arguments = ["--server", server.server.endpoint, "--session-dir", sessionDirectory.path] + arguments
@@ -37,6 +43,11 @@ struct DemoTests {
         process.standardInput = stdin
         try process.run()
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
+        if let more {
+            var next: String? = nil
+            #expect(try eventually { next = try more(); return next != nil })
+            if let next { stdin.fileHandleForWriting.write(Data(next.utf8)) }
+        }
         try stdin.fileHandleForWriting.close()
         let out = output.fileHandleForReading.readDataToEndOfFile()
         let err = error.fileHandleForReading.readDataToEndOfFile()
@@ -99,14 +110,14 @@ struct DemoTests {
             bob
             password123
             bob@example.com
-            1
+            6
             2
             bob
             nope-nope
             2
             bob
             password123
-            2
+            7
 
             """)
         #expect(run.status == 0, "\(run.error)")
@@ -114,7 +125,148 @@ struct DemoTests {
         #expect(lines.filter { $0.hasSuffix("Welcome bob@example.com") }.count == 2, "\(run.output)")
         #expect(run.output.contains("Logged out."))
         #expect(run.output.contains("The username or password is wrong."))
-        let again = try demo([], server: server, sessionDirectory: sessions, input: "2\n")
+        let again = try demo([], server: server, sessionDirectory: sessions, input: "7\n")
         #expect(again.output.contains("Welcome bob@example.com"), "\(again.output)")
+    }
+
+    @Test func verifyChangeEmailAndPasswordForgetAndResetAcrossRuns() throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let database = try ServerDatabase(server)
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
+        defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
+        func run(_ arguments: [String], input: String? = nil) throws -> Run {
+            try demo(arguments, server: server, sessionDirectory: sessions, input: input)
+        }
+        let invalidLink = "That link is not valid. It may have been used already; ask for a new one.\n"
+
+        let signedOut = try run(["passwd"])
+        #expect(signedOut.status == 1)
+        #expect(signedOut.output == "Not logged in.\n")
+        #expect(try run(["register", "alice", "password11", "alice@example.com"]).status == 0)
+
+        let sent = try run(["verify"])
+        #expect(sent.status == 0, "\(sent.error)")
+        #expect(sent.output == "A verification link is on its way to alice@example.com.\n")
+        let verification = try #require(try database.link("verify_email", to: "alice@example.com"))
+        let wrongToken = try run(["verify", "alice", "not-a-token"])
+        #expect(wrongToken.status == 1)
+        #expect(wrongToken.error == invalidLink)
+        #expect(try run(["verify", verification.username, verification.token]).output == "Email address verified.\n")
+
+        let email = try run(["email", "alice2@example.com"])
+        #expect(email.status == 0, "\(email.error)")
+        #expect(email.output == "Email changed to alice2@example.com (not verified yet).\n")
+        #expect(try run(["email", "nope"]).error == "That doesn't look like an email address.\n")
+
+        let differ = try run(["passwd"], input: "password11\npassword22\npassword33\n")
+        #expect(differ.status == 1)
+        #expect(differ.output.hasSuffix("The new passwords differ; nothing changed.\n"), "\(differ.output)")
+        let passwd = try run(["passwd"], input: "password11\npassword22\npassword22\n")
+        #expect(passwd.status == 0, "\(passwd.error)")
+        #expect(passwd.output.hasSuffix("Password changed. Your other devices were signed out.\n"), "\(passwd.output)")
+        #expect(try run(["whoami"]).output == "Welcome alice2@example.com\n")  // this session stays
+
+        #expect(try run(["logout"]).status == 0)
+        let forgot = try run(["forgot", "alice2@example.com"])
+        #expect(forgot.output == "If an account uses alice2@example.com, a reset link is on its way.\n")
+        let reset = try #require(try database.link("reset_password", to: "alice2@example.com"))
+        let wrongReset = try run(["reset", "alice", "not-a-token", "password33"])
+        #expect(wrongReset.status == 1)
+        #expect(wrongReset.error == invalidLink)
+        let resetDone = try run(["reset", reset.username, reset.token, "password33"])
+        #expect(resetDone.status == 0, "\(resetDone.error)")
+        #expect(resetDone.output == "Password changed. Log in with the new one.\n")
+        #expect(try run(["login", "alice", "password33"]).output == "Welcome alice2@example.com\n")
+    }
+
+    @Test func devicesAreListedAndSignedOutThenTheAccountDeleted() throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let base = TemporaryDirectory.url(prefix: "gh-demo")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let phone = base.appendingPathComponent("phone"), laptop = base.appendingPathComponent("laptop")
+        #expect(try demo(["register", "bob", "password11"], server: server, sessionDirectory: phone).status == 0)
+        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: laptop).status == 0)
+
+        let devices = try demo(["devices"], server: server, sessionDirectory: phone)
+        #expect(devices.status == 0, "\(devices.error)")
+        let lines = devices.output.split(separator: "\n").map(String.init)
+        #expect(lines.count == 2, "\(devices.output)")
+        #expect(lines.filter { $0.hasPrefix("* ") && $0.hasSuffix("(this device)") }.count == 1, "\(devices.output)")
+        let other = try #require(lines.first { $0.hasPrefix("  ") })
+        let otherId = String(other.split(separator: " ")[1])  // "  1) <objectId>  last used …"
+        #expect(otherId.count == 10, "\(other)")
+
+        let revoked = try demo(["devices", "revoke", otherId], server: server, sessionDirectory: phone)
+        #expect(revoked.output == "Signed out device \(otherId).\n", "\(revoked.error)")
+        let ended = try demo(["whoami"], server: server, sessionDirectory: laptop)
+        #expect(ended.status == 1)
+        #expect(ended.error == "Your session has ended. Please log in again.\n")
+        let unknown = try demo(["devices", "revoke", "nosuch"], server: server, sessionDirectory: phone)
+        #expect(unknown.status == 1)
+        #expect(unknown.error == "No signed-in device has the id nosuch.\n")
+
+        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: laptop).status == 0)
+        let others = try demo(["devices", "revoke-others"], server: server, sessionDirectory: phone)
+        #expect(others.output == "Signed out 1 other device.\n", "\(others.error)")
+        #expect(try demo(["whoami"], server: server, sessionDirectory: laptop).status == 1)
+
+        let kept = try demo(["delete"], server: server, sessionDirectory: phone, input: "no\n")
+        #expect(kept.status == 1)
+        #expect(kept.output.hasSuffix("Not deleted.\n"), "\(kept.output)")
+        let wrong = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\nwrong-password\n")
+        #expect(wrong.status == 1)
+        #expect(wrong.error == "The username or password is wrong.\n")
+        let deleted = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\npassword11\n")
+        #expect(deleted.status == 0, "\(deleted.error)")
+        #expect(deleted.output.hasSuffix("Account deleted.\n"), "\(deleted.output)")
+        #expect(try demo(["whoami"], server: server, sessionDirectory: phone).output == "Not logged in.\n")
+        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: phone).status == 1)
+    }
+
+    @Test func changingTheEmailAfterAnOldLogInAsksForThePassword() throws {
+        // No session cache, so the aged session is read from the database at once.
+        let server = try InProcessServer { $0.sessionCache = false }
+        defer { server.stop() }
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
+        defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
+        #expect(try demo(["register", "carol", "password11"], server: server, sessionDirectory: sessions).status == 0)
+        try ServerDatabase(server).execute("UPDATE sessions SET created_at = created_at - interval '1 day'")
+
+        let email = try demo(["email", "carol@example.com"], server: server, sessionDirectory: sessions, input: "password11\n")
+        #expect(email.status == 0, "\(email.error)")
+        #expect(email.output.contains("For your security, enter your current password to make this change."))
+        #expect(email.output.hasSuffix("Email changed to carol@example.com (not verified yet).\n"), "\(email.output)")
+    }
+
+    @Test func theInteractivePromptShowsDevicesAndResetsAPasswordFromAPastedLink() throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let database = try ServerDatabase(server)
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
+        defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
+        #expect(try demo(["register", "dana", "password11", "dana@example.com"], server: server, sessionDirectory: sessions).status == 0)
+
+        // Devices (sign out none), send a verification mail, log out, forget the password, paste
+        // the mailed link, set a new password, log in with it, quit.
+        let run = try demo([], server: server, sessionDirectory: sessions, input: """
+            1
+
+            4
+
+            6
+            3
+            dana@example.com
+
+            """, more: { try database.link("reset_password", to: "dana@example.com").map { "\($0.url)\npassword22\n2\ndana\npassword22\n7\n" } })
+        #expect(run.status == 0, "\(run.error)")
+        #expect(run.output.contains("(this device)"), "\(run.output)")
+        #expect(run.output.contains("A verification link is on its way to dana@example.com."))
+        #expect(run.output.contains("If an account uses dana@example.com, a reset link is on its way."))
+        #expect(run.output.contains("Password changed. Log in with the new one."), "\(run.output)")
+        let afterReset = run.output.components(separatedBy: "Password changed. Log in with the new one.").last ?? ""
+        #expect(afterReset.contains("Welcome dana@example.com"), "\(run.output)")
+        #expect(try database.link("verify_email", to: "dana@example.com") != nil)
     }
 }

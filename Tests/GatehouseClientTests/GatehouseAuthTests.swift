@@ -225,6 +225,7 @@ struct GatehouseAuthTests {
         (.fieldTooLong(message: "email is too long (at most 254 bytes)."), 142),
         (.invalidCredentials(message: "Invalid username/password."), 101), (.sessionInvalid, 209),
         (.rateLimited(retryAfter: nil), 155), (.server(code: 119, message: "x"), 119),
+        (.recentLoginRequired, 206), (.invalidLink, -1), (.linkExpired, -1), (.emailNotVerified, 205),
     ])
     func errorCodes(_ error: GatehouseError, _ code: Int) {
         #expect(error.code == code)

@@ -46,9 +46,9 @@ func seed(_ pool: Pool, rows: Int) throws -> [[UInt8]] {
             """)
         try c.execute(
             """
-            INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+            INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at, last_used_at)
             SELECT 's' || lpad(g::text, 9, '0'), sha256(int4send(g::int4)), 'u' || lpad(g::text, 9, '0'),
-                   '{"action":"login","authProvider":"password"}', now() + interval '1 day', now(), now()
+                   '{"action":"login","authProvider":"password"}', now() + interval '1 day', now(), now(), now()
             FROM generate_series(1, \(rows)) g
             """)
         try c.unsafeExecuteScript("VACUUM ANALYZE users")

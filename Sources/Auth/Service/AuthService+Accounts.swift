@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import Postgres
 import Sodium
 

@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import Locking
 import Postgres
 import Sodium

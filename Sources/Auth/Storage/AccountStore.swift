@@ -1,4 +1,5 @@
 import Foundation
+import Mail
 import Postgres
 
 /// The account lifecycle's statements: reset and verification tokens, changes and deletion of
@@ -195,7 +196,13 @@ struct AccountStore: Sendable {
                     """) else { return nil }
                 let new = try UserStore.user(row)
                 if change.passwordHash != nil {
-                    try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)")
+                    // The other sessions end as a log-out ends one: their installations stay known.
+                    _ = try tx.query("""
+                        WITH ended AS (
+                            DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)
+                            RETURNING token_digest, user_id, installation_id, least(expires_at, \(context.now)) AS ends_at, true AS live),
+                        \(sql: SessionStore.endedSessions)
+                        """)
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
                 if emailChanged {
