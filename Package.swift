@@ -49,7 +49,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 

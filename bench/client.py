@@ -296,6 +296,31 @@ def probe(url, users_file, out, seconds, kinds, parallel):
     for t in ts: t.join()
 
 
+RESET = 'mutation R($e: String!) { resetPassword(input: {email: $e}) { ok } }'
+
+
+def reset_all(url, emails_file, parallel=16):
+    """resetPassword once for each address in emails_file; prints 'requests seconds failures'."""
+    emails = [l.strip() for l in open(emails_file) if l.strip()]
+    lock, next_i, failures = threading.Lock(), [0], []
+
+    def worker():
+        c = Client(url, timeout=60)
+        while True:
+            with lock:
+                i = next_i[0]; next_i[0] += 1
+            if i >= len(emails): return
+            status, doc = c.post(RESET, {'e': emails[i]})
+            if status != 200 or not (((doc or {}).get('data') or {}).get('resetPassword') or {}).get('ok'):
+                failures.append((status, doc))
+    ts = [threading.Thread(target=worker) for _ in range(parallel)]
+    t0 = time.time()
+    for t in ts: t.start()
+    for t in ts: t.join()
+    if failures: print(f'reset: {len(failures)} failures, first: {failures[0]}', file=sys.stderr)
+    print(f'{len(emails)} {time.time() - t0:.3f} {len(failures)}')
+
+
 if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'seed': seed(args[0], int(args[1]), args[2], int(args[3]) if len(args) > 3 else 16,
@@ -306,5 +331,6 @@ if __name__ == '__main__':
     elif cmd == 'reset-enumeration': reset_enumeration(args[0], int(args[1]), args[2])
     elif cmd == 'signup-until-dead': signup_until_dead(args[0], args[1], int(args[2]), args[3], float(args[4]))
     elif cmd == 'login-all': login_all(args[0], args[1])
+    elif cmd == 'reset-all': reset_all(args[0], args[1], int(args[2]) if len(args) > 2 else 16)
     elif cmd == 'probe': probe(args[0], args[1], args[2], float(args[3]), args[4], int(args[5]))
     else: sys.exit(f'unknown command {cmd}')

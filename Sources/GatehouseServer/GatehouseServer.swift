@@ -1,10 +1,12 @@
 import Auth
 import AuthGraphQL
+import Curl
 import Foundation
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
 import Locking
+import Mail
 import Postgres
 import Sodium
 
@@ -19,6 +21,7 @@ public final class GatehouseServer: Sendable {
     private let hashing: PasswordHashingPool
     private let janitor: SessionJanitorThread
     private let listener: NotificationListener?
+    private let mailSender: MailSender?
     private let http: HTTPServer
 
     /// Why the server could not start: a message for the operator (no secrets).
@@ -42,6 +45,23 @@ public final class GatehouseServer: Sendable {
         if let path = settings.passwordBlocklist {
             do { blocklist = try PasswordBlocklist(path: path) } catch {
                 throw StartError("GATEHOUSE_PASSWORD_BLOCKLIST (--password-blocklist): \(error)")
+            }
+        }
+
+        let from: MailAddress
+        if let mailFrom = settings.mailFrom {
+            do { from = try MailAddress(parsing: mailFrom) } catch {
+                throw StartError("GATEHOUSE_MAIL_FROM (--mail-from): \(error)")
+            }
+        } else {
+            from = MailAddress(name: settings.appName, address: "no-reply@localhost")
+        }
+        let composer = MailComposer(appName: settings.appName, from: from)
+        var smtp: SMTPClient? = nil
+        if let url = settings.smtpURL {
+            // SMTPError's text never quotes the URL, which may hold a password.
+            do { smtp = try SMTPClient(url: url, caFile: settings.smtpCAFile, timeout: MailSender.smtpTimeout) } catch {
+                throw StartError("GATEHOUSE_SMTP_URL (--smtp-url): \(error)")
             }
         }
 
@@ -125,13 +145,23 @@ public final class GatehouseServer: Sendable {
             service: service,
             configuration: .init(appId: settings.appId, maxDocumentSize: settings.maxDocumentSize),
             context: contexts.context(for:_:_:), finish: ContextFactory.finish)
+        let outbox = OutboxStore(pool: pool)
+        let mailSender = smtp.map { smtp in
+            MailSender(
+                store: outbox, connection: connection, client: smtp, composer: composer,
+                retryBase: settings.mailRetryBase, logger: logger)
+        }
+        self.mailSender = mailSender
+        let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
+            ? DevMailbox(store: outbox, composer: composer) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
             responder: responder, contexts: contexts, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
             pages: Pages(
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
-                devMailbox: settings.smtpURL == nil && ["127.0.0.1", "::1", "localhost"].contains(settings.host)))
+                devMailbox: devMailbox != nil),
+            mailSender: mailSender, devMailbox: devMailbox)
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
@@ -159,6 +189,16 @@ public final class GatehouseServer: Sendable {
             throw StartError("cannot listen: \(error)")
         }
         janitor.start()
+        if let mailSender, let smtp {
+            mailSender.start()
+            logger.info("mail delivery on", ["smtp": .string(smtp.description)])
+        } else if devMailbox != nil {
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; see the dev mailbox", [
+                "mailbox": .string("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)/_dev/mailbox")
+            ])
+        } else {
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; the dev mailbox is served on loopback listeners only")
+        }
         started = true
     }
 
@@ -186,6 +226,7 @@ public final class GatehouseServer: Sendable {
         let drained = http.stop(deadline: .now + .milliseconds(Int(settings.shutdownTimeout * 1000)))
         if !drained { logger.warn("shutdown deadline passed with requests in flight") }
         janitor.stop()
+        mailSender?.stop()
         listener?.stop()
         hashing.shutdown()
         pool.close()

@@ -10,7 +10,8 @@ import Postgres
 import Sodium
 
 /// The HTTP surface: `/`, the explorer and the link pages (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// CORS preflights, one structured log line and one metrics sample per request.
+/// `/_dev/mailbox` (only where ``DevMailbox`` is served), CORS preflights, one structured log line and one
+/// metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
     let contexts: ContextFactory
@@ -21,11 +22,13 @@ final class Router: HTTPHandler {
     let hashing: PasswordHashingPool
     let connectionCounts: HTTPServer.ConnectionCounts
     let pages: Pages
+    let mailSender: MailSender?
+    let devMailbox: DevMailbox?
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
         metrics: Metrics, pool: Pool, hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(),
-        pages: Pages = Pages()
+        pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil
     ) {
         self.responder = responder
         self.contexts = contexts
@@ -36,6 +39,8 @@ final class Router: HTTPHandler {
         self.hashing = hashing
         self.connectionCounts = connectionCounts
         self.pages = pages
+        self.mailSender = mailSender
+        self.devMailbox = devMailbox
     }
 
     /// The answer to `request`; logged and counted when its response is made.
@@ -63,6 +68,8 @@ final class Router: HTTPHandler {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Array(metrics.render(gauges: gauges()).utf8))
             return .now(finish(request, response, operation: nil))
+        case "/_dev/mailbox" where request.method == "GET" && devMailbox != nil:
+            return .blocking { [self] in finish(request, devMailbox!.page(), operation: nil) }
         default:
             return .now(finish(request, Self.json(["error": "not found"], status: 404), operation: nil))
         }
@@ -172,7 +179,7 @@ final class Router: HTTPHandler {
     private func gauges() -> [(name: String, help: String, labels: String, value: Double)] {
         let stats = pool.stats
         let hashingMetrics = hashing.metrics
-        return [
+        return mailGauges() + [
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"in_use\"", Double(stats.inUse)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"idle\"", Double(stats.idle)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"connecting\"", Double(stats.connecting)),
@@ -187,6 +194,20 @@ final class Router: HTTPHandler {
              Double(connectionCounts.refused.load(ordering: .relaxed))),
             ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"request_timeout\"",
              Double(connectionCounts.timedOut.load(ordering: .relaxed))),
+        ]
+    }
+
+    /// The mail sender's counts and the outbox's backlog (as of the sender's last round: no query per scrape).
+    private func mailGauges() -> [(name: String, help: String, labels: String, value: Double)] {
+        guard let mailSender else { return [] }
+        let counts = mailSender.deliveryCounts
+        let pending = mailSender.pendingSummary
+        return [
+            ("gatehouse_mail_sent_total", "Messages this instance delivered to the SMTP server.", "", Double(counts.sent)),
+            ("gatehouse_mail_failed_total", "Messages this instance gave up on (permanent failure, or 24 hours of retries).", "", Double(counts.failed)),
+            ("gatehouse_mail_retries_total", "Failed deliveries this instance scheduled to retry.", "", Double(counts.retries)),
+            ("gatehouse_mail_pending", "Messages in the outbox waiting for delivery.", "", Double(pending.count)),
+            ("gatehouse_mail_oldest_pending_seconds", "Age of the oldest message waiting for delivery.", "", pending.oldestAge),
         ]
     }
 

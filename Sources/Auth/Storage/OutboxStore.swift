@@ -2,11 +2,15 @@ import Foundation
 import Postgres
 import Sodium
 
-/// The mail outbox (`mail_outbox`): messages are added in the transaction of the change that
-/// causes them, so an answered mutation never loses its mail; the server's sender delivers them.
-struct OutboxStore: Sendable {
-    let pool: Pool
-
+/// The mail outbox (`mail_outbox`, migration 4): messages are added in the transaction of the
+/// change that causes them, so an answered mutation never loses its mail; any instance's sender
+/// claims, delivers and marks them.
+///
+/// Delivery is at least once, in order of creation: ``claim(limit:lease:)`` leases due messages
+/// with `FOR UPDATE SKIP LOCKED`, so two live senders never hold one message, and a message held
+/// by a sender that died is due again when its lease ends. All times are the database's clock, so
+/// instances with skewed clocks agree.
+public struct OutboxStore: Sendable {
     /// A message to add: what it says is rendered at delivery from these fields.
     struct Message {
         /// A `Mail.MailKind` raw value.
@@ -19,6 +23,62 @@ struct OutboxStore: Sendable {
         var language: String
         /// The link with its token (verify and reset kinds).
         var link: String?
+    }
+
+    /// A stored message, as the sender and the dev mailbox read it.
+    public struct StoredMessage: Sendable, Equatable {
+        public var id: Int64
+        /// `verify_email`, `reset_password`, `password_changed`, `email_changed`, `account_deleted`.
+        public var kind: String
+        public var recipient: String
+        public var username: String
+        /// `en`, `es`, `fr` or `ko`.
+        public var language: String
+        /// The link with its token; nil once the message is sent or given up.
+        public var link: String?
+        /// The `Message-ID` header, the same on every attempt.
+        public var messageId: String
+        public var createdAt: Date
+        /// `pending`, `sent` or `failed`.
+        public var state: String
+        /// Delivery attempts so far, counting the one a claim starts.
+        public var attempts: Int
+
+        public init(
+            id: Int64, kind: String, recipient: String, username: String, language: String, link: String?,
+            messageId: String, createdAt: Date, state: String, attempts: Int
+        ) {
+            self.id = id
+            self.kind = kind
+            self.recipient = recipient
+            self.username = username
+            self.language = language
+            self.link = link
+            self.messageId = messageId
+            self.createdAt = createdAt
+            self.state = state
+            self.attempts = attempts
+        }
+    }
+
+    /// What became of a message whose delivery failed.
+    public enum FailureOutcome: Sendable, Equatable {
+        /// Due again after the backoff.
+        case retry
+        /// Given up: a permanent failure, or the next attempt would fall after ``giveUpAfter``.
+        case failed
+    }
+
+    /// Seconds after its creation when a message is given up.
+    public static let giveUpAfter = 24 * 3600
+    /// Longest wait between two attempts, in seconds.
+    public static let maximumRetryDelay = 600
+
+    /// The pool each operation borrows a connection from.
+    public let pool: Pool
+
+    public init(pool: Pool) {
+        self.pool = pool
     }
 
     /// Counts a request for a message of `kind` to `address` and answers whether it is within
@@ -49,5 +109,120 @@ struct OutboxStore: Sendable {
                     \(message.link), \(messageId), \(now), \(now))
             """)
         return true
+    }
+
+    /// Seconds to wait after failed attempt number `attempt` (1 for the first delivery):
+    /// `base`, doubling, at most ``maximumRetryDelay``.
+    public static func retryDelay(attempt: Int, base: Int) -> Int {
+        let doublings = max(0, attempt - 1)
+        guard doublings < 20 else { return maximumRetryDelay }
+        return min(base << doublings, maximumRetryDelay)
+    }
+
+    /// Leases up to `limit` due pending messages for `lease` seconds (they are due again then,
+    /// should this sender die) and counts the attempt; oldest first.
+    public func claim(limit: Int, lease: Int) throws -> [StoredMessage] {
+        let result = try pool.withConnection { connection in
+            // A materialized CTE picks the rows once: with `WHERE id IN (subquery)` the plan
+            // returned more than `limit` rows (seen in OutboxStoreTests).
+            try connection.query("""
+                WITH due AS MATERIALIZED (
+                    SELECT id FROM mail_outbox WHERE state = 'pending' AND next_attempt_at <= now()
+                    ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
+                UPDATE mail_outbox m SET next_attempt_at = now() + make_interval(secs => \(lease)), attempts = m.attempts + 1
+                FROM due WHERE m.id = due.id
+                RETURNING \(sql: Self.returnedColumns)
+                """)
+        }
+        return try result.map(Self.message).sorted { $0.id < $1.id }
+    }
+
+    /// Makes claimed messages due at once (a sender stopping before it tried them), taking back
+    /// the attempt their claim counted.
+    public func release(ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
+        try pool.withConnection { connection in
+            _ = try connection.execute("""
+                UPDATE mail_outbox SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0)
+                WHERE id = ANY(\(PostgresArray(ids))) AND state = 'pending'
+                """)
+        }
+    }
+
+    /// Marks a message delivered, forgetting its link.
+    public func markSent(id: Int64) throws {
+        try pool.withConnection { connection in
+            _ = try connection.execute("""
+                UPDATE mail_outbox SET state = 'sent', sent_at = now(), link = NULL, last_error = NULL WHERE id = \(id)
+                """)
+        }
+    }
+
+    /// Records a failed attempt of a claimed message with `attempts` attempts: `error` (safe to
+    /// store: no credentials, no content) becomes `last_error`. A permanent failure, or one whose
+    /// retry would fall more than ``giveUpAfter`` seconds after the message's creation, gives
+    /// the message up and forgets its link; otherwise it is due again after ``retryDelay(attempt:base:)``.
+    public func markFailed(id: Int64, attempts: Int, error: String, permanent: Bool, retryBase: Int) throws -> FailureOutcome {
+        let delay = Self.retryDelay(attempt: attempts, base: retryBase)
+        let row = try pool.withConnection { connection in
+            try connection.queryFirst("""
+                UPDATE mail_outbox m SET
+                    state = CASE WHEN d.give_up THEN 'failed' ELSE 'pending' END,
+                    link = CASE WHEN d.give_up THEN NULL ELSE m.link END,
+                    next_attempt_at = now() + make_interval(secs => \(delay)),
+                    last_error = \(String(error.prefix(1000)))
+                FROM (
+                    SELECT id, \(permanent)
+                        OR now() + make_interval(secs => \(delay)) > created_at + make_interval(secs => \(Self.giveUpAfter)) AS give_up
+                    FROM mail_outbox WHERE id = \(id)) d
+                WHERE m.id = d.id
+                RETURNING m.state
+                """)
+        }
+        guard let row else { return .failed }
+        return try row.decode(String.self, at: 0) == "failed" ? .failed : .retry
+    }
+
+    /// Seconds until the earliest pending message is due (0 if one is due now); nil when none is pending.
+    public func secondsUntilNextDue() throws -> Double? {
+        let row = try pool.withConnection { connection in
+            try connection.queryFirst("""
+                SELECT extract(epoch FROM min(next_attempt_at) - now())::float8 FROM mail_outbox WHERE state = 'pending'
+                """)
+        }
+        return try row?.decode(Double?.self, at: 0).map { max($0, 0) }
+    }
+
+    /// Pending messages and the age in seconds of the oldest (0 when none).
+    public func pendingSummary() throws -> (count: Int, oldestAge: Double) {
+        let row = try pool.withConnection { connection in
+            try connection.queryFirst("""
+                SELECT count(*)::int8, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
+                FROM mail_outbox WHERE state = 'pending'
+                """)
+        }
+        guard let row else { return (0, 0) }
+        return (try row.decode(Int.self, at: 0), try row.decode(Double.self, at: 1))
+    }
+
+    /// The newest `limit` messages, newest first, in any state (the dev mailbox).
+    public func newest(limit: Int) throws -> [StoredMessage] {
+        let result = try pool.withConnection { connection in
+            try connection.query("SELECT \(sql: Self.columns) FROM mail_outbox ORDER BY id DESC LIMIT \(limit)")
+        }
+        return try result.map(Self.message)
+    }
+
+    private static let columns: StaticString = "id, kind, recipient, username, language, link, message_id, created_at, state, attempts"
+    private static let returnedColumns: StaticString =
+        "m.id, m.kind, m.recipient, m.username, m.language, m.link, m.message_id, m.created_at, m.state, m.attempts"
+
+    private static func message(_ row: PostgresRow) throws -> StoredMessage {
+        StoredMessage(
+            id: try row.decode(Int64.self, at: 0), kind: try row.decode(String.self, at: 1),
+            recipient: try row.decode(String.self, at: 2), username: try row.decode(String.self, at: 3),
+            language: try row.decode(String.self, at: 4), link: try row.decode(String?.self, at: 5),
+            messageId: try row.decode(String.self, at: 6), createdAt: try row.decode(Date.self, at: 7),
+            state: try row.decode(String.self, at: 8), attempts: Int(try row.decode(Int32.self, at: 9)))
     }
 }

@@ -3,8 +3,10 @@ import Postgres
 
 /// Deletes expired sessions (and, with an idle timeout, idle ones) in bounded batches, so that no
 /// statement holds many row locks or runs long, and several instances can clean up at once
-/// (`FOR UPDATE SKIP LOCKED`); likewise the log-in counts of windows that have ended and the
-/// installations whose last session ended more than 30 days ago.
+/// (`FOR UPDATE SKIP LOCKED`); likewise the log-in counts of windows that have ended, the
+/// installations whose last session ended more than 30 days ago, expired reset and verification
+/// tokens, and sent or given-up mail older than ``SessionJanitor/mailRetention`` (pending mail
+/// stays until delivered or given up).
 public struct SessionJanitor: Sendable {
     /// What one cleanup did.
     public struct Report: Sendable, Equatable {
@@ -14,14 +16,21 @@ public struct SessionJanitor: Sendable {
         public var batches: Int
         /// Log-in counts of ended windows and installations no longer known, deleted.
         public var limitRowsDeleted: Int
+        /// Expired account tokens and old sent or failed outbox rows, deleted.
+        public var accountRowsDeleted: Int
 
         /// A report.
-        public init(deleted: Int, batches: Int, limitRowsDeleted: Int = 0) {
+        public init(deleted: Int, batches: Int, limitRowsDeleted: Int = 0, accountRowsDeleted: Int = 0) {
             self.deleted = deleted
             self.batches = batches
             self.limitRowsDeleted = limitRowsDeleted
+            self.accountRowsDeleted = accountRowsDeleted
         }
     }
+
+    /// Seconds a sent or given-up message is kept: the outbox's per-address limit counts the
+    /// messages of the last hour, and an operator may want to look back a few days.
+    public static let mailRetention: TimeInterval = 7 * 86400
 
     /// The pool the janitor borrows a connection from, once per batch.
     public let pool: Pool
@@ -39,8 +48,9 @@ public struct SessionJanitor: Sendable {
     }
 
     /// Deletes sessions that expired before `now` or (with an idle timeout) were last used that
-    /// long before it, log-in counts of windows that ended before `now` and installations not
-    /// known since 30 days before `now`.
+    /// long before it, log-in counts of windows that ended before `now`, installations not known
+    /// since 30 days before `now`, account tokens that expired before `now` and sent or given-up
+    /// mail created ``mailRetention`` before `now`.
     @discardableResult
     public func deleteExpired(now: Date = Date()) throws -> Report {
         var sessions = try deleteInBatches("""
@@ -71,7 +81,19 @@ public struct SessionJanitor: Sendable {
                 WHERE session_ends_at < \(now.addingTimeInterval(-UserStore.installationMemory))
                 LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
-        return Report(deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted)
+        let tokens = try deleteInBatches("""
+            DELETE FROM account_tokens WHERE token_digest IN (
+                SELECT token_digest FROM account_tokens WHERE expires_at < \(now)
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        let mail = try deleteInBatches("""
+            DELETE FROM mail_outbox WHERE id IN (
+                SELECT id FROM mail_outbox WHERE created_at < \(now.addingTimeInterval(-Self.mailRetention)) AND state <> 'pending'
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        return Report(
+            deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted,
+            accountRowsDeleted: tokens.deleted + mail.deleted)
     }
 
     /// Runs `statement` until it deletes fewer than `batchSize` rows.

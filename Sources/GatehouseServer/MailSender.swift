@@ -1,0 +1,186 @@
+import Auth
+import Curl
+import Foundation
+import Locking
+import Mail
+import Postgres
+
+/// Delivers the mail outbox over SMTP: one thread per instance, woken by `NOTIFY gatehouse_mail`
+/// (a message was written), by the listening connection (re)connecting (notifications may have
+/// been missed), and by a timer when the next retry is due or, at the latest, every
+/// `pollInterval` seconds.
+///
+/// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), renders each
+/// with ``MailComposer`` and sends it with ``SMTPClient``, one after the other in order of
+/// creation. Logs name a message by its Message-ID only: never its link, token or body.
+final class MailSender: @unchecked Sendable {
+    // @unchecked: every `var` is read and written with `mutex` held.
+
+    /// Messages delivered, given up and retried since start (for `/metrics`).
+    struct Counts: Sendable, Equatable {
+        var sent = 0
+        var failed = 0
+        var retries = 0
+    }
+
+    let store: OutboxStore
+    let client: SMTPClient
+    let composer: MailComposer
+    /// `GATEHOUSE_MAIL_RETRY_BASE`.
+    let retryBase: Int
+    let batchSize: Int
+    let pollInterval: Double
+    private let logger: Logger
+    private var listener: NotificationListener!
+
+    private let mutex = ConditionMutex()
+    private let wake = ConditionMutex.Condition()
+    private let exited = ConditionMutex.Condition()
+    /// Set by a notification (or a reconnect), cleared by the round it starts.
+    private var woken = true
+    private var stopping = false
+    private var running = false
+    private var counts = Counts()
+    private var pending: (count: Int, oldestAge: Double) = (0, 0)
+
+    /// A sender for the outbox of `connection`'s database; call ``start()``.
+    init(
+        store: OutboxStore, connection: ConnectionConfiguration, client: SMTPClient, composer: MailComposer,
+        retryBase: Int, logger: Logger, batchSize: Int = 10, pollInterval: Double = 30
+    ) {
+        self.store = store
+        self.client = client
+        self.composer = composer
+        self.retryBase = retryBase
+        self.logger = logger
+        self.batchSize = batchSize
+        self.pollInterval = pollInterval
+        listener = NotificationListener(
+            configuration: connection, channels: [AuthMigrations.Channel.mail],
+            onNotification: { [unowned self] _ in signal() }, onConnect: { [unowned self] in signal() })
+    }
+
+    /// Seconds one delivery may take (the SMTP client's whole-transfer timeout).
+    static let smtpTimeout = 30
+
+    /// Seconds a claim holds its messages: enough to try the whole batch even if every attempt
+    /// runs into the SMTP timeout. A message claimed by an instance that died is sent by another
+    /// once this has passed.
+    var lease: Int { batchSize * Self.smtpTimeout + 60 }
+
+    /// Starts listening and the sending thread.
+    func start() {
+        mutex.withLock { running = true }
+        listener.start()
+        let thread = Thread { [self] in run() }
+        thread.name = "gatehouse-mail"
+        thread.start()
+    }
+
+    /// Stops the thread after the message being sent (if any); messages of its batch not yet
+    /// tried are made due again for the other instances (or the next start).
+    func stop() {
+        listener.stop()
+        mutex.withLock {
+            stopping = true
+            wake.signal()
+            while running { mutex.wait(exited) }
+        }
+    }
+
+    /// Delivered, given up and retried messages so far.
+    var deliveryCounts: Counts { mutex.withLock { counts } }
+
+    /// Pending messages and the oldest one's age in seconds, as of the end of the last round.
+    var pendingSummary: (count: Int, oldestAge: Double) { mutex.withLock { pending } }
+
+    private func signal() {
+        mutex.withLock {
+            woken = true
+            wake.signal()
+        }
+    }
+
+    private var isStopping: Bool { mutex.withLock { stopping } }
+
+    private func run() {
+        defer {
+            mutex.withLock {
+                running = false
+                exited.broadcast()
+            }
+        }
+        var summarized = ContinuousClock.now
+        while !isStopping {
+            var wait = pollInterval
+            do {
+                mutex.withLock { woken = false }
+                let batch = try store.claim(limit: batchSize, lease: lease)
+                try deliver(batch)
+                // The backlog for /metrics: after each round, and at most once a second while
+                // full batches follow each other.
+                if batch.count < batchSize || ContinuousClock.now - summarized > .seconds(1) {
+                    let summary = try store.pendingSummary()
+                    mutex.withLock { pending = summary }
+                    summarized = .now
+                }
+                if batch.count == batchSize { continue }
+                if let due = try store.secondsUntilNextDue() { wait = min(wait, due) }
+            } catch {
+                logger.warn("mail outbox unavailable", ["error": .string(String(describing: error))])
+                wait = min(wait, 5)
+            }
+            mutex.withLock {
+                if !woken && !stopping && wait > 0 { _ = mutex.wait(wake, seconds: wait) }
+            }
+        }
+    }
+
+    /// Sends `batch` in order; on stopping, releases the messages not tried.
+    private func deliver(_ batch: [OutboxStore.StoredMessage]) throws {
+        for (index, message) in batch.enumerated() {
+            if isStopping {
+                try store.release(ids: batch[index...].map(\.id))
+                return
+            }
+            try deliver(message)
+        }
+    }
+
+    private func deliver(_ message: OutboxStore.StoredMessage) throws {
+        let failure: (text: String, permanent: Bool)
+        if let composed = composer.compose(message, date: Date()) {
+            do {
+                try client.send(from: composer.from.address, to: [message.recipient], message: composed.data)
+                try store.markSent(id: message.id)
+                mutex.withLock { counts.sent += 1 }
+                logger.debug("mail sent", ["messageId": .string(message.messageId), "kind": .string(message.kind)])
+                return
+            } catch let error as SMTPError {
+                failure = (error.description, error.isPermanent)
+            }
+        } else {
+            failure = ("unknown kind or language", true)
+        }
+        let outcome = try store.markFailed(
+            id: message.id, attempts: message.attempts, error: failure.text, permanent: failure.permanent, retryBase: retryBase)
+        mutex.withLock {
+            if outcome == .failed { counts.failed += 1 } else { counts.retries += 1 }
+        }
+        logger.warn(
+            outcome == .failed ? "mail delivery failed, given up" : "mail delivery failed, will retry",
+            ["messageId": .string(message.messageId), "attempts": .int(message.attempts), "error": .string(failure.text)])
+    }
+}
+
+extension MailComposer {
+    /// The message of an outbox row; nil for a kind or language this build does not know.
+    func compose(_ message: OutboxStore.StoredMessage, date: Date) -> ComposedMail? {
+        guard let kind = MailKind(rawValue: message.kind), let language = MailLanguage(rawValue: message.language) else {
+            return nil
+        }
+        let content = MailContent(
+            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link)
+        return compose(content, messageId: message.messageId, date: date)
+    }
+}

@@ -1,0 +1,282 @@
+import Foundation
+import GatehouseServer
+import JSON
+import Postgres
+import ServerTestSupport
+import Synchronization
+import TestSupport
+import Testing
+
+/// Messages written to the outbox of `databaseURL`'s database, as the account operations write
+/// them (the tests write the rows themselves; ``AccountMailTests`` goes through the API).
+struct Outbox {
+    let databaseURL: String
+
+    init(_ server: GatehouseServer) { databaseURL = server.settings.databaseURL! }
+    init(databaseURL: String) { self.databaseURL = databaseURL }
+
+    /// Inserts `count` reset messages to `recipient`; returns their Message-IDs, oldest first.
+    @discardableResult
+    func insert(_ count: Int = 1, recipient: String = "ann@example.com", username: String = "ann") throws -> [String] {
+        let connection = try Connection(databaseURL)
+        defer { connection.close() }
+        return try connection.query("""
+            INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
+            SELECT 'reset_password', 'uuuuuuuuu1', \(recipient), \(username), 'en',
+                   'http://127.0.0.1/reset-password?token=secret' || g || '&username=' || \(username),
+                   '<' || md5(random()::text) || '@gatehouse.test>', now(), now()
+            FROM generate_series(1, \(count)) g
+            ORDER BY g
+            RETURNING message_id
+            """).map { try $0.decode(String.self, at: 0) }
+    }
+
+    /// Brings every pending message's next attempt forward to now (as if its retry's time had come).
+    func makeDue() throws {
+        let connection = try Connection(databaseURL)
+        defer { connection.close() }
+        _ = try connection.execute("UPDATE mail_outbox SET next_attempt_at = now() WHERE state = 'pending'")
+    }
+
+    /// (state, attempts, last_error, link) of the message with `messageId`.
+    func row(_ messageId: String) throws -> (state: String, attempts: Int, lastError: String?, link: String?) {
+        let connection = try Connection(databaseURL)
+        defer { connection.close() }
+        let row = try #require(try connection.queryFirst(
+            "SELECT state, attempts, last_error, link FROM mail_outbox WHERE message_id = \(messageId)"))
+        return (
+            try row.decode(String.self, at: 0), Int(try row.decode(Int32.self, at: 1)), try row.decode(String?.self, at: 2),
+            try row.decode(String?.self, at: 3))
+    }
+}
+
+extension SMTPTestServer {
+    /// Message-IDs received so far, with repeats.
+    func messageIds() -> [String] {
+        ((try? messages()) ?? []).compactMap { $0.header("Message-ID") }
+    }
+}
+
+extension LiveServer {
+    /// A value of `/metrics` (nil when absent).
+    func metric(_ name: String) throws -> Double? {
+        let text = try get("/metrics").text
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ")[1]) }
+    }
+}
+
+/// The outbox sender against a real SMTP server (Debian's aiosmtpd, `SMTPTestServer`).
+@Suite struct MailDeliveryTests {
+    @Test func deliversAMessageOnceAndForgetsItsLink() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer(level: .debug) { $0.smtpURL = smtp.url }
+        let outbox = Outbox(live.server)
+        let ids = try outbox.insert(recipient: "ann@example.com", username: "ann")
+        #expect(eventually { smtp.messageIds() == ids })
+        let mail = try #require(try smtp.messages().first)
+        #expect(mail.rcptTo == ["ann@example.com"] && mail.mailFrom == "no-reply@localhost")
+        let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
+        #expect(lines.contains("http://127.0.0.1/reset-password?token=secret1&username=ann"), "the link alone on a line")
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
+        #expect(try outbox.row(ids[0]).link == nil)
+        #expect(eventually { (try? live.metric("gatehouse_mail_sent_total")) == 1 })
+        #expect(try live.metric("gatehouse_mail_failed_total") == 0)
+        #expect(!live.logs.text.contains("secret1"), "no token in the log")
+        #expect(live.logs.text.contains(#""msg":"mail delivery on""#) && live.logs.text.contains(ids[0]))
+        #expect(smtp.messageIds() == ids, "sent once")
+    }
+
+    /// SMTP down when the message is written: retried with backoff, delivered once it is back.
+    @Test func deliversOnceTheSMTPServerIsBack() throws {
+        let smtp = try SMTPTestServer.start()
+        smtp.stop()
+        let live = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.mailRetryBase = 1
+        }
+        let outbox = Outbox(live.server)
+        let ids = try outbox.insert()
+        #expect(eventually { ((try? outbox.row(ids[0]))?.attempts ?? 0) >= 2 }, "retried while down")
+        let failing = try outbox.row(ids[0])
+        #expect(failing.state == "pending" && failing.lastError != nil && failing.link != nil)
+        #expect(try live.metric("gatehouse_mail_retries_total") ?? 0 >= 1)
+        #expect(eventually { (try? live.metric("gatehouse_mail_pending")) == 1 })
+        #expect(try live.metric("gatehouse_mail_oldest_pending_seconds") ?? -1 >= 0)
+        #expect(live.logs.text.contains("mail delivery failed, will retry") && live.logs.text.contains(ids[0]))
+        #expect(!live.logs.text.contains("secret1"))
+        try smtp.restart()
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
+        #expect(smtp.messageIds() == ids)
+        #expect(eventually { (try? live.metric("gatehouse_mail_pending")) == 0 })
+    }
+
+    /// 451 is temporary as well.
+    @Test func temporaryRefusalIsRetried() throws {
+        let smtp = try SMTPTestServer.start()
+        try smtp.setBehaviour(.failTemporarily)
+        let live = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.mailRetryBase = 1
+        }
+        let outbox = Outbox(live.server)
+        let ids = try outbox.insert()
+        #expect(eventually { (try? outbox.row(ids[0]))?.lastError != nil })
+        let refused = try outbox.row(ids[0])
+        #expect(refused.lastError?.contains("451") == true, "\(refused)")
+        try smtp.setBehaviour(.accept)
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
+        #expect(smtp.messageIds() == ids)
+    }
+
+    /// A 5xx refusal can never succeed: the message is given up at once, counted, and logged
+    /// with its Message-ID and the error.
+    @Test func permanentFailureIsGivenUpAtOnce() throws {
+        let smtp = try SMTPTestServer.start()
+        try smtp.setBehaviour(.refuseRecipients)
+        let live = try LiveServer { $0.smtpURL = smtp.url }
+        let outbox = Outbox(live.server)
+        let ids = try outbox.insert()
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "failed" })
+        let failed = try outbox.row(ids[0])
+        #expect(failed.attempts == 1 && failed.link == nil && failed.lastError?.contains("550") == true, "\(failed)")
+        #expect(eventually { (try? live.metric("gatehouse_mail_failed_total")) == 1 })
+        #expect(try live.metric("gatehouse_mail_retries_total") == 0)
+        let line = try #require(live.logs.lines.first { $0.contains("mail delivery failed, given up") })
+        #expect(line.contains(ids[0]) && line.contains("550") && !line.contains("secret1"))
+        #expect(smtp.messageIds().isEmpty)
+    }
+
+    /// Two instances on one database, messages written while both run: each delivered exactly once.
+    @Test func twoInstancesDeliverEachMessageOnce() throws {
+        let smtp = try SMTPTestServer.start()
+        let first = try LiveServer { $0.smtpURL = smtp.url }
+        let second = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.databaseURL = first.server.settings.databaseURL
+        }
+        let outbox = Outbox(first.server)
+        var ids: [String] = []
+        for _ in 0..<8 { ids += try outbox.insert(25) }
+        #expect(eventually(timeout: .seconds(120)) { smtp.messageIds().count >= ids.count })
+        let sentByFirst = try #require(try first.metric("gatehouse_mail_sent_total"))
+        let sentBySecond = try #require(try second.metric("gatehouse_mail_sent_total"))
+        #expect(sentByFirst + sentBySecond == Double(ids.count))
+        let received = smtp.messageIds()
+        #expect(received.count == ids.count && Set(received) == Set(ids), "each Message-ID once")
+    }
+
+    /// Stopping the server stops the sender: a message written afterwards waits for the next instance.
+    @Test func stopsWithTheServer() throws {
+        let smtp = try SMTPTestServer.start()
+        let stopped = try InProcessServer { $0.smtpURL = smtp.url }
+        let outbox = Outbox(stopped.server)
+        stopped.stop()
+        let ids = try outbox.insert()
+        let next = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.databaseURL = outbox.databaseURL
+        }
+        #expect(eventually { smtp.messageIds() == ids })
+        #expect(eventually { (try? next.metric("gatehouse_mail_sent_total")) == 1 })
+    }
+
+    /// `kill -9` of a `gatehouse` process with undelivered mail (SMTP down, the first attempt
+    /// failed): a new process delivers it, once. (A message the killed process had claimed is due
+    /// again after the claim's lease: ``OutboxStoreTests/expiredLeaseMakesAMessageDueAgain()``.)
+    @Test func deliveredAfterKillAndRestart() throws {
+        let smtp = try SMTPTestServer.start()
+        smtp.stop()
+        let database = try TestDatabase.create()
+        let environment = childEnvironment([
+            "DATABASE_URL": database.connectionString, "GATEHOUSE_SMTP_URL": smtp.url, "GATEHOUSE_MAIL_RETRY_BASE": "600",
+            "GATEHOUSE_HASH_COST": "minimum",
+        ])
+        let first = try Child(["--port", "0"], environment: environment)
+        defer { first.kill() }
+        try #require(first.stdout.wait(timeout: 60) { $0.contains("listening") } != nil, "stderr: \(first.stderr.text)")
+        let outbox = Outbox(databaseURL: database.connectionString)
+        let ids = try outbox.insert()
+        // The failure recorded, the next attempt 10 minutes away: no claim is in progress.
+        #expect(eventually { (try? outbox.row(ids[0]))?.lastError != nil }, "stderr: \(first.stderr.text)")
+        kill(first.pid, SIGKILL)
+        #expect(first.waitForExit(timeout: 30) == 128 + SIGKILL)
+        #expect(try outbox.row(ids[0]).state == "pending")
+
+        try smtp.restart()
+        try outbox.makeDue()
+        let second = try Child(["--port", "0"], environment: environment)
+        defer { second.kill() }
+        #expect(eventually { smtp.messageIds() == ids }, "stderr: \(second.stderr.text)")
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
+        #expect(try outbox.row(ids[0]).attempts == 2)
+        #expect(!(first.stderr.text + second.stderr.text).contains("secret1"), "no token in the log")
+    }
+
+    @Test func badSMTPURLIsAStartErrorWithoutThePassword() throws {
+        let error = #expect(throws: GatehouseServer.StartError.self) {
+            _ = try LiveServer { $0.smtpURL = "ftp://mailer:sekrit-pw@mail.example.com" }
+        }
+        let text = try #require(error).description
+        #expect(text.contains("GATEHOUSE_SMTP_URL") && !text.contains("sekrit-pw"), "\(text)")
+    }
+
+    @Test func badMailFromIsAStartError() throws {
+        let error = #expect(throws: GatehouseServer.StartError.self) {
+            _ = try LiveServer { $0.mailFrom = "Support <support@@example.com>" }
+        }
+        #expect(try #require(error).description.hasPrefix("GATEHOUSE_MAIL_FROM"))
+    }
+
+    @Test func withoutSMTPStartUpSaysWhereTheMailIs() throws {
+        let live = try LiveServer()
+        let lines = live.logs.lines.filter { $0.contains("no SMTP server configured") }
+        #expect(lines.count == 1)
+        #expect(lines.first?.contains("http://127.0.0.1:\(live.server.port)/_dev/mailbox") == true, "\(lines)")
+        #expect(try live.metric("gatehouse_mail_sent_total") == nil, "no sender, no counts")
+    }
+}
+
+/// The whole path over HTTP: `resetPassword` writes the message, the sender delivers it, the link
+/// in the delivered mail resets the password, and the "password changed" notice follows.
+@Suite struct AccountMailTests {
+    static let signUp = """
+        mutation S($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) { viewer { sessionToken } } }
+        """
+    static let reset = "mutation R($e: String!) { resetPassword(input: {email: $e}) { ok } }"
+    static let confirm = """
+        mutation C($u: String!, $p: String!, $t: String!) { confirmResetPassword(input: {username: $u, password: $p, token: $t}) { ok } }
+        """
+
+    @Test func resetPasswordMailCarriesAWorkingLink() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.appName = "Acme"
+            settings.mailFrom = "Acme Support <support@acme.test>"
+        }
+        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "password11", "email": "carol@example.com"]])
+        #expect(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue != nil, "\(signUp.text)")
+        let reset = try live.graphQL(Self.reset, variables: ["e": "CAROL@example.com"], headers: [("Accept-Language", "fr-CA, en;q=0.5")])
+        #expect(try reset.json().at("data", "resetPassword", "ok") == true, "\(reset.text)")
+
+        #expect(eventually { smtp.messageIds().count == 1 })
+        let mail = try #require(try smtp.messages().first)
+        #expect(mail.rcptTo == ["carol@example.com"] && mail.mailFrom == "support@acme.test")
+        #expect(mail.header("From")?.contains("Acme Support") == true && mail.contentType == "multipart/alternative")
+        #expect(mail.defects.isEmpty, "\(mail.defects)")
+        #expect(mail.subject.contains("Acme"), "\(mail.subject)")
+        let prefix = "http://127.0.0.1:\(live.server.port)/reset-password?token="
+        let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
+        let link = try #require(lines.first { $0.hasPrefix(prefix) }, "the link alone on a line: \(lines)")
+        #expect(link.hasSuffix("&username=carol"))
+        let token = String(link.dropFirst(prefix.count).prefix { $0 != "&" })
+        #expect(!live.logs.text.contains(token), "no token in the log")
+
+        let confirm = try live.graphQL(Self.confirm, variables: ["u": "carol", "p": "new password 11", "t": .string(token)])
+        #expect(try confirm.json().at("data", "confirmResetPassword", "ok") == true, "\(confirm.text)")
+        #expect(eventually { smtp.messageIds().count == 2 }, "the password-changed notice")
+        let notice = try #require(try smtp.messages().last)
+        #expect(notice.rcptTo == ["carol@example.com"] && notice.text?.contains("reset-password?token=") == false)
+        #expect(Set(smtp.messageIds()).count == 2, "distinct Message-IDs")
+    }
+}
