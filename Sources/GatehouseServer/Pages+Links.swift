@@ -27,6 +27,8 @@ struct LinkPages: Sendable {
         }
 
         var path: String { self == .verify ? "/verify-email" : "/reset-password" }
+        /// The first part of the kind's ``PageText`` keys, and the page's `data-page`.
+        var name: String { self == .verify ? "verify" : "reset" }
     }
 
     /// What the page shows when served.
@@ -81,14 +83,11 @@ struct LinkPages: Sendable {
         let words = self.words[language]!
         let t = { (key: String) in MailComposer.escape(words.text[key] ?? key) }
         let lead = { (key: String) in t(key).replacingOccurrences(of: "{username}", with: "<strong>\(MailComposer.escape(username))</strong>") }
-        let hidden = { (shown: Bool) in shown ? "" : " hidden" }
+        let hiddenUnless = { (shown: Bool) in shown ? "" : " hidden" }
         let onLink = switch state { case .link, .verifyFailed: true; default: false }
         let onInvalid = switch state { case .invalid, .sent, .sendFailed: true; default: false }
 
         let form: String
-        let done: String
-        let invalidTitle: String
-        let invalidLead: String
         switch kind {
         case .verify:
             let failure = if case .verifyFailed(let key) = state { t(key) } else { "" }
@@ -101,11 +100,8 @@ struct LinkPages: Sendable {
                   <input type="hidden" name="token" value="\(MailComposer.escape(token))">
                   <button id="verify-submit" type="submit">\(t("verify.button"))</button>
                 </form>
-                <p id="verify-error" class="error" role="alert"\(hidden(!failure.isEmpty))>\(failure)</p>
+                <p id="verify-error" class="error" role="alert"\(hiddenUnless(!failure.isEmpty))>\(failure)</p>
                 """
-            done = "<h1>\(t("verify.done.title"))</h1>\n<p class=\"lead\">\(t("verify.done.lead"))</p>"
-            invalidTitle = t("verify.invalid.title")
-            invalidLead = t("verify.invalid.lead")
         case .reset:
             form = """
                 <h1>\(t("reset.title"))</h1>
@@ -123,36 +119,34 @@ struct LinkPages: Sendable {
                   <button id="reset-submit" type="submit">\(t("reset.button"))</button>
                 </form>
                 """
-            done = "<h1>\(t("reset.done.title"))</h1>\n<p class=\"lead\">\(t("reset.done.lead"))</p>"
-            invalidTitle = t("reset.invalid.title")
-            invalidLead = t("reset.invalid.lead")
         }
         let sendFailure = if case .sendFailed(let key) = state { t(key) } else { "" }
         let body = """
-            <main data-page="\(kind == .verify ? "verify" : "reset")" data-state="\(state == .link ? "link" : "answer")">
+            <main data-page="\(kind.name)" data-state="\(state == .link ? "link" : "answer")">
               <div class="brand"><span class="brand-mark" aria-hidden="true">\(MailComposer.escape(appName.prefix(1).uppercased()))</span>\(MailComposer.escape(appName))</div>
-              <section id="link-form"\(hidden(onLink))>
+              <section id="link-form"\(hiddenUnless(onLink))>
               \(form)
               </section>
-              <section id="link-done"\(hidden(state == .verified))>
-              \(done)
+              <section id="link-done"\(hiddenUnless(state == .verified))>
+                <h1>\(t(kind.name + ".done.title"))</h1>
+                <p class="lead">\(t(kind.name + ".done.lead"))</p>
               <a class="button" href="/">\(t("back"))</a>
               </section>
-              <section id="link-invalid"\(hidden(onInvalid))>
-                <h1 id="invalid-title">\(invalidTitle)</h1>
-                <p id="invalid-lead" class="lead">\(invalidLead)</p>
-                <div id="resend-sent" class="notice" role="status"\(hidden(state == .sent))><p>\(t("resend.sent"))</p></div>
+              <section id="link-invalid"\(hiddenUnless(onInvalid))>
+                <h1 id="invalid-title">\(t(kind.name + ".invalid.title"))</h1>
+                <p id="invalid-lead" class="lead">\(t(kind.name + ".invalid.lead"))</p>
+                <div id="resend-sent" class="notice" role="status"\(hiddenUnless(state == .sent))><p>\(t("resend.sent"))</p></div>
                 <form id="resend-form" method="post" action="\(kind.path)" novalidate>
                   <label for="resend-email">\(t("resend.email"))</label>
                   <input id="resend-email" name="email" type="email" autocomplete="email">
-                  <p id="resend-error" class="error" role="alert"\(hidden(!sendFailure.isEmpty))>\(sendFailure)</p>
+                  <p id="resend-error" class="error" role="alert"\(hiddenUnless(!sendFailure.isEmpty))>\(sendFailure)</p>
                   <button id="resend-submit" type="submit">\(t("resend.button"))</button>
                 </form>
               </section>
             </main>
             """
         return Pages.page(
-            language: language.rawValue, title: "\(words.text[kind == .verify ? "verify.title" : "reset.title"]!) – \(appName)",
+            language: language.rawValue, title: "\(words.text[kind.name + ".title"]!) – \(appName)",
             style: AppPage.style, body: body, script: Self.script, config: words.config, formAction: "'self'",
             cacheControl: "no-store")
     }
