@@ -538,7 +538,7 @@ footer a { color: var(--muted); }
         if (error.code === 206) { $("email-current-box").hidden = false; $("email-current").focus(); }
         throw error;
       }
-    }, CURRENT_PASSWORD);
+    }, Object.assign({ 203: "error.203.other" }, CURRENT_PASSWORD));
   });
 
   onSubmit("password-form", "password-error", async () => {

@@ -87,11 +87,15 @@ struct SampleAppAccountTests {
         #expect(try await browser.text("#account-notice-text") == "A verification link is on its way to erin@example.com.")
         #expect(try backdoor.links("verify_email").count == 1)
 
-        // Email: a bad address, then a good one (the log-in is recent: no password asked).
+        // Email: a bad address, another account's, then a good one (the log-in is recent: no password asked).
+        _ = try backdoor.signUp("erin2", password: "password11", email: "erin2@example.com")
         try await browser.type("not-an-email", into: "#email-new")
         try await browser.click("#email-submit")
         try await browser.waitForVisible("#email-error")
         #expect(try await browser.text("#email-error") == "That doesn't look like an email address. Check it and try again.")
+        try await browser.type("ERIN2@example.com", into: "#email-new")
+        try await browser.click("#email-submit")
+        try await browser.waitFor("document.getElementById('email-error').textContent === 'Another account already uses that email address.'")
         try await browser.type("erin@example.org", into: "#email-new")
         try await browser.click("#email-submit")
         try await browser.waitFor("document.getElementById('account-notice-text').textContent === 'Your email is now erin@example.org.'")
