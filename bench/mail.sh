@@ -14,6 +14,7 @@ D="${2:-8}"
 M="${BENCH_MAIL_USERS:-3000}"
 RATE="${MAIL_RATE:-200}"
 ensure_tools
+/usr/bin/python3 -c 'import aiosmtpd' 2>/dev/null || apt-get install -y python3-aiosmtpd >/dev/null
 build_release gatehouse
 new_dir; DIR="$NEW_DIR"
 OUT="$DIR/out"; mkdir -p "$OUT"
