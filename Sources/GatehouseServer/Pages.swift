@@ -29,7 +29,7 @@ struct Pages: Sendable {
         config["devMailbox"] = .bool(devMailbox)
         config["text"] = PageText.json(PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength))
         app = Self.page(
-            title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: Self.scriptPrelude + AppPage.script,
+            title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: AppPage.script,
             config: Self.dataBlock(config))
         explorer = Self.page(
             title: "Gatehouse GraphQL explorer", style: ExplorerPage.style, body: ExplorerPage.body,
@@ -345,8 +345,8 @@ footer a { color: var(--muted); }
 </main>
 """#
 
-    /// Follows ``Pages/scriptPrelude``.
-    static let script = #"""
+    /// The app's script, after ``Pages/scriptPrelude``.
+    static let script = Pages.scriptPrelude + #"""
 (() => {
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
