@@ -79,9 +79,10 @@ extension AuthService {
         guard !token.isEmpty else { throw .tokenMissing }
         let digest = SHA256.digest(token)
         let time = timestamp()
-        guard try database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time) }) else {
+        guard let userId = try database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time) }) else {
             throw .invalidVerificationLink
         }
+        sessionCache?.invalidate(userId: userId)
     }
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
