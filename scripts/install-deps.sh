@@ -4,9 +4,10 @@
 set -euo pipefail
 packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev postgresql)
 if [ "${1:-}" = "--test" ]; then
-  # wrk for the benchmarks, chromium for the browser tests of the pages,
-  # PyYAML for the docker-compose.yml check, aiosmtpd and openssl for the SMTP test server.
-  packages+=(python3-pip wrk chromium python3-aiosmtpd openssl)
+  # wrk for the benchmarks, chromium for the browser tests of the pages (fonts-nanum so that
+  # the Korean pages' screenshots are readable), PyYAML for the docker-compose.yml check,
+  # aiosmtpd and openssl for the SMTP test server.
+  packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
 ensure_pyyaml() {

@@ -156,9 +156,11 @@ public final class GatehouseServer: Sendable {
             ? DevMailbox(store: outbox, composer: composer) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
-            responder: responder, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
+            responder: responder, contexts: contexts, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
             metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
-            pages: Pages(appId: settings.appId, passwordMinLength: settings.passwordMinLength),
+            pages: Pages(
+                appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
+                devMailbox: devMailbox != nil),
             mailSender: mailSender, devMailbox: devMailbox)
 
         janitor = SessionJanitorThread(

@@ -1,31 +1,40 @@
 import Foundation
 import HTTPServer
 import JSON
+import Mail
 import Sodium
 
-/// The two browser pages: the sample app at `GET /` and the GraphQL explorer at
-/// `GET /graphql` (for `Accept: text/html` without a `query` parameter).
+/// The browser pages: the sample app at `GET /`, the GraphQL explorer at `GET /graphql` (for
+/// `Accept: text/html` without a `query` parameter) and the pages behind the links in mail
+/// (``LinkPages``).
 ///
 /// Each is one self-contained HTML document (no CDN, no build step) compiled into the binary.
 /// The Content-Security-Policy allows exactly the page's own inline script and style by their
 /// SHA-256 hashes, and network access only to this origin. Server settings the scripts need
-/// (the app id, the password minimum) travel in a non-executable JSON data block, so the
-/// hashes do not depend on them.
+/// (the app id, the password minimum, the page's words) travel in a non-executable JSON data
+/// block, so the hashes do not depend on them.
 struct Pages: Sendable {
-    /// `GET /`: start screen, register and log-in forms, home screen.
+    /// `GET /`: start screen, register, log-in and forgotten-password forms, home, account and devices screens.
     let app: HTTPResponse
     /// `GET /graphql` from a browser: editors, headers, run, result, schema browser.
     let explorer: HTTPResponse
+    /// `/verify-email` and `/reset-password`.
+    let links: LinkPages
 
-    init(appId: String? = nil, passwordMinLength: Int = 8) {
+    /// `devMailbox`: whether this server shows its outbox at `/_dev/mailbox` (the sample app links to it).
+    init(appId: String? = nil, passwordMinLength: Int = 8, appName: String = "Gatehouse", devMailbox: Bool = false) {
         var config: JSONObject = ["passwordMinLength": .int(passwordMinLength)]
         config["appId"] = appId.map { .string($0) } ?? .null
-        // `<` escaped so the data block cannot be closed from inside a string.
-        let json = JSON.object(config).serializedString().replacingOccurrences(of: "<", with: "\\u003c")
-        app = Self.page(title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: AppPage.script, config: json)
+        let explorerConfig = Self.dataBlock(config)
+        config["devMailbox"] = .bool(devMailbox)
+        config["text"] = PageText.json(PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength))
+        app = Self.page(
+            title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: AppPage.script,
+            config: Self.dataBlock(config))
         explorer = Self.page(
             title: "Gatehouse GraphQL explorer", style: ExplorerPage.style, body: ExplorerPage.body,
-            script: ExplorerPage.script, config: json)
+            script: ExplorerPage.script, config: explorerConfig)
+        links = LinkPages(appId: appId, passwordMinLength: passwordMinLength, appName: appName)
     }
 
     /// Whether a request to `/graphql` is a browser asking for a page rather than a query.
@@ -35,25 +44,36 @@ struct Pages: Sendable {
     }
 
     /// The page's `Content-Security-Policy`: nothing but its own hashed script and style,
-    /// `fetch` to this origin, no framing, no form submission (the scripts handle the forms,
-    /// so a password never ends up in a URL even if scripting fails).
-    static func contentSecurityPolicy(script: String, style: String) -> String {
+    /// `fetch` to this origin, no framing; forms go to `formAction` (default: nowhere, as the
+    /// scripts handle the forms, so a password never ends up in a URL even if scripting fails).
+    static func contentSecurityPolicy(script: String, style: String, formAction: String = "'none'") -> String {
         "default-src 'none'; script-src '\(hash(script))'; style-src '\(hash(style))'; connect-src 'self'; "
-            + "img-src 'self' data:; base-uri 'none'; form-action 'none'; frame-ancestors 'none'"
+            + "img-src 'self' data:; base-uri 'none'; form-action \(formAction); frame-ancestors 'none'"
     }
 
     static func hash(_ text: String) -> String {
         "sha256-" + Data(SHA256.digest(text)).base64EncodedString()
     }
 
-    private static func page(title: String, style: String, body: String, script: String, config: String) -> HTTPResponse {
+    /// `object` as the text of a `<script type="application/json">` block: `<` escaped, so that no
+    /// string inside can close the block.
+    static func dataBlock(_ object: JSONObject) -> String {
+        JSON.object(object).serializedString().replacingOccurrences(of: "<", with: "\\u003c")
+    }
+
+    /// One page: the skeleton every page shares, with its headers. `formAction`: where the page's
+    /// forms may post (CSP); `cacheControl`: `no-store` for pages that carry a token.
+    static func page(
+        language: String = "en", title: String, style: String, body: String, script: String, config: String,
+        formAction: String = "'none'", cacheControl: String = "no-cache"
+    ) -> HTTPResponse {
         let html = """
             <!doctype html>
-            <html lang="en">
+            <html lang="\(language)">
             <head>
             <meta charset="utf-8">
             <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(title)</title>
+            <title>\(MailComposer.escape(title))</title>
             <style>\(style)</style>
             </head>
             <body>
@@ -68,52 +88,130 @@ struct Pages: Sendable {
             status: 200,
             headers: [
                 "Content-Type": "text/html; charset=utf-8",
-                "Content-Security-Policy": contentSecurityPolicy(script: script, style: style),
+                "Content-Security-Policy": contentSecurityPolicy(script: script, style: style, formAction: formAction),
                 "X-Content-Type-Options": "nosniff",
                 "Referrer-Policy": "no-referrer",
                 "X-Frame-Options": "DENY",
-                "Cache-Control": "no-cache",
+                "Cache-Control": cacheControl,
             ],
             body: Array(html.utf8))
     }
+
+    /// What the scripts of the sample app and the link pages share: the data block as `config`,
+    /// `$`, one GraphQL request, and the server's error codes in the page's words (`config.text`).
+    static let scriptPrelude = #"""
+"use strict";
+const config = JSON.parse(document.getElementById("gatehouse-config").textContent);
+const $ = (id) => document.getElementById(id);
+
+// config.text[key] with {name} placeholders filled from `values`.
+function words(key, values) {
+  return config.text[key].replace(/\{(\w+)\}/g, (match, name) => values && name in values ? values[name] : match);
 }
 
-/// The sample app: what a typical app built on Gatehouse does, in one page.
+// One GraphQL request with extra `headers`; a GraphQL error is thrown as {code, message, retryAfter}.
+async function graphQL(query, variables, headers) {
+  const all = Object.assign({ "Content-Type": "application/json",
+    "Accept": "application/graphql-response+json, application/json" }, headers || {});
+  if (config.appId) all["X-Parse-Application-Id"] = config.appId;
+  let response;
+  try {
+    response = await fetch("/graphql", { method: "POST", headers: all, body: JSON.stringify({ query, variables }) });
+  } catch (e) {
+    throw { code: "network" };
+  }
+  let body = null;
+  try { body = await response.json(); } catch (e) { /* not JSON */ }
+  if (response.status === 403 && body && body.error === "unauthorized") throw { code: "unauthorized" };
+  if (body && body.errors && body.errors.length) {
+    const first = body.errors[0];
+    throw { code: first.extensions ? first.extensions.code : undefined, message: first.message,
+      retryAfter: response.headers.get("Retry-After") };
+  }
+  if (!body || !body.data) throw { code: "http", status: response.status };
+  return body.data;
+}
+
+// The server's codes (see the API contract) in plain words; `special` maps a code to another key
+// where a form means something else by it (101 on a form asking for the current password). A
+// page's own check throws {text}.
+function explain(error, special) {
+  if (error.text) return error.text;
+  if (special && special[error.code]) return words(special[error.code]);
+  switch (error.code) {
+    case 142: {
+      const message = error.message || "";
+      if (message === "Password is too common.") return words("error.142.common");
+      const long = /^(\S+) is too long \(at most (\d+) /.exec(message);
+      if (long && long[1] === "password") return words("error.142.long", { limit: long[2] });
+      if (long) return message.charAt(0).toUpperCase() + message.slice(1);
+      return words("error.142.short");
+    }
+    case 101: {
+      const locked = /locked.*?(\d+)\s*minute/i.exec(error.message || "");
+      if (locked) return locked[1] === "1" ? words("error.101.locked.one") : words("error.101.locked", { minutes: locked[1] });
+      return words("error.101");
+    }
+    case 155: return error.retryAfter ? words("error.155", { seconds: error.retryAfter }) : words("error.155.unknown");
+    case 1: case 125: case 200: case 201: case 202: case 203: case 204: case 206: case 209: case "network": case "unauthorized":
+      return words("error." + error.code);
+    default: return words("error.other", { code: error.code !== undefined ? "code " + error.code : "HTTP " + error.status });
+  }
+}
+
+"""#
+}
+
+/// The sample app: what a typical app built on Gatehouse does, in one page. Its style is also
+/// the link pages' (``LinkPages``).
 enum AppPage {
     static let style = #"""
 :root { --ink: #1d2330; --muted: #5b6475; --line: #d9dee8; --accent: #3456d6; --accent-dark: #2540a8;
   --bad: #b42318; --bad-bg: #fef3f2; --ok-bg: #ecfdf3; font-family: system-ui, -apple-system, "Segoe UI", Roboto, sans-serif; }
 * { box-sizing: border-box; }
+[hidden] { display: none !important; }
 body { margin: 0; min-height: 100vh; display: grid; place-items: center; color: var(--ink);
   background: linear-gradient(160deg, #eef2ff 0%, #f8fafc 55%, #eefbf4 100%); }
 main { width: min(420px, calc(100vw - 32px)); background: #fff; border: 1px solid var(--line); border-radius: 16px;
-  padding: 32px; box-shadow: 0 12px 40px rgba(29, 35, 48, .08); }
+  padding: 32px; box-shadow: 0 12px 40px rgba(29, 35, 48, .08); margin: 24px 0; }
 .brand { display: flex; align-items: center; gap: 10px; font-weight: 700; font-size: 20px; margin-bottom: 24px; }
 .brand-mark { width: 32px; height: 32px; border-radius: 9px; background: var(--accent); color: #fff;
   display: grid; place-items: center; font-size: 18px; }
 h1 { font-size: 24px; margin: 0 0 8px; }
+h2 { font-size: 16px; margin: 28px 0 4px; padding-top: 20px; border-top: 1px solid var(--line); }
 p.lead { color: var(--muted); margin: 0 0 24px; line-height: 1.5; }
 label { display: block; font-size: 14px; font-weight: 600; margin: 16px 0 6px; }
+label.check { display: flex; gap: 8px; align-items: center; font-weight: 500; }
 input { width: 100%; font: inherit; padding: 10px 12px; border: 1px solid var(--line); border-radius: 10px; }
+input[type=checkbox] { width: auto; margin: 0; }
 input:focus { outline: 2px solid var(--accent); outline-offset: 1px; border-color: transparent; }
-button { font: inherit; font-weight: 600; border-radius: 10px; padding: 11px 16px; cursor: pointer; width: 100%;
+button, a.button { display: block; text-align: center; text-decoration: none; font: inherit; font-weight: 600;
+  border-radius: 10px; padding: 11px 16px; cursor: pointer; width: 100%;
   border: 1px solid var(--accent); background: var(--accent); color: #fff; margin-top: 20px; }
-button:hover { background: var(--accent-dark); }
+button:hover, a.button:hover { background: var(--accent-dark); }
 button.secondary { background: #fff; color: var(--accent); margin-top: 12px; }
 button.secondary:hover { background: #f3f5ff; }
+button.danger { background: var(--bad); border-color: var(--bad); }
+button.danger:hover { background: #912018; }
 button:disabled { opacity: .6; cursor: progress; }
 .link { background: none; border: none; color: var(--muted); width: auto; padding: 0; margin-top: 18px; font-weight: 500; }
 .link:hover { background: none; color: var(--ink); text-decoration: underline; }
 .error { color: var(--bad); background: var(--bad-bg); border: 1px solid #fecdca; border-radius: 10px;
   padding: 10px 12px; margin: 16px 0 0; font-size: 14px; line-height: 1.4; }
 .notice { background: var(--ok-bg); border: 1px solid #abefc6; border-radius: 10px; padding: 10px 12px; margin: 0 0 16px;
-  font-size: 14px; }
-.hint { color: var(--muted); font-size: 13px; margin: 6px 0 0; }
+  font-size: 14px; line-height: 1.4; }
+.notice p { margin: 0; }
+.notice p + p { margin-top: 6px; }
+.hint { color: var(--muted); font-size: 13px; margin: 6px 0 0; line-height: 1.4; }
 dl { display: grid; grid-template-columns: max-content 1fr; gap: 8px 16px; margin: 20px 0 0; font-size: 14px; }
 dt { color: var(--muted); }
 dd { margin: 0; overflow-wrap: anywhere; }
 .avatar { width: 56px; height: 56px; border-radius: 50%; background: #e0e7ff; color: var(--accent-dark);
   display: grid; place-items: center; font-size: 24px; font-weight: 700; margin-bottom: 16px; }
+ul.devices { list-style: none; margin: 16px 0 0; padding: 0; }
+ul.devices li { border: 1px solid var(--line); border-radius: 10px; padding: 12px; margin-bottom: 10px; font-size: 14px; }
+ul.devices li button { margin-top: 10px; padding: 7px 12px; }
+.badge { font-size: 12px; font-weight: 600; color: #067647; background: var(--ok-bg); border-radius: 6px; padding: 2px 6px; margin-left: 6px; }
 footer { margin-top: 24px; font-size: 13px; color: var(--muted); text-align: center; }
 footer a { color: var(--muted); }
 """#
@@ -139,7 +237,7 @@ footer a { color: var(--muted); }
       <input id="register-email" name="email" type="email" autocomplete="email">
       <label for="register-password">Password</label>
       <input id="register-password" name="password" type="password" autocomplete="new-password" required>
-      <p class="hint" id="password-hint"></p>
+      <p class="hint password-hint"></p>
       <p id="register-error" class="error" role="alert" hidden></p>
       <button id="register-submit" type="submit">Create account</button>
     </form>
@@ -156,6 +254,23 @@ footer a { color: var(--muted); }
       <p id="login-error" class="error" role="alert" hidden></p>
       <button id="login-submit" type="submit">Log in</button>
     </form>
+    <button id="go-forgot" type="button" class="link">Forgot password?</button>
+    <button type="button" class="link back">&larr; Back</button>
+  </section>
+
+  <section id="forgot" hidden>
+    <h1>Forgot your password?</h1>
+    <p class="lead">Enter the email address of your account, and we will send you a link to choose a new password.</p>
+    <div id="forgot-sent" class="notice" role="status" hidden>
+      <p>If an account has this email, a link is on its way.</p>
+      <p class="mailbox-hint" hidden>No mail server is set up: <a href="/_dev/mailbox">open the development mailbox</a>.</p>
+    </div>
+    <form id="forgot-form" novalidate>
+      <label for="forgot-email">Email</label>
+      <input id="forgot-email" name="email" type="email" autocomplete="email" required>
+      <p id="forgot-error" class="error" role="alert" hidden></p>
+      <button id="forgot-submit" type="submit">Send reset link</button>
+    </form>
     <button type="button" class="link back">&larr; Back</button>
   </section>
 
@@ -170,21 +285,75 @@ footer a { color: var(--muted); }
       <dt>Member since</dt><dd id="home-created"></dd>
     </dl>
     <p id="home-error" class="error" role="alert" hidden></p>
+    <button id="go-account" type="button">Account</button>
+    <button id="go-devices" type="button" class="secondary">Signed-in devices</button>
     <button id="logout" type="button" class="secondary">Log out</button>
+  </section>
+
+  <section id="account" hidden>
+    <h1>Account</h1>
+    <div id="account-notice" class="notice" role="status" hidden>
+      <p id="account-notice-text"></p>
+      <p class="mailbox-hint" hidden>No mail server is set up: <a href="/_dev/mailbox">open the development mailbox</a>.</p>
+    </div>
+    <h2>Email</h2>
+    <p class="hint" id="account-email"></p>
+    <button id="send-verification" type="button" class="secondary" hidden>Send verification link</button>
+    <form id="email-form" novalidate>
+      <label for="email-new">New email</label>
+      <input id="email-new" type="email" autocomplete="email">
+      <div id="email-current-box" hidden>
+        <label for="email-current">Current password</label>
+        <input id="email-current" type="password" autocomplete="current-password">
+      </div>
+      <p id="email-error" class="error" role="alert" hidden></p>
+      <button id="email-submit" type="submit">Change email</button>
+    </form>
+    <h2>Password</h2>
+    <form id="password-form" novalidate>
+      <label for="password-current">Current password</label>
+      <input id="password-current" type="password" autocomplete="current-password">
+      <label for="password-new">New password</label>
+      <input id="password-new" type="password" autocomplete="new-password">
+      <p class="hint password-hint"></p>
+      <p id="password-error" class="error" role="alert" hidden></p>
+      <button id="password-submit" type="submit">Change password</button>
+    </form>
+    <h2>Delete account</h2>
+    <form id="delete-form" novalidate>
+      <p class="hint">This deletes your account and signs out every device. It cannot be undone.</p>
+      <label for="delete-current">Current password</label>
+      <input id="delete-current" type="password" autocomplete="current-password">
+      <label class="check"><input id="delete-confirm" type="checkbox"> Yes, delete my account</label>
+      <p id="delete-error" class="error" role="alert" hidden></p>
+      <button id="delete-submit" type="submit" class="danger">Delete account</button>
+    </form>
+    <button type="button" class="link to-home">&larr; Back</button>
+  </section>
+
+  <section id="devices" hidden>
+    <h1>Signed-in devices</h1>
+    <p class="lead">Everywhere you are logged in now. Sign out a device you don't recognise.</p>
+    <p id="devices-notice" class="notice" role="status" hidden></p>
+    <ul id="device-list" class="devices"></ul>
+    <p id="devices-error" class="error" role="alert" hidden></p>
+    <button id="revoke-others" type="button" class="secondary">Sign out all other devices</button>
+    <button type="button" class="link to-home">&larr; Back</button>
   </section>
 
   <footer><a href="/graphql">GraphQL explorer</a></footer>
 </main>
 """#
 
-    static let script = #"""
-"use strict";
+    /// The app's script, after ``Pages/scriptPrelude``.
+    static let script = Pages.scriptPrelude + #"""
 (() => {
-  const config = JSON.parse(document.getElementById("gatehouse-config").textContent);
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
   const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
-  const $ = (id) => document.getElementById(id);
+  const SCREENS = ["start", "register", "login", "forgot", "home", "account", "devices"];
+  // On the account forms 101 is about the current password.
+  const CURRENT_PASSWORD = { 101: "error.101.current" };
 
   function installationId() {
     let id = localStorage.getItem(INSTALLATION_KEY);
@@ -205,70 +374,27 @@ footer a { color: var(--muted); }
   function saveSession(session) { localStorage.setItem(SESSION_KEY, JSON.stringify(session)); }
   function clearSession() { localStorage.removeItem(SESSION_KEY); }
 
-  // One GraphQL request; a GraphQL error is thrown as {code, message}.
-  async function gql(query, variables, token) {
-    const headers = { "Content-Type": "application/json",
-      "Accept": "application/graphql-response+json, application/json",
-      "X-Parse-Installation-Id": installationId() };
-    if (config.appId) headers["X-Parse-Application-Id"] = config.appId;
+  // One GraphQL request as this installation, with the session's token when given.
+  function gql(query, variables, token) {
+    const headers = { "X-Parse-Installation-Id": installationId() };
     if (token) headers["X-Parse-Session-Token"] = token;
-    let response;
-    try {
-      response = await fetch("/graphql", { method: "POST", headers, body: JSON.stringify({ query, variables }) });
-    } catch (e) {
-      throw { code: "network" };
-    }
-    let body = null;
-    try { body = await response.json(); } catch (e) { /* not JSON */ }
-    if (response.status === 403 && body && body.error === "unauthorized") throw { code: "unauthorized" };
-    if (body && body.errors && body.errors.length) {
-      const first = body.errors[0];
-      throw { code: first.extensions ? first.extensions.code : undefined, message: first.message,
-        retryAfter: response.headers.get("Retry-After") };
-    }
-    if (!body || !body.data) throw { code: "http", status: response.status };
-    return body.data;
-  }
-
-  // The server's codes (see the API contract) in plain words.
-  function explain(error) {
-    switch (error.code) {
-      case 200: return "Please enter a username.";
-      case 201: return "Please enter a password.";
-      case 202: return "That username is already taken. Try another one.";
-      case 203: return "An account already uses that email address. Log in instead?";
-      case 125: return "That doesn't look like an email address. Check it and try again.";
-      case 142:
-        if (error.message === "Password is too common.") return `${error.message} Choose one that is harder to guess.`;
-        return / is too long \(at most /.test(error.message || "")
-          ? error.message.charAt(0).toUpperCase() + error.message.slice(1)
-          : `That password is too weak. Use at least ${config.passwordMinLength} characters.`;
-      case 101: {
-        const locked = /locked.*?(\d+)\s*minute/i.exec(error.message || "");
-        if (locked) return `Your account is locked after too many failed log-ins. Try again in ${locked[1]} minute${locked[1] === "1" ? "" : "s"}.`;
-        return "The username or password is wrong.";
-      }
-      case 209: return "Your session has ended. Please log in again.";
-      case 155: return error.retryAfter
-        ? `Too many attempts. Wait ${error.retryAfter} seconds and try again.`
-        : "Too many attempts. Wait a minute and try again.";
-      case "network": return "Can't reach the server. Check your connection and try again.";
-      case "unauthorized": return "The server did not accept this app's application id.";
-      case 1: return "Something went wrong on the server. Please try again.";
-      default: return `Something went wrong (${error.code !== undefined ? "code " + error.code : "HTTP " + error.status}). Please try again.`;
-    }
+    return graphQL(query, variables, headers);
   }
 
   function show(screen) {
-    for (const id of ["start", "register", "login", "home"]) $(id).hidden = id !== screen;
-    const first = $(screen).querySelector("input");
+    for (const id of SCREENS) $(id).hidden = id !== screen;
+    const first = $(screen).querySelector("input:not([type=checkbox])");
     if (first) first.focus();
   }
 
-  function showError(id, error) {
+  function showError(id, error, special) {
     const element = $(id);
-    if (error) { element.textContent = explain(error); element.hidden = false; }
+    if (error) { element.textContent = explain(error, special); element.hidden = false; }
     else { element.textContent = ""; element.hidden = true; }
+  }
+
+  function showMailboxHint(container) {
+    for (const hint of container.querySelectorAll(".mailbox-hint")) hint.hidden = !config.devMailbox;
   }
 
   function showHome(user) {
@@ -289,38 +415,56 @@ footer a { color: var(--muted); }
     show("start");
   }
 
-  async function submit(form, errorId, action) {
-    const button = form.querySelector("button[type=submit]");
+  // Runs `action` for a form: button disabled meanwhile, errors in words next to it. An ended
+  // session goes back to the start screen.
+  async function run(button, errorId, action, special) {
     showError(errorId, null);
     button.disabled = true;
     try {
-      const viewer = await action();
-      saveSession({ sessionToken: viewer.sessionToken, user: viewer.user });
-      form.reset();
-      showHome(viewer.user);
+      await action();
     } catch (error) {
-      showError(errorId, error);
+      if (error.code === 209 && loadSession()) { clearSession(); showStart(explain(error)); }
+      else showError(errorId, error, special);
     } finally {
       button.disabled = false;
     }
   }
 
-  $("register-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  function onSubmit(id, errorId, action, special) {
+    $(id).addEventListener("submit", (event) => {
+      event.preventDefault();
+      run(event.target.querySelector("button[type=submit]"), errorId, action, special);
+    });
+  }
+
+  function logInWith(form, viewer) {
+    saveSession({ sessionToken: viewer.sessionToken, user: viewer.user });
+    form.reset();
+    showHome(viewer.user);
+  }
+
+  onSubmit("register-form", "register-error", async () => {
     const fields = { username: $("register-username").value, password: $("register-password").value };
     const email = $("register-email").value.trim();
     if (email) fields.email = email;
-    submit(event.target, "register-error", async () => (await gql(
+    logInWith($("register-form"), (await gql(
       `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
       { input: { fields } })).signUp.viewer);
   });
 
-  $("login-form").addEventListener("submit", (event) => {
-    event.preventDefault();
+  onSubmit("login-form", "login-error", async () => {
     const input = { username: $("login-username").value.trim(), password: $("login-password").value };
-    submit(event.target, "login-error", async () => (await gql(
+    logInWith($("login-form"), (await gql(
       `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
       { input })).logIn.viewer);
+  });
+
+  onSubmit("forgot-form", "forgot-error", async () => {
+    $("forgot-sent").hidden = true;
+    await gql("mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) { ok } }",
+      { input: { email: $("forgot-email").value.trim() } });
+    showMailboxHint($("forgot-sent"));
+    $("forgot-sent").hidden = false;
   });
 
   $("logout").addEventListener("click", async () => {
@@ -337,10 +481,169 @@ footer a { color: var(--muted); }
     showStart("You have logged out.");
   });
 
+  // The account screen: email (and its verification), password, deletion.
+  function accountNotice(text) {
+    $("account-notice-text").textContent = text || "";
+    for (const hint of $("account-notice").querySelectorAll(".mailbox-hint")) hint.hidden = true;
+    $("account-notice").hidden = !text;
+  }
+
+  function showAccount(user) {
+    $("account-email").textContent = user.email
+      ? `${user.email} · ${user.emailVerified ? "verified" : "not verified"}` : "No email address yet.";
+    $("send-verification").hidden = !user.email || user.emailVerified;
+  }
+
+  async function updateUser(fields, currentPassword) {
+    const session = loadSession();
+    const input = { id: session.user.objectId, fields };
+    if (currentPassword) input.currentPassword = currentPassword;
+    const user = (await gql(
+      `mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields } } } ${USER_FIELDS}`,
+      { input }, session.sessionToken)).updateUser.user;
+    saveSession({ sessionToken: session.sessionToken, user });
+    showAccount(user);
+    return user;
+  }
+
+  $("go-account").addEventListener("click", () => {
+    for (const form of ["email-form", "password-form", "delete-form"]) $(form).reset();
+    for (const error of ["email-error", "password-error", "delete-error"]) showError(error, null);
+    $("email-current-box").hidden = true;
+    accountNotice(null);
+    showAccount(loadSession().user);
+    show("account");
+  });
+
+  $("send-verification").addEventListener("click", () => run($("send-verification"), "email-error", async () => {
+    const email = loadSession().user.email;
+    await gql("mutation SendVerificationEmail($input: SendVerificationEmailInput!) { sendVerificationEmail(input: $input) { ok } }",
+      { input: { email } });
+    accountNotice(`A verification link is on its way to ${email}.`);
+    showMailboxHint($("account-notice"));
+  }));
+
+  // Without a recent log-in the server wants the current password (206): ask for it.
+  $("email-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const current = $("email-current-box").hidden ? null : $("email-current").value;
+    run($("email-submit"), "email-error", async () => {
+      accountNotice(null);
+      try {
+        const user = await updateUser({ email: $("email-new").value.trim() }, current);
+        $("email-form").reset();
+        $("email-current-box").hidden = true;
+        accountNotice(`Your email is now ${user.email}.`);
+      } catch (error) {
+        if (error.code === 206) { $("email-current-box").hidden = false; $("email-current").focus(); }
+        throw error;
+      }
+    }, Object.assign({ 203: "error.203.other" }, CURRENT_PASSWORD));
+  });
+
+  onSubmit("password-form", "password-error", async () => {
+    accountNotice(null);
+    if (!$("password-current").value) throw { code: 206 };
+    await updateUser({ password: $("password-new").value }, $("password-current").value);
+    $("password-form").reset();
+    accountNotice("Your password has been changed. Your other devices have been signed out.");
+  }, CURRENT_PASSWORD);
+
+  onSubmit("delete-form", "delete-error", async () => {
+    if (!$("delete-current").value) throw { code: 206 };
+    if (!$("delete-confirm").checked) throw { text: "Tick the box to confirm that your account should be deleted." };
+    const session = loadSession();
+    await gql("mutation DeleteUser($input: DeleteUserInput!) { deleteUser(input: $input) { user { objectId } } }",
+      { input: { id: session.user.objectId, currentPassword: $("delete-current").value } }, session.sessionToken);
+    clearSession();
+    showStart("Your account has been deleted.");
+  }, CURRENT_PASSWORD);
+
+  // Signed-in devices: the user's live sessions, newest first.
+  function deviceName(userAgent) {
+    if (!userAgent) return "Unknown device";
+    const browser = [["Edg/", "Edge"], ["Firefox/", "Firefox"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]]
+      .find(([mark]) => userAgent.includes(mark));
+    const system = [["Windows", "Windows"], ["Android", "Android"], ["iPhone", "iPhone"], ["iPad", "iPad"],
+      ["Mac OS", "macOS"], ["Linux", "Linux"]].find(([mark]) => userAgent.includes(mark));
+    if (browser && system) return `${browser[1]} on ${system[1]}`;
+    return userAgent.length > 60 ? userAgent.slice(0, 60) + "…" : userAgent;
+  }
+
+  function when(date) {
+    return new Date(date).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  async function loadDevices() {
+    const session = loadSession();
+    const sessions = (await gql("query Sessions { viewer { sessions { id current createdAt lastUsedAt userAgent installationId } } }",
+      {}, session.sessionToken)).viewer.sessions;
+    const list = $("device-list");
+    list.replaceChildren();
+    for (const device of sessions) {
+      const item = document.createElement("li");
+      item.dataset.id = device.id;
+      const name = document.createElement("strong");
+      name.textContent = deviceName(device.userAgent);
+      item.append(name);
+      if (device.current) {
+        const badge = document.createElement("span");
+        badge.className = "badge";
+        badge.textContent = "This device";
+        item.append(badge);
+      }
+      const detail = document.createElement("div");
+      detail.className = "hint";
+      detail.textContent = `Signed in ${when(device.createdAt)} · last used ${when(device.lastUsedAt)}`;
+      item.append(detail);
+      if (!device.current) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "secondary revoke";
+        button.textContent = "Sign out";
+        button.addEventListener("click", () => run(button, "devices-error", async () => {
+          await gql("mutation RevokeSession($input: RevokeSessionInput!) { revokeSession(input: $input) { ok } }",
+            { input: { id: device.id } }, loadSession().sessionToken);
+          devicesNotice(`Signed out ${deviceName(device.userAgent)}.`);
+          await loadDevices();
+        }));
+        item.append(button);
+      }
+      list.append(item);
+    }
+    $("revoke-others").hidden = !sessions.some((device) => !device.current);
+  }
+
+  function devicesNotice(text) {
+    $("devices-notice").textContent = text || "";
+    $("devices-notice").hidden = !text;
+  }
+
+  $("go-devices").addEventListener("click", () => {
+    devicesNotice(null);
+    $("device-list").replaceChildren();
+    show("devices");
+    run($("go-devices"), "devices-error", loadDevices);
+  });
+
+  $("revoke-others").addEventListener("click", () => run($("revoke-others"), "devices-error", async () => {
+    const revoked = (await gql("mutation RevokeOtherSessions { revokeOtherSessions(input: {}) { revoked } }",
+      {}, loadSession().sessionToken)).revokeOtherSessions.revoked;
+    devicesNotice(`Signed out ${revoked} other device${revoked === 1 ? "" : "s"}.`);
+    await loadDevices();
+  }));
+
   $("go-register").addEventListener("click", () => { showError("register-error", null); show("register"); });
   $("go-login").addEventListener("click", () => { showError("login-error", null); show("login"); });
+  $("go-forgot").addEventListener("click", () => {
+    showError("forgot-error", null);
+    $("forgot-sent").hidden = true;
+    $("forgot-email").value = $("login-username").value.includes("@") ? $("login-username").value.trim() : "";
+    show("forgot");
+  });
   for (const back of document.querySelectorAll(".back")) back.addEventListener("click", () => showStart());
-  $("password-hint").textContent = `At least ${config.passwordMinLength} characters.`;
+  for (const back of document.querySelectorAll(".to-home")) back.addEventListener("click", () => showHome(loadSession().user));
+  for (const hint of document.querySelectorAll(".password-hint")) hint.textContent = `At least ${config.passwordMinLength} characters.`;
 
   // On load: the stored session at once, then the server's word on it.
   async function start() {
@@ -355,7 +658,6 @@ footer a { color: var(--muted); }
       if (error.code === 209) { clearSession(); showStart(explain(error)); }
       else showError("home-error", error);
     }
-    document.body.dataset.ready = "true";
   }
   start().finally(() => { document.body.dataset.ready = "true"; });
 })();

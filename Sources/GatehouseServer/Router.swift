@@ -9,11 +9,12 @@ import JSON
 import Postgres
 import Sodium
 
-/// The HTTP surface: `/` and the explorer (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// `/_dev/mailbox` (only where ``DevMailbox`` is served), CORS preflights,
-/// one structured log line and one metrics sample per request.
+/// The HTTP surface: `/`, the explorer and the link pages (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
+/// `/_dev/mailbox` (only where ``DevMailbox`` is served), CORS preflights, one structured log line and one
+/// metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
+    let contexts: ContextFactory
     let cors: CORSPolicy
     let logger: Logger
     let metrics: Metrics
@@ -25,11 +26,12 @@ final class Router: HTTPHandler {
     let devMailbox: DevMailbox?
 
     init(
-        responder: GraphQLHTTPResponder<RequestContext>, cors: CORSPolicy, logger: Logger, metrics: Metrics, pool: Pool,
-        hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(), pages: Pages = Pages(),
-        mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil
+        responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
+        metrics: Metrics, pool: Pool, hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(),
+        pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil
     ) {
         self.responder = responder
+        self.contexts = contexts
         self.cors = cors
         self.logger = logger
         self.metrics = metrics
@@ -53,6 +55,10 @@ final class Router: HTTPHandler {
             let graphQL = responder.answer(request)
             let operation = graphQL.operationName.map(Self.logged) ?? graphQL.operationType.map(Self.anonymous)
             return graphQL.answer.map { [self] response in finish(request, response, operation: operation) }
+        case "/verify-email" where request.method == "GET", "/reset-password" where request.method == "GET":
+            return .now(finish(request, pages.links.page(for: request)!, operation: nil))
+        case "/verify-email" where request.method == "POST", "/reset-password" where request.method == "POST":
+            return .blocking { [self] in finish(request, linkForm(request), operation: nil) }
         case "/health":
             return .now(finish(request, Self.json(["status": "ok"]), operation: nil))
         case "/ready":
@@ -108,6 +114,55 @@ final class Router: HTTPHandler {
         case .query: "anonymous query"
         case .mutation: "anonymous mutation"
         case .subscription: "anonymous subscription"
+        }
+    }
+
+    /// A form a link page posts without scripts: the verify button (`username`, `token`), or "send a
+    /// new link" (`email`). The answer is the page again, showing the outcome.
+    private func linkForm(_ request: HTTPRequest) -> HTTPResponse {
+        let kind = LinkPages.Kind(path: request.path)!
+        let form = request.formItems
+        let value = { (name: String) in form.first { $0.name == name }?.value ?? "" }
+        let auth = contexts.auth
+        let authRequest = contexts.authRequest(request)
+        let state: LinkPages.State
+        if form.contains(where: { $0.name == "email" }) {
+            do throws(AuthError) {
+                switch kind {
+                case .verify: try auth.sendVerificationEmail(email: value("email"), request: authRequest)
+                case .reset: try auth.resetPassword(email: value("email"), request: authRequest)
+                }
+                state = .sent
+            } catch {
+                state = .sendFailed(messageKey(error))
+            }
+        } else if kind == .verify {
+            do throws(AuthError) {
+                try auth.verifyEmail(username: value("username"), token: value("token"), request: authRequest)
+                state = .verified
+            } catch .invalidVerificationLink, .tokenMissing, .linkUsernameMissing {
+                state = .invalid
+            } catch {
+                state = .verifyFailed(messageKey(error))
+            }
+        } else {
+            state = .invalid  // the reset form is the script's
+        }
+        return pages.links.page(
+            kind, state: state, username: value("username"), token: value("token"),
+            acceptLanguage: request.headers["Accept-Language"])
+    }
+
+    /// The ``PageText`` key of an error a link page's form met.
+    private func messageKey(_ error: AuthError) -> String {
+        switch error {
+        case .rateLimited, .busy: return "error.155.unknown"
+        case .emailMissing: return "error.204"
+        case .invalidEmail: return "error.125"
+        case .internalError(let detail):
+            logger.error("internal error", ["detail": .string(detail)])
+            return "error.1"
+        default: return "error.1"
         }
     }
 

@@ -56,4 +56,12 @@ public struct HTTPRequest: Sendable, Hashable {
     public func queryValue(_ name: String) -> String? {
         queryItems.first { $0.name == name }?.value
     }
+
+    /// The fields of an HTML form's body (`application/x-www-form-urlencoded`), decoded as query
+    /// parameters are; empty for any other body.
+    public var formItems: [QueryItem] {
+        let type = headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
+        guard type == "application/x-www-form-urlencoded" else { return [] }
+        return URLDecoding.queryItems(String(decoding: body, as: UTF8.self))
+    }
 }

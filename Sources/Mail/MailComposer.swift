@@ -89,7 +89,7 @@ public struct MailComposer: Sendable {
         template.components(separatedBy: "{app}").map { $0.replacing("{user}", with: user) }.joined(separator: app)
     }
 
-    /// HTML text and attribute value escaping (`&`, `<`, `>`, `"`, `'`); the dev mailbox page uses it too.
+    /// HTML text and attribute value escaping (`&`, `<`, `>`, `"`, `'`); the server's pages use it too.
     public static func escape(_ text: String) -> String {
         var escaped = ""
         for character in text {

@@ -136,6 +136,19 @@ final class Chromium: @unchecked Sendable {
         }
     }
 
+    /// Sends `Accept-Language: value` with every request of the tab, navigations and `fetch`.
+    func setAcceptLanguage(_ value: String) async throws {
+        let version = try await browser.call("Browser.getVersion")
+        _ = try await devTools.call("Emulation.setUserAgentOverride", [
+            "userAgent": version["userAgent"] as? String ?? "Chromium", "acceptLanguage": value,
+        ])
+    }
+
+    /// Turns the pages' own scripts off, as in a browser without JavaScript (``evaluate(_:)`` still works).
+    func disableScripts() async throws {
+        _ = try await devTools.call("Emulation.setScriptExecutionDisabled", ["value": true])
+    }
+
     /// Navigates and waits until the new document's `readyCondition` holds.
     func open(_ url: String, until readyCondition: String) async throws {
         _ = try await devTools.call("Page.navigate", ["url": url])
@@ -198,12 +211,13 @@ final class Chromium: @unchecked Sendable {
         try await waitFor(visibleExpression(selector))
     }
 
-    /// A real left click (mouse events at the element's centre), as a person would.
+    /// A real left click (mouse events at the centre of the element's first box: a link broken
+    /// over two lines has nothing of its own at the centre of both), as a person would.
     func click(_ selector: String) async throws {
         try await waitForVisible(selector)
         guard let rect = try await evaluate("""
             (() => { const e = document.querySelector(\(quoted(selector))); e.scrollIntoView({block: 'center'});
-              const r = e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()
+              const r = e.getClientRects()[0] || e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()
             """) as? [Double], rect.count == 2
         else { throw Failure(description: "no element \(selector)") }
         let point: [String: Any] = ["x": rect[0], "y": rect[1]]

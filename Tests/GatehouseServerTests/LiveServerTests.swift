@@ -244,4 +244,22 @@ import Testing
             }
         }
     }
+
+    /// The links in mail carry tokens in their query string: the request log names the path only,
+    /// for the page, the posted form and a new link asked for.
+    @Test func linkPagesLogNoTokens() throws {
+        let live = try LiveServer(level: .debug)
+        let token = "tok-secret-7d1f0a9c"
+        let form = [("Content-Type", "application/x-www-form-urlencoded")]
+        #expect(try live.get("/verify-email?token=\(token)&username=ann").status == 200)
+        #expect(try live.get("/reset-password?token=\(token)&username=ann").status == 200)
+        #expect(try live.connect().request("POST", "/verify-email", headers: form, body: Array("username=ann&token=\(token)".utf8)).status == 200)
+        #expect(try live.connect().request("POST", "/reset-password", headers: form, body: Array("email=ann%40example.com".utf8)).status == 200)
+
+        let requests = try live.logs.requestLines()
+        #expect(requests.map { $0["path"]?.stringValue } == ["/verify-email", "/reset-password", "/verify-email", "/reset-password"])
+        for line in live.logs.lines {
+            #expect(!line.contains(token), "log line leaks the token: \(line)")
+        }
+    }
 }

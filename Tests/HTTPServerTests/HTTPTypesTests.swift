@@ -26,6 +26,20 @@ struct HTTPTypesTests {
         #expect(request.queryValue("b") == nil)
     }
 
+    @Test(arguments: [
+        ("application/x-www-form-urlencoded", ["username=ann b", "token=a+b&c"]),
+        ("Application/X-WWW-Form-Urlencoded; charset=UTF-8", ["username=ann b", "token=a+b&c"]),
+        ("application/json", []),
+        ("multipart/form-data; boundary=x", []),
+        (nil, []),
+    ] as [(String?, [String])])
+    func formDecoding(contentType: String?, expected: [String]) {
+        let headers: HTTPHeaders = contentType.map { ["Content-Type": $0] } ?? [:]
+        let request = HTTPRequest(
+            method: "POST", path: "/", headers: headers, body: Array("username=ann+b&token=a%2Bb%26c".utf8))
+        #expect(request.formItems.map { "\($0.name)=\($0.value)" } == expected)
+    }
+
     @Test func headersAreOrderedAndCaseInsensitive() {
         var headers: HTTPHeaders = ["Content-Type": "text/plain", "X-A": "1"]
         headers.add(name: "x-a", value: "2")

@@ -79,9 +79,10 @@ extension AuthService {
         guard !token.isEmpty else { throw .tokenMissing }
         let digest = SHA256.digest(token)
         let time = timestamp()
-        guard try database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time) }) else {
+        guard let userId = try database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time) }) else {
             throw .invalidVerificationLink
         }
+        sessionCache?.invalidate(userId: userId)
     }
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
@@ -121,8 +122,8 @@ extension AuthService {
             emailVerified: changes.emailVerified, acl: changes.acl,
             keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil)
         let updated = try database { () throws in
-            do {
-                return try accounts.update(userId: objectId, change: change, context: mailContext(time)) { old, new in
+            try Self.namesTaken {
+                try accounts.update(userId: objectId, change: change, context: mailContext(time)) { old, new in
                     var messages: [OutboxStore.Message] = []
                     if passwordHash != nil, let email = new.email {
                         messages.append(mail(.passwordChanged, to: email, about: new, request: request, token: nil))
@@ -135,14 +136,6 @@ extension AuthService {
                     }
                     return (messages, verification)
                 }
-            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
-                throw AuthError.usernameTaken  // a concurrent change won the race
-            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
-                throw AuthError.emailTaken
-            } catch UserStore.NameConflict.username {
-                throw AuthError.usernameTaken
-            } catch UserStore.NameConflict.email {
-                throw AuthError.emailTaken
             }
         }
         guard let updated else { throw request.isMaster ? .objectNotFound : .insufficientAuth }

@@ -115,7 +115,7 @@ public final class AuthService: Sendable {
         let sessionWithheld = configuration.accounts.verifyEmails == .required && email != nil
         let verifyToken = SecureRandom.linkToken()
         try database { () throws in
-            do {
+            try Self.namesTaken {
                 try store.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
                     guard verification, let email else { return }
                     let message = mail(.verifyEmail, to: email, about: user, request: request, token: verifyToken)
@@ -129,14 +129,6 @@ public final class AuthService: Sendable {
                             expiresAt: time.addingTimeInterval(Double(configuration.accounts.verifyTokenLifetime))),
                         kind: MailKind.verifyEmail.rawValue, userId: objectId, email: email, now: time, in: tx)
                 }
-            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
-                throw AuthError.usernameTaken  // a concurrent sign-up won the race
-            } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
-                throw AuthError.emailTaken
-            } catch UserStore.NameConflict.username {
-                throw AuthError.usernameTaken
-            } catch UserStore.NameConflict.email {
-                throw AuthError.emailTaken
             }
         }
         if sessionWithheld { throw .emailNotVerified }
@@ -235,6 +227,23 @@ public final class AuthService: Sendable {
         var user = credentials.user
         if rehash != nil { user.updatedAt = time }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
+    }
+
+    /// Runs a write that gives a user a username or email, turning a name another account has
+    /// (a unique index, or ``UserStore/NameConflict``, when a concurrent write won the race or the
+    /// name is the other column of another account) into 202 or 203.
+    static func namesTaken<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
+            throw AuthError.usernameTaken
+        } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
+            throw AuthError.emailTaken
+        } catch UserStore.NameConflict.username {
+            throw AuthError.usernameTaken
+        } catch UserStore.NameConflict.email {
+            throw AuthError.emailTaken
+        }
     }
 
     /// The per-account ceiling over all networks, in multiples of the per-account limit.

@@ -127,8 +127,8 @@ struct AccountStore: Sendable {
 
     /// Marks verified the email of the user `name` (username or email, ignoring case) proves with
     /// the verification token, if the token has not expired and is for the address the user has
-    /// now. False when it does not.
-    func verifyEmail(digest: [UInt8], name: String, now: Date) throws -> Bool {
+    /// now: the user's objectId, nil when the token does not.
+    func verifyEmail(digest: [UInt8], name: String, now: Date) throws -> String? {
         try pool.withConnection { connection in
             guard let row = try connection.queryFirst("""
                 SELECT u.object_id, u.email_verified
@@ -136,13 +136,11 @@ struct AccountStore: Sendable {
                 WHERE t.token_digest = \(digest) AND t.kind = 'verify_email' AND t.expires_at > \(now)
                   AND lower(t.email) = lower(u.email)
                   AND (lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name)))
-                """) else { return false }
-            if try row.decode(Bool.self, at: 1) { return true }
-            try connection.execute("""
-                UPDATE users SET email_verified = true, updated_at = \(now)
-                WHERE object_id = \(try row.decode(String.self, at: 0)) AND NOT email_verified
-                """)
-            return true
+                """) else { return nil }
+            let userId = try row.decode(String.self, at: 0)
+            if try row.decode(Bool.self, at: 1) { return userId }
+            try connection.execute("UPDATE users SET email_verified = true, updated_at = \(now) WHERE object_id = \(userId) AND NOT email_verified")
+            return userId
         }
     }
 
@@ -196,7 +194,13 @@ struct AccountStore: Sendable {
                     """) else { return nil }
                 let new = try UserStore.user(row)
                 if change.passwordHash != nil {
-                    try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)")
+                    // The other sessions end as a log-out ends one: their installations stay known.
+                    _ = try tx.query("""
+                        WITH ended AS (
+                            DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)
+                            RETURNING token_digest, user_id, installation_id, least(expires_at, \(context.now)) AS ends_at, true AS live),
+                        \(sql: SessionStore.endedSessions)
+                        """)
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
                 if emailChanged {
