@@ -11,7 +11,7 @@ import Mail
 ///
 /// Each message shows its recipient, subject, kind, time, state, plain-text body and link (a
 /// link is kept only while the message is pending, which without SMTP is always). Everything
-/// interpolated is HTML-escaped; the page has no script, and its CSP allows only its own style.
+/// interpolated is HTML-escaped; the page needs no script (its CSP allows only an empty one).
 struct DevMailbox: Sendable {
     let store: OutboxStore
     let composer: MailComposer
@@ -31,22 +31,14 @@ struct DevMailbox: Sendable {
             return HTTPResponse(
                 status: 503, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array("database unavailable\n".utf8))
         }
-        let html = Self.render(messages, composer: composer)
-        return HTTPResponse(
-            status: 200,
-            headers: [
-                "Content-Type": "text/html; charset=utf-8",
-                "Content-Security-Policy": "default-src 'none'; style-src '\(Pages.hash(Self.style))'; base-uri 'none'; "
-                    + "form-action 'none'; frame-ancestors 'none'",
-                "X-Content-Type-Options": "nosniff",
-                "Referrer-Policy": "no-referrer",
-                "X-Frame-Options": "DENY",
-                "Cache-Control": "no-store",
-            ],
-            body: Array(html.utf8))
+        // No script: the page's empty one is all its CSP allows.
+        return Pages.page(
+            title: "\(composer.appName) dev mailbox", style: Self.style, body: Self.body(messages, composer: composer),
+            script: "", config: "{}", cacheControl: "no-store")
     }
 
-    static func render(_ messages: [OutboxStore.StoredMessage], composer: MailComposer) -> String {
+    /// The page's body: a heading, a note and one article per message.
+    static func body(_ messages: [OutboxStore.StoredMessage], composer: MailComposer) -> String {
         var items = ""
         for message in messages {
             let composed = composer.compose(message, date: message.createdAt)
@@ -68,21 +60,10 @@ struct DevMailbox: Sendable {
         }
         if messages.isEmpty { items = "<p>No messages yet.</p>\n" }
         return """
-            <!doctype html>
-            <html lang="en">
-            <head>
-            <meta charset="utf-8">
-            <meta name="viewport" content="width=device-width, initial-scale=1">
-            <title>\(MailComposer.escape(composer.appName)) dev mailbox</title>
-            <style>\(style)</style>
-            </head>
-            <body>
             <h1>\(MailComposer.escape(composer.appName)) dev mailbox</h1>
             <p class="note">No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox. \
             The newest \(limit) messages, newest first.</p>
-            \(items)</body>
-            </html>
-
+            \(items)
             """
     }
 

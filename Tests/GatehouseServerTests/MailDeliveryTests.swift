@@ -15,14 +15,16 @@ struct Outbox {
     init(_ server: GatehouseServer) { databaseURL = server.settings.databaseURL! }
     init(databaseURL: String) { self.databaseURL = databaseURL }
 
-    /// Inserts `count` reset messages to `recipient`; returns their Message-IDs, oldest first.
+    /// Inserts `count` messages (reset links by default) to `recipient`; returns their Message-IDs, oldest first.
     @discardableResult
-    func insert(_ count: Int = 1, recipient: String = "ann@example.com", username: String = "ann") throws -> [String] {
+    func insert(
+        _ count: Int = 1, kind: String = "reset_password", recipient: String = "ann@example.com", username: String = "ann"
+    ) throws -> [String] {
         let connection = try Connection(databaseURL)
         defer { connection.close() }
         return try connection.query("""
             INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
-            SELECT 'reset_password', 'uuuuuuuuu1', \(recipient), \(username), 'en',
+            SELECT \(kind), 'uuuuuuuuu1', \(recipient), \(username), 'en',
                    'http://127.0.0.1/reset-password?token=secret' || g || '&username=' || \(username),
                    '<' || md5(random()::text) || '@gatehouse.test>', now(), now()
             FROM generate_series(1, \(count)) g
@@ -144,6 +146,19 @@ extension LiveServer {
         let line = try #require(live.logs.lines.first { $0.contains("mail delivery failed, given up") })
         #expect(line.contains(ids[0]) && line.contains("550") && !line.contains("secret1"))
         #expect(smtp.messageIds().isEmpty)
+    }
+
+    /// A row this build cannot render (a kind from a newer version, say) is given up, not retried.
+    @Test func unknownKindIsGivenUp() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { $0.smtpURL = smtp.url }
+        let outbox = Outbox(live.server)
+        let ids = try outbox.insert(kind: "newsletter")
+        let later = try outbox.insert()
+        #expect(eventually { (try? outbox.row(later[0]).state) == "sent" })
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "failed" })
+        #expect(try outbox.row(ids[0]).lastError == "unknown kind or language")
+        #expect(smtp.messageIds() == later)
     }
 
     /// Two instances on one database, messages written while both run: each delivered exactly once.
