@@ -216,7 +216,7 @@ public struct OutboxStore: Sendable {
     /// Runs the sender's writes in a transaction that commits without waiting for the WAL flush
     /// (`synchronous_commit = off`; other sessions see and respect it at once): a database crash
     /// can lose the last few of them, which only means a message is tried again, as delivery is
-    /// at least once anyway. Delivery no longer waits for a disk flush per message.
+    /// at least once anyway; in exchange, delivery waits for no disk flush per message.
     private func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         try pool.withConnection { connection in
             try connection.transaction { transaction in
