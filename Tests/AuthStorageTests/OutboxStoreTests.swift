@@ -174,16 +174,23 @@ import Testing
             _ = try c.execute("""
                 INSERT INTO account_tokens (token_digest, user_id, kind, email, expires_at, created_at)
                 SELECT sha256(int4send(g)), 'uuuuuuuuu1', 'verify_email', 'ann@example.com',
-                       CASE WHEN g <= 3 THEN now() - interval '1 second' ELSE now() + interval '1 hour' END, now()
+                       CASE WHEN g <= 3 THEN now() - interval '1 day 1 second'
+                            WHEN g = 4 THEN now() - interval '1 second' ELSE now() + interval '1 hour' END, now()
                 FROM generate_series(1, 5) g
+                """)
+            _ = try c.execute("""
+                INSERT INTO mail_requests (address_digest, kind, created_at)
+                SELECT sha256(int4send(g)), 'reset_password', now() - (g * interval '20 minutes') FROM generate_series(1, 5) g
                 """)
         }
         let report = try SessionJanitor(pool: pool, batchSize: 2).deleteExpired()
-        #expect(report.accountRowsDeleted == oldSent.count + oldFailed.count + 3)
+        // Tokens expired over a day ago (3), requests over an hour old (3 of 5), old finished mail.
+        #expect(report.accountRowsDeleted == oldSent.count + oldFailed.count + 3 + 3)
         try pool.withConnection { c in
             let left = try c.query("SELECT id FROM mail_outbox ORDER BY id").map { try $0.decode(Int64.self, at: 0) }
             #expect(left == kept)
-            #expect(try c.queryFirst("SELECT count(*)::int8 FROM account_tokens")?.decode(Int.self, at: 0) == 2)
+            #expect(try c.queryFirst("SELECT count(*)::int8 FROM account_tokens")?.decode(Int.self, at: 0) == 2, "one just expired, one live")
+            #expect(try c.queryFirst("SELECT count(*)::int8 FROM mail_requests")?.decode(Int.self, at: 0) == 2)
         }
     }
 }

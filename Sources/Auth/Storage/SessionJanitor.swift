@@ -4,8 +4,8 @@ import Postgres
 /// Deletes expired sessions (and, with an idle timeout, idle ones) in bounded batches, so that no
 /// statement holds many row locks or runs long, and several instances can clean up at once
 /// (`FOR UPDATE SKIP LOCKED`); likewise the log-in counts of windows that have ended, the
-/// installations whose last session ended more than 30 days ago, expired reset and verification
-/// tokens, and sent or given-up mail older than ``SessionJanitor/mailRetention`` (pending mail
+/// installations whose last session ended more than 30 days ago, reset and verification tokens
+/// expired for a day, mail requests older than the hour the mail limit counts, and sent or given-up mail older than ``SessionJanitor/mailRetention`` (pending mail
 /// stays until delivered or given up).
 public struct SessionJanitor: Sendable {
     /// What one cleanup did.
@@ -28,9 +28,11 @@ public struct SessionJanitor: Sendable {
         }
     }
 
-    /// Seconds a sent or given-up message is kept: the outbox's per-address limit counts the
-    /// messages of the last hour, and an operator may want to look back a few days.
+    /// Seconds a sent or given-up message is kept: an operator may want to look back a few days.
     public static let mailRetention: TimeInterval = 7 * 86400
+
+    /// Seconds an expired reset or verification token is kept, to be answered as expired.
+    public static let expiredLinkMemory: TimeInterval = 86400
 
     /// The pool the janitor borrows a connection from, once per batch.
     public let pool: Pool
@@ -49,8 +51,9 @@ public struct SessionJanitor: Sendable {
 
     /// Deletes sessions that expired before `now` or (with an idle timeout) were last used that
     /// long before it, log-in counts of windows that ended before `now`, installations not known
-    /// since 30 days before `now`, account tokens that expired before `now` and sent or given-up
-    /// mail created ``mailRetention`` before `now`.
+    /// since 30 days before `now`, account tokens that expired ``expiredLinkMemory`` before `now`,
+    /// mail requests of more than an hour ago and sent or given-up mail created ``mailRetention``
+    /// before `now`.
     @discardableResult
     public func deleteExpired(now: Date = Date()) throws -> Report {
         var sessions = try deleteInBatches("""
@@ -81,9 +84,16 @@ public struct SessionJanitor: Sendable {
                 WHERE session_ends_at < \(now.addingTimeInterval(-UserStore.installationMemory))
                 LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
+        // An expired link is kept a day, so that it is answered as expired rather than unknown.
         let tokens = try deleteInBatches("""
             DELETE FROM account_tokens WHERE token_digest IN (
-                SELECT token_digest FROM account_tokens WHERE expires_at < \(now)
+                SELECT token_digest FROM account_tokens WHERE expires_at < \(now.addingTimeInterval(-Self.expiredLinkMemory))
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        // The hourly mail limit counts the last hour's requests only.
+        let requests = try deleteInBatches("""
+            DELETE FROM mail_requests WHERE ctid IN (
+                SELECT ctid FROM mail_requests WHERE created_at < \(now.addingTimeInterval(-3600))
                 LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
         let mail = try deleteInBatches("""
@@ -93,7 +103,7 @@ public struct SessionJanitor: Sendable {
             """)
         return Report(
             deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted,
-            accountRowsDeleted: tokens.deleted + mail.deleted)
+            accountRowsDeleted: tokens.deleted + requests.deleted + mail.deleted)
     }
 
     /// Runs `statement` until it deletes fewer than `batchSize` rows.
