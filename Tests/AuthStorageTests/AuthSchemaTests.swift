@@ -92,6 +92,17 @@ import Testing
         }
     }
 
+    /// During a rolling upgrade, instances of the previous version insert sessions without the
+    /// columns migration 4 added; the row takes its time of insertion as last use.
+    @Test func aSessionInsertedAsThePreviousVersionDoesIsAccepted() throws {
+        try pool.withConnection { c in
+            try insertUser(c, id: "eeeeeeeee1", username: "e")
+            try insertSession(c, id: "sssssssss3", user: "eeeeeeeee1", digest: [UInt8](repeating: 3, count: 32), beforeMigration4: true)
+            let row = try #require(try c.queryFirst("SELECT last_used_at IS NOT NULL, user_agent IS NULL FROM sessions"))
+            #expect(try row.decode(Bool.self, at: 0) && row.decode(Bool.self, at: 1))
+        }
+    }
+
     @Test func sessionsAreUniqueByDigestAndDeletedWithTheirUser() throws {
         try pool.withConnection { c in
             try insertUser(c, id: "ddddddddd1", username: "d")

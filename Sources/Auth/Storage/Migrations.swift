@@ -142,10 +142,10 @@ public enum AuthMigrations {
         version: 4, name: "account tokens, mail outbox, session use",
         sql: """
             -- When the token was last used (written at most once per five minutes per session) and
-            -- the User-Agent that created it (cut to 256 characters).
-            ALTER TABLE sessions ADD COLUMN last_used_at timestamptz, ADD COLUMN user_agent text;
+            -- the User-Agent that created it (cut to 256 characters). The default serves instances
+            -- of the previous version during a rolling upgrade, which insert sessions without it.
+            ALTER TABLE sessions ADD COLUMN last_used_at timestamptz NOT NULL DEFAULT now(), ADD COLUMN user_agent text;
             UPDATE sessions SET last_used_at = updated_at;
-            ALTER TABLE sessions ALTER COLUMN last_used_at SET NOT NULL;
             CREATE INDEX sessions_last_used_at_idx ON sessions (last_used_at);
             -- Touching last_used_at changes nothing a cache holds: announce only real changes.
             DROP TRIGGER sessions_notify_change ON sessions;
