@@ -27,17 +27,23 @@ extension AuthService {
         try sendLink(.verifyEmail, to: email, unverifiedOnly: true, lifetime: configuration.accounts.verifyTokenLifetime, request: request)
     }
 
+    /// The link mail of `kind` for the address, if it is an account's (and, `unverifiedOnly`,
+    /// not yet verified). An answer that sends nothing takes as long as one that writes the token
+    /// and the message (``linkTiming``), so the time does not tell which addresses are registered.
     private func sendLink(_ kind: MailKind, to email: String, unverifiedOnly: Bool, lifetime: Int, request: AuthRequest) throws(AuthError) {
+        let start = ContinuousClock.now
         let token = SecureRandom.linkToken()
         let time = timestamp()
         let newToken = AccountStore.NewToken(digest: SHA256.digest(token), expiresAt: time.addingTimeInterval(Double(lifetime)))
-        try database { () throws in
+        let sent = try database { () throws in
             try accounts.sendLink(
                 kind: kind.rawValue, email: email, unverifiedOnly: unverifiedOnly, token: newToken, context: mailContext(time)
             ) { user in
                 mail(kind, to: user.email ?? email, about: user, request: request, token: token)
             }
         }
+        let timing = kind == .resetPassword ? linkTiming.reset : linkTiming.verify
+        if sent { timing.recordFullWork(since: start) } else { timing.equalize(since: start) }
     }
 
     /// Sets a new password with a reset token: the token is used up (of two concurrent uses one

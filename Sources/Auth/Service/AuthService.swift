@@ -25,6 +25,8 @@ public final class AuthService: Sendable {
     /// Records failed log-ins for lockout after the answer is decided (see `logIn`): one thread,
     /// given work no faster than passwords are checked.
     let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
+    /// Equal answer times for resetPassword and sendVerificationEmail, whether or not they send.
+    let linkTiming = (reset: TimingEqualizer(), verify: TimingEqualizer())
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
     let now: @Sendable () -> Date

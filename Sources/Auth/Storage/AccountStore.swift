@@ -36,27 +36,30 @@ struct AccountStore: Sendable {
     /// For the user whose email is `email` (ignoring case; `unverifiedOnly`: only if not yet
     /// verified), stores `token` of `kind` (a reset token replaces the user's previous one) and
     /// adds the message `mail` makes, unless the address had its hourly share of that kind.
+    /// Whether a message was added.
+    @discardableResult
     func sendLink(
         kind: String, email: String, unverifiedOnly: Bool, token: NewToken, context: MailContext,
         mail: (User) -> OutboxStore.Message
-    ) throws {
+    ) throws -> Bool {
         try pool.withConnection { connection in
-            try connection.transaction { tx in
+            try connection.transaction { tx -> Bool in
                 guard let row = try tx.queryFirst("""
                     SELECT \(sql: Self.userColumns) FROM users u
                     WHERE lower(u.email) = lower(\(email)) AND NOT (\(unverifiedOnly) AND u.email_verified)
                     FOR UPDATE
                     """)
                 else {
-                    // Nobody to write to: the request is counted all the same (same work, same limit).
+                    // Nobody to write to: the request is counted all the same (the same limit).
                     _ = try OutboxStore.admit(kind: kind, address: email, perHour: context.perHour, now: context.now, in: tx)
-                    return
+                    return false
                 }
                 let user = try UserStore.user(row)
                 guard try OutboxStore.enqueue(
                     mail(user), perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
-                else { return }
+                else { return false }
                 try Self.insertToken(token, kind: kind, userId: user.objectId, email: user.email, now: context.now, in: tx)
+                return true
             }
         }
     }
