@@ -7,7 +7,7 @@ import Testing
 /// The waits TimingEqualizer asks for (recorded, not waited).
 @Suite struct TimingEqualizerTests {
     /// The waits asked for, in seconds from when they were asked.
-    final class Sleeps: Sendable {
+    final class Waits: Sendable {
         let waits = Mutex<[Double]>([])
         var all: [Double] { waits.withLock { $0 } }
         func record(_ deadline: ContinuousClock.Instant) {
@@ -17,32 +17,41 @@ import Testing
     }
 
     @Test func nothingWaitsBeforeAFullAnswerIsSeen() {
-        let sleeps = Sleeps()
-        let equalizer = TimingEqualizer(waitUntil: { deadline in sleeps.record(deadline) })
-        equalizer.equalize(since: .now)
-        #expect(sleeps.all.isEmpty)
+        let waits = Waits()
+        let equalizer = TimingEqualizer(waitUntil: { waits.record($0) })
+        equalizer.finish(since: .now, fullWork: false)
+        #expect(waits.all.isEmpty)
     }
 
-    @Test func aLighterAnswerWaitsUntilItTookAsLongAsAFullOne() {
-        let sleeps = Sleeps()
-        let equalizer = TimingEqualizer(maximumWait: 100, waitUntil: { deadline in sleeps.record(deadline) })
-        equalizer.recordFullWork(since: .now - .seconds(10))
-        equalizer.equalize(since: .now)
-        equalizer.equalize(since: .now - .seconds(4))
-        equalizer.equalize(since: .now - .seconds(11))  // took longer already: no wait
-        #expect(sleeps.all.count == 2)
-        #expect(sleeps.all.first.map { $0 > 9 && $0 < 10.5 } == true, "\(sleeps.all)")
-        #expect(sleeps.all.last.map { $0 > 5 && $0 < 6.5 } == true, "\(sleeps.all)")
+    @Test func everyAnswerWaitsForTheNinetiethPercentileOfFullOnes() {
+        let waits = Waits()
+        let equalizer = TimingEqualizer(maximumWait: 1000, waitUntil: { waits.record($0) })
+        // Ten full answers of 1 to 10 s: the 90th percentile is 9 s (the ninth of ten).
+        for seconds in (1...10).reversed() { equalizer.finish(since: .now - .seconds(seconds), fullWork: true) }
+        let full = waits.all
+        #expect(full.count == 8, "the 9 s and 10 s answers wait for nothing: \(full)")
+        equalizer.finish(since: .now, fullWork: false)
+        equalizer.finish(since: .now - .seconds(4), fullWork: false)
+        equalizer.finish(since: .now - .seconds(12), fullWork: false)  // took longer already
+        let light = Array(waits.all.dropFirst(full.count))
+        #expect(light.count == 2)
+        #expect(light.first.map { $0 > 8.5 && $0 < 9.5 } == true, "\(light)")
+        #expect(light.last.map { $0 > 4.5 && $0 < 5.5 } == true, "\(light)")
     }
 
-    @Test func waitsAreCappedAndDrawnFromTheRecentFullAnswers() {
-        let sleeps = Sleeps()
-        let equalizer = TimingEqualizer(capacity: 2, maximumWait: 30, waitUntil: { deadline in sleeps.record(deadline) })
-        equalizer.recordFullWork(since: .now - .seconds(1000))  // pushed out by the next two
-        equalizer.recordFullWork(since: .now - .seconds(20))
-        equalizer.recordFullWork(since: .now - .seconds(40))
-        for _ in 0..<50 { equalizer.equalize(since: .now) }
-        #expect(sleeps.all.allSatisfy { $0 <= 30 })
-        #expect(sleeps.all.contains { $0 < 21 } && sleeps.all.contains { $0 > 29 }, "both recent samples are drawn")
+    @Test func waitsAreCappedAndFollowTheRecentFullAnswers() {
+        let waits = Waits()
+        let equalizer = TimingEqualizer(capacity: 2, maximumWait: 30, waitUntil: { waits.record($0) })
+        equalizer.finish(since: .now - .seconds(1000), fullWork: true)  // pushed out by the next two
+        equalizer.finish(since: .now - .seconds(20), fullWork: true)
+        equalizer.finish(since: .now - .seconds(40), fullWork: true)
+        let before = waits.all.count
+        equalizer.finish(since: .now, fullWork: false)
+        let wait = waits.all.dropFirst(before).first
+        #expect(wait.map { $0 > 19 && $0 < 21 } == true, "the 90th percentile of 20 s and 40 s is 20 s: \(waits.all)")
+        let capped = TimingEqualizer(maximumWait: 2, waitUntil: { waits.record($0) })
+        capped.finish(since: .now - .seconds(60), fullWork: true)
+        capped.finish(since: .now, fullWork: false)
+        #expect(waits.all.last.map { $0 <= 2 } == true)
     }
 }

@@ -4,10 +4,10 @@ import Locking
 /// Makes answers that did less work take as long as answers that did more, where the difference
 /// would tell an attacker something (resetPassword: whether an account has the address).
 ///
-/// It keeps the durations of the latest answers that did the full work; an answer that did less
-/// waits until its own elapsed time reaches one of them, drawn at random. Both kinds of answer
-/// then follow one distribution of durations, whatever the database's speed today, with no
-/// constant to tune. Until a full answer has been seen, nothing waits.
+/// It keeps the durations of the latest answers that did the full work, and every answer, full or
+/// not, waits until it has taken as long as the 90th percentile of them: nine in ten answers of
+/// either kind then end at that one time, whatever the database's speed today, with no constant
+/// to tune. Until a full answer has been seen, nothing waits.
 final class TimingEqualizer: Sendable {
     private struct Samples {
         var durations: [Double] = []
@@ -16,7 +16,7 @@ final class TimingEqualizer: Sendable {
 
     private let samples = Lock(Samples())
     private let capacity: Int
-    /// The longest wait, so that one slow outlier cannot hold a thread for long.
+    /// The longest wait, so that slow outliers cannot hold threads for long.
     private let maximumWait: Double
     private let waitUntil: @Sendable (ContinuousClock.Instant) -> Void
 
@@ -29,24 +29,25 @@ final class TimingEqualizer: Sendable {
         self.waitUntil = waitUntil
     }
 
-    /// Notes the duration of an answer that did the full work, started at `start`.
-    func recordFullWork(since start: ContinuousClock.Instant) {
-        let seconds = Self.seconds(ContinuousClock.now - start)
-        samples.withLock { samples in
-            if samples.durations.count < capacity {
-                samples.durations.append(seconds)
-            } else {
-                samples.durations[samples.next] = seconds
-                samples.next = (samples.next + 1) % capacity
+    /// Ends an answer that started at `start` (`fullWork`: one that did the work the others
+    /// must not be told apart from): waits until it has taken the usual time of a full answer.
+    func finish(since start: ContinuousClock.Instant, fullWork: Bool) {
+        let elapsed = Self.seconds(ContinuousClock.now - start)
+        let target = samples.withLock { samples -> Double? in
+            if fullWork {
+                if samples.durations.count < capacity {
+                    samples.durations.append(elapsed)
+                } else {
+                    samples.durations[samples.next] = elapsed
+                    samples.next = (samples.next + 1) % capacity
+                }
             }
+            guard !samples.durations.isEmpty else { return nil }
+            let sorted = samples.durations.sorted()
+            return sorted[(sorted.count - 1) * 9 / 10]
         }
-    }
-
-    /// Waits, for an answer that did less work and started at `start`, until it has taken as
-    /// long as a full answer drawn from the recent ones.
-    func equalize(since start: ContinuousClock.Instant) {
-        guard let target = samples.withLock({ $0.durations.randomElement() }) else { return }
-        let wait = min(target - Self.seconds(ContinuousClock.now - start), maximumWait)
+        guard let target else { return }
+        let wait = min(target - elapsed, maximumWait)
         if wait > 0 { waitUntil(.now + .microseconds(Int64(wait * 1e6))) }
     }
 

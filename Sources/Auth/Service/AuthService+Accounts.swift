@@ -28,8 +28,8 @@ extension AuthService {
     }
 
     /// The link mail of `kind` for the address, if it is an account's (and, `unverifiedOnly`,
-    /// not yet verified). An answer that sends nothing takes as long as one that writes the token
-    /// and the message (``linkTiming``), so the time does not tell which addresses are registered.
+    /// not yet verified). Answers that send nothing take as long as those that write the token and
+    /// the message (``linkTiming``), so the time does not tell which addresses are registered.
     private func sendLink(_ kind: MailKind, to email: String, unverifiedOnly: Bool, lifetime: Int, request: AuthRequest) throws(AuthError) {
         let start = ContinuousClock.now
         let token = SecureRandom.linkToken()
@@ -43,7 +43,7 @@ extension AuthService {
             }
         }
         let timing = kind == .resetPassword ? linkTiming.reset : linkTiming.verify
-        if sent { timing.recordFullWork(since: start) } else { timing.equalize(since: start) }
+        timing.finish(since: start, fullWork: sent)
     }
 
     /// Sets a new password with a reset token: the token is used up (of two concurrent uses one
