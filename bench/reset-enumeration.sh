@@ -26,6 +26,7 @@ stop_server "$SERVER_PID"
 DIFF="$(sed -n 's/.*diff=\([-+0-9.]*\)%.*/\1/p' <<<"$RES")"
 if [ "${RESULTS:-0}" = 1 ]; then
     {
+        echo
         echo "## Accounts (issue 17): reset enumeration"
         echo
         echo "$(date -u '+%Y-%m-%d %H:%M UTC'), \`bench/reset-enumeration.sh\`: resetPassword for $N registered addresses"
