@@ -15,8 +15,8 @@ import Testing
         mutation V($input: VerifyEmailInput!) { verifyEmail(input: $input) { ok clientMutationId } }
         """
 
-    static func send(_ h: Harness, _ email: String) -> ExecutionResult {
-        h.graphql(send, variables: ["input": ["email": .string(email)]])
+    static func send(_ h: Harness, _ email: String, address: String = "192.0.2.1") -> ExecutionResult {
+        h.graphql(send, variables: ["input": ["email": .string(email)]], address: address)
     }
 
     static func verify(_ h: Harness, _ username: String, _ token: String) -> ExecutionResult {

@@ -96,6 +96,26 @@ import Testing
         #expect(try h.count("SELECT count(*) FROM mail_requests WHERE address_digest = \(SHA256.digest("nobody@example.com"))") == 4)
     }
 
+    /// The mail speaks the language of the request that caused it.
+    @Test(arguments: [("fr-CA,fr;q=0.9,en;q=0.5", "fr"), ("ko", "ko"), ("es-MX", "es"), ("de-DE", "en"), (nil, "en")] as [(String?, String)])
+    func theMailsLanguageIsTheRequests(_ acceptLanguage: String?, _ language: String) throws {
+        let h = try Harness()
+        _ = try h.signedUp("lea", email: "lea@example.com")
+        _ = h.graphql(Self.resetPassword, variables: ["input": ["email": "lea@example.com"]], acceptLanguage: acceptLanguage)
+        #expect(try OutboxRow.latest(h, kind: "reset_password")?.language == language)
+    }
+
+    /// resetPassword, sendVerificationEmail and confirmResetPassword count against the client
+    /// address limit, as signUp does.
+    @Test func linkMutationsCountAgainstTheAddressLimit() throws {
+        let h = try Harness(configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 3)))
+        _ = Self.reset(h, "a@example.com", address: "198.51.100.7")
+        _ = EmailVerificationTests.send(h, "a@example.com", address: "198.51.100.7")
+        _ = h.graphql(Self.confirm, variables: ["input": ["username": "a", "password": "new password 11", "token": "x"]], address: "198.51.100.7")
+        #expect(onlyError(Self.reset(h, "a@example.com", address: "198.51.100.7"))?.code == 155)
+        #expect(Self.reset(h, "a@example.com", address: "198.51.100.8").errors.isEmpty, "another address")
+    }
+
     @Test func twoConcurrentUsesOfOneTokenOneWins() throws {
         let h = try Harness()
         _ = try h.signedUp("dave", email: "dave@example.com")
