@@ -21,10 +21,9 @@ final class PublicKey: @unchecked Sendable {
             BN_free(e)
         }
         guard let n, let e else { throw JWTError.cryptoFailure("BN_bin2bn") }
-        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto refused the RSA public key") { builder throws(JWTError) in
+        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key") { builder throws(JWTError) in
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_n(), n), "OSSL_PARAM_BLD_push_BN")
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_e(), e), "OSSL_PARAM_BLD_push_BN")
-            return try params(builder)
         }
         let bits = EVP_PKEY_get_bits(key.key)
         guard bits >= minimumRSABits else {
@@ -46,13 +45,6 @@ final class PublicKey: @unchecked Sendable {
             try check(
                 OSSL_PARAM_BLD_push_octet_string(builder, gatehouse_param_public_key(), point.baseAddress, point.count),
                 "OSSL_PARAM_BLD_push_octet_string")
-            return try params(builder)
-        }
-        guard let context = EVP_PKEY_CTX_new_from_pkey(nil, key.key, nil) else { throw JWTError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
-        defer { EVP_PKEY_CTX_free(context) }
-        guard EVP_PKEY_public_check(context) == 1 else {
-            ERR_clear_error()
-            throw JWTError.invalidKey("the EC point is not on P-256")  // fromdata decodes the point; this checks it fully
         }
         return key
     }
@@ -97,29 +89,33 @@ final class PublicKey: @unchecked Sendable {
         return der
     }
 
-    /// Builds a public key of `type` (a `gatehouse_key_type_…` name) from the parameters `fill` pushes; `refusal` says
-    /// why libcrypto refused them.
+    /// Builds a public key of `type` (a `gatehouse_key_type_…` name) from the parameters `fill`
+    /// pushes, and runs libcrypto's public key check on it (for EC: the point is on the curve;
+    /// for RSA: among others, an odd modulus and an odd exponent above 1); `refusal` says why either failed.
     private static func make(
-        type: UnsafePointer<CChar>, refusal: String, _ fill: (OpaquePointer) throws(JWTError) -> UnsafeMutablePointer<OSSL_PARAM>
+        type: UnsafePointer<CChar>, refusal: String, _ fill: (OpaquePointer) throws(JWTError) -> Void
     ) throws(JWTError) -> PublicKey {
         guard let builder = OSSL_PARAM_BLD_new() else { throw JWTError.cryptoFailure("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
-        let parameters = try fill(builder)
+        try fill(builder)
+        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { throw JWTError.cryptoFailure("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(parameters) }
         guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw JWTError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_fromdata_init(context), "EVP_PKEY_fromdata_init")
-        var key: OpaquePointer?
-        guard EVP_PKEY_fromdata(context, &key, gatehouse_evp_pkey_public_key_selection(), parameters) == 1, let key else {
+        var made: OpaquePointer?
+        guard EVP_PKEY_fromdata(context, &made, gatehouse_evp_pkey_public_key_selection(), parameters) == 1, let made else {
             ERR_clear_error()
             throw JWTError.invalidKey(refusal)
         }
-        return PublicKey(key)
-    }
-
-    private static func params(_ builder: OpaquePointer) throws(JWTError) -> UnsafeMutablePointer<OSSL_PARAM> {
-        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { throw JWTError.cryptoFailure("OSSL_PARAM_BLD_to_param") }
-        return parameters
+        let key = PublicKey(made)
+        guard let checker = EVP_PKEY_CTX_new_from_pkey(nil, made, nil) else { throw JWTError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
+        defer { EVP_PKEY_CTX_free(checker) }
+        guard EVP_PKEY_public_check(checker) == 1 else {
+            ERR_clear_error()
+            throw JWTError.invalidKey(refusal)
+        }
+        return key
     }
 
     /// The one error funnel: libcrypto's 1 is success; anything else clears its error queue and throws.
