@@ -1,5 +1,5 @@
-import Foundation
 import Curl
+import Foundation
 import JSON
 
 /// What is wrong with `GATEHOUSE_AUTH_PROVIDERS`, naming the provider and the field.

@@ -31,6 +31,11 @@ func authData(_ token: String, id: String = OIDCTestProvider.subject, nonce: Str
     return [provider: .object(fields)]
 }
 
+/// A token valid for a day, for tests that move the registry's clock by hours.
+func dayLongToken(_ provider: OIDCTestProvider) throws -> String {
+    try provider.mint(claims: ["exp": .int(Int(Date().timeIntervalSince1970) + 86_400)])
+}
+
 /// Expects `.invalid` (the detail is for logs; `detail` is part of it).
 func expectInvalid(
     _ registry: ProviderRegistry, provider name: String = "acme", _ data: JSONObject, detail: String = "", label: String = "",
@@ -145,7 +150,7 @@ func expectInvalid(
         defer { provider.stop() }
         let clock = TestClock()
         let registry = try registry(provider, clock: clock)
-        let token = try provider.mint(claims: ["exp": .int(Int(Date().timeIntervalSince1970) + 86_400)])
+        let token = try dayLongToken(provider)
         _ = try registry.verify("acme", authData(token))
         clock.advance(3590)
         _ = try registry.verify("acme", authData(token))
@@ -202,7 +207,7 @@ func expectInvalid(
         defer { provider.stop() }
         let clock = TestClock()
         let registry = try registry(provider, clock: clock)
-        let token = try provider.mint(claims: ["exp": .int(Int(Date().timeIntervalSince1970) + 86_400)])
+        let token = try dayLongToken(provider)
         _ = try registry.verify("acme", authData(token))
         try provider.setUnreachable(true)
         clock.advance(7200)
