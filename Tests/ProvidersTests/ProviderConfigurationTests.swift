@@ -93,3 +93,13 @@ import Testing
         #expect(error?.description == #"GATEHOUSE_AUTH_PROVIDERS (--auth-providers): provider "google": "client_ids" is missing (the app's client ids that tokens must be issued to)"#)
     }
 }
+
+@Suite struct CacheControlTests {
+    @Test(arguments: [
+        ("max-age=300", 300.0), ("public, max-age=21600, must-revalidate", 21600), ("Max-Age = 60", 60), ("max-age=\"90\"", 90),
+        ("max-age=0", 0), ("no-store", nil), ("max-age=-5", nil), ("max-age=soon", nil), ("", nil),
+    ] as [(String, Double?)])
+    func maxAge(_ header: String, _ seconds: Double?) {
+        #expect(KeySetCache.maxAge(header) == seconds)
+    }
+}
