@@ -26,7 +26,8 @@ import Testing
         #expect(configuration.anonymousEnabled)
         #expect(configuration.names == ["acme", "apple", "google"])
         #expect(configuration.tokenProviders["google"] == .init(
-            issuer: "https://accounts.google.com", jwksURI: "https://www.googleapis.com/oauth2/v3/certs",
+            issuer: "https://accounts.google.com", issuerAliases: ["accounts.google.com"],
+            jwksURI: "https://www.googleapis.com/oauth2/v3/certs",
             clientIDs: ["123-abc.apps.googleusercontent.com"], tokenField: "id_token"))
         #expect(configuration.tokenProviders["apple"] == .init(
             issuer: "https://appleid.apple.com", jwksURI: "https://appleid.apple.com/auth/keys",
