@@ -89,8 +89,8 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "HTTPServer", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "HTTPServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -1,0 +1,188 @@
+import Foundation
+import GatehouseClient
+import HTTPServer
+import ServerTestSupport
+import Synchronization
+import Testing
+
+/// Third-party log-in, guests and linking in the SDK: the requests it sends and the answers it
+/// maps, against a stand-in server with canned answers (``CannedServer``), and against an
+/// in-process server for what it answers already.
+@Suite(.timeLimit(.minutes(2)))
+struct GatehouseAuthProviderTests {
+    /// A GraphQL stand-in on a loopback port: answers every request with `reply(operation)`
+    /// (the operation name: `LogInWith`, `UpdateUser`, …) and keeps the requests' `input`s.
+    final class CannedServer: Sendable {
+        struct Handler: HTTPHandler {
+            let reply: @Sendable (String) -> String
+            let inputs: Inputs
+
+            func answer(_ request: HTTPRequest) -> HTTPAnswer {
+                let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
+                let input = (body["variables"] as? [String: Any])?["input"] ?? [:]
+                let text = (try? JSONSerialization.data(withJSONObject: input, options: [.sortedKeys, .withoutEscapingSlashes]))
+                    .map { String(decoding: $0, as: UTF8.self) } ?? ""
+                inputs.list.withLock { $0.append(text) }
+                let query = body["query"] as? String ?? ""
+                let operation = query.split(separator: " ").dropFirst().first.map { String($0.prefix { $0.isLetter }) } ?? ""
+                return .now(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(reply(operation).utf8)))
+            }
+        }
+        final class Inputs: Sendable { let list = Mutex<[String]>([]) }
+
+        private let inputLog = Inputs()
+        let server: HTTPServer
+
+        init(reply: @escaping @Sendable (String) -> String) throws {
+            server = HTTPServer(configuration: .init(workerThreads: 1), handler: Handler(reply: reply, inputs: inputLog))
+            try server.start()
+        }
+
+        var url: URL { URL(string: "http://127.0.0.1:\(server.boundPort ?? 0)/graphql")! }
+        /// The `variables.input` of every request so far, in order, as JSON with sorted keys.
+        var inputs: [String] { inputLog.list.withLock { $0 } }
+
+        static let user = #"{"id": "X1VzZXI6YWJjZGVmZ2hpag==", "objectId": "abcdefghij", "username": "k3x9q2m7w1p0z8r4t6y5u3i2o", "createdAt": "2026-12-01T08:00:00.000Z", "updatedAt": "2026-12-01T08:00:00.000Z"}"#
+        /// The answer of a successful operation: a new session for ``user``, or the updated user.
+        static func success(_ operation: String) -> String {
+            operation == "LogInWith"
+                ? #"{"data": {"logInWith": {"viewer": {"sessionToken": "r:0123456789abcdef0123456789abcdef", "user": \#(user)}}}}"#
+                : #"{"data": {"updateUser": {"user": \#(user)}}}"#
+        }
+        static func error(code: Int, message: String) -> String {
+            #"{"errors": [{"message": "\#(message)", "extensions": {"code": \#(code)}}], "data": null}"#
+        }
+    }
+
+    /// An unsigned JWT-shaped token with `claims` as its payload (the SDK reads it unchecked).
+    static func token(_ claims: String) -> String {
+        func base64url(_ text: String) -> String {
+            Data(text.utf8).base64EncodedString().replacingOccurrences(of: "+", with: "-")
+                .replacingOccurrences(of: "/", with: "_").replacingOccurrences(of: "=", with: "")
+        }
+        return base64url(#"{"alg":"RS256","kid":"k1"}"#) + "." + base64url(claims) + ".c2lnbmF0dXJl"
+    }
+
+    func client(_ url: URL, store: any SessionStore = MemorySessionStore()) throws -> GatehouseAuth {
+        try GatehouseAuth(configuration: GatehouseConfiguration(serverURL: url), store: store)
+    }
+
+    @Test func logInWithSendsEachProvidersAuthData() async throws {
+        let canned = try CannedServer(reply: CannedServer.success)
+        defer { _ = canned.server.stop() }
+        let auth = try client(canned.url)
+        // `sub` needs base64url's "-" and "_" and padding: a payload of a length not divisible by 3.
+        let apple = Self.token(#"{"sub":"001234.abc>>?.0042","iss":"https://appleid.apple.com"}"#)
+        let google = Self.token(#"{"sub":"1098765432","aud":"app"}"#)
+        let acme = Self.token(#"{"sub":"acme|7"}"#)
+
+        let user = try await auth.logIn(with: .apple(idToken: apple, nonce: "n-1"))
+        #expect(user.objectId == "abcdefghij")
+        #expect(auth.sessionToken == "r:0123456789abcdef0123456789abcdef")
+        try await auth.logIn(with: .apple(idToken: apple, nonce: nil))
+        try await auth.logIn(with: .google(idToken: google))
+        try await auth.logIn(with: .oidc(provider: "acme", idToken: acme))
+
+        #expect(canned.inputs == [
+            #"{"authData":{"apple":{"id":"001234.abc>>?.0042","nonce":"n-1","token":"\#(apple)"}}}"#,
+            #"{"authData":{"apple":{"id":"001234.abc>>?.0042","token":"\#(apple)"}}}"#,
+            #"{"authData":{"google":{"id":"1098765432","id_token":"\#(google)"}}}"#,
+            #"{"authData":{"acme":{"id":"acme|7","id_token":"\#(acme)"}}}"#,
+        ])
+    }
+
+    @Test func linkAndUnlinkUpdateTheSignedInUsersAuthData() async throws {
+        let canned = try CannedServer(reply: CannedServer.success)
+        defer { _ = canned.server.stop() }
+        let auth = try client(canned.url)
+        await #expect(throws: GatehouseError.sessionInvalid) { try await auth.link(.google(idToken: Self.token(#"{"sub":"1"}"#))) }
+        await #expect(throws: GatehouseError.sessionInvalid) { try await auth.unlink(provider: "google") }
+        #expect(canned.inputs.isEmpty)
+
+        try await auth.logIn(with: .anonymous)
+        let google = Self.token(#"{"sub":"1098765432"}"#)
+        #expect(try await auth.link(.google(idToken: google)).objectId == "abcdefghij")
+        try await auth.unlink(provider: "google")
+        #expect(Array(canned.inputs.dropFirst()) == [
+            #"{"fields":{"authData":{"google":{"id":"1098765432","id_token":"\#(google)"}}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
+            #"{"fields":{"authData":{"google":null}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
+        ])
+    }
+
+    @Test func theGuestIdIsRandomAndKeptInTheStore() async throws {
+        let canned = try CannedServer(reply: CannedServer.success)
+        defer { _ = canned.server.stop() }
+        let store = MemorySessionStore()
+        try await client(canned.url, store: store).logIn(with: .anonymous)
+        try await client(canned.url, store: store).logIn(with: .anonymous)  // another launch
+        try await client(canned.url).logIn(with: .anonymous)  // another installation
+        let stored = try #require(store.read(.anonymousId))
+        let id = String(decoding: stored, as: UTF8.self)
+        #expect(UUID(uuidString: id) != nil)
+        #expect(canned.inputs.count == 3)
+        #expect(Array(canned.inputs.prefix(2)) == Array(repeating: #"{"authData":{"anonymous":{"id":"\#(id)"}}}"#, count: 2))
+        #expect(!canned.inputs[2].contains(id))
+        #expect(canned.inputs[2].hasPrefix(#"{"authData":{"anonymous":{"id":""#))
+    }
+
+    @Test(arguments: ["", "not-a-token", "a.b", "a.%%%.c", Self.token(#"{"iss":"x"}"#), Self.token(#"{"sub":""}"#), Self.token(#"{"sub":7}"#)])
+    func aTokenWithoutASubjectIsRefusedWithoutARequest(_ token: String) async throws {
+        let canned = try CannedServer(reply: CannedServer.success)
+        defer { _ = canned.server.stop() }
+        let auth = try client(canned.url)
+        await #expect(throws: GatehouseError.invalidProviderToken(provider: "google")) { try await auth.logIn(with: .google(idToken: token)) }
+        await #expect(throws: GatehouseError.invalidProviderToken(provider: "acme")) {
+            try await auth.logIn(with: .oidc(provider: "acme", idToken: token))
+        }
+        #expect(canned.inputs.isEmpty)
+        #expect(auth.currentUser == nil)
+    }
+
+    struct ErrorCase: Sendable, CustomTestStringConvertible {
+        let code: Int
+        let message: String
+        let expected: GatehouseError
+        var testDescription: String { "\(code) \(message)" }
+    }
+
+    @Test(arguments: [
+        ErrorCase(code: 252, message: "This authentication method is unsupported.", expected: .unsupportedProvider),
+        ErrorCase(code: 101, message: "Invalid authData for provider google.", expected: .invalidProviderToken(provider: "google")),
+        ErrorCase(code: 208, message: "this auth is already used", expected: .providerAlreadyLinked),
+        ErrorCase(code: 142, message: "The last way to log in cannot be removed.", expected: .lastLogInMethod),
+        // Neighbours keep their cases.
+        ErrorCase(code: 101, message: "Invalid username/password.", expected: .invalidCredentials(message: "Invalid username/password.")),
+        ErrorCase(code: 142, message: "Password is too common.", expected: .commonPassword),
+        ErrorCase(code: 155, message: "Too many requests.", expected: .rateLimited(retryAfter: nil)),
+    ])
+    func providerErrorsMapToCases(_ item: ErrorCase) async throws {
+        let canned = try CannedServer { operation in
+            operation == "LogInWith" && item.code != 252 ? CannedServer.success(operation)
+                : CannedServer.error(code: item.code, message: item.message)
+        }
+        defer { _ = canned.server.stop() }
+        let google = Self.token(#"{"sub":"1"}"#)
+        if item.code == 252 {
+            await #expect(throws: item.expected) { try await client(canned.url).logIn(with: .google(idToken: google)) }
+            return
+        }
+        // Signed in (the canned log-in succeeds); then link and unlink get the error.
+        let auth = try client(canned.url)
+        try await auth.logIn(with: .anonymous)
+        await #expect(throws: item.expected) { try await auth.link(.google(idToken: google)) }
+        await #expect(throws: item.expected) { try await auth.unlink(provider: "google") }
+        #expect(auth.currentUser != nil)
+        #expect(item.expected.code == item.code)
+        #expect(item.expected.errorDescription?.isEmpty == false)
+    }
+
+    @Test func theServerRefusesAProviderItDoesNotKnow() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let auth = try client(server.url)
+        await #expect(throws: GatehouseError.unsupportedProvider) {
+            try await auth.logIn(with: .oidc(provider: "nowhere", idToken: Self.token(#"{"sub":"1"}"#)))
+        }
+        #expect(auth.currentUser == nil)
+    }
+}
