@@ -176,6 +176,25 @@ struct GatehouseAuthProviderTests {
         #expect(item.expected.errorDescription?.isEmpty == false)
     }
 
+    @Test func aGuestComesBackAsTheSameUserAndAnotherInstallationIsAnotherGuest() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let store = MemorySessionStore()
+        let auth = try client(server.url, store: store)
+        var changes = auth.authStateChanges.makeAsyncIterator()
+        #expect(await changes.next() == .some(nil))
+        let guest = try await auth.logIn(with: .anonymous)
+        #expect(await changes.next() == .some(guest))
+        #expect(guest.username?.wholeMatch(of: /[a-z0-9]{25}/) != nil)
+        #expect(guest.email == nil)
+        #expect(try await auth.refreshCurrentUser() == guest)
+
+        try await auth.logOut()
+        let again = try await client(server.url, store: store).logIn(with: .anonymous)
+        #expect(again.objectId == guest.objectId)
+        #expect(try await client(server.url).logIn(with: .anonymous).objectId != guest.objectId)
+    }
+
     @Test func theServerRefusesAProviderItDoesNotKnow() async throws {
         let server = try InProcessServer()
         defer { server.stop() }
