@@ -61,7 +61,7 @@ let package = Package(
         // Shared test helpers (never products): TestSupport depends on nothing internal, so any
         // test target can use it; ServerTestSupport adds test databases and in-process servers.
         .target(name: "TestSupport"),
-        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer"]),
+        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer", "HTTPServer"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
@@ -89,8 +89,8 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "HTTPServer", "Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "HTTPServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -1,8 +1,6 @@
 import Foundation
 @testable import GatehouseServer
-import HTTPServer
 import ServerTestSupport
-import Synchronization
 import Testing
 
 /// The sample app's third-party log-in: "Continue as guest" against an in-process server, and
@@ -34,42 +32,11 @@ struct ProviderPageTests {
         #expect(try await browser.cspViolations() == [])
     }
 
-    /// Serves the sample app of `Pages(providers:)` at `/` and answers every `/graphql` request
-    /// with `reply`, keeping the requests' `variables.input`.
-    final class StandIn: Sendable {
-        struct Handler: HTTPHandler {
-            let app: HTTPResponse
-            let reply: String
-            let inputs: Inputs
-            func answer(_ request: HTTPRequest) -> HTTPAnswer {
-                guard request.path == "/graphql" else { return .now(app) }
-                let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any]
-                let input = (body?["variables"] as? [String: Any])?["input"] ?? [:]
-                let text = (try? JSONSerialization.data(withJSONObject: input, options: [.sortedKeys, .withoutEscapingSlashes]))
-                inputs.list.withLock { $0.append(text.map { String(decoding: $0, as: UTF8.self) } ?? "") }
-                return .now(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(reply.utf8)))
-            }
-        }
-        final class Inputs: Sendable { let list = Mutex<[String]>([]) }
-
-        let server: HTTPServer
-        private let log = Inputs()
-
-        init(providers: [String], reply: String) throws {
-            server = HTTPServer(
-                configuration: .init(workerThreads: 1),
-                handler: Handler(app: Pages(providers: providers).app, reply: reply, inputs: log))
-            try server.start()
-        }
-        var origin: String { "http://127.0.0.1:\(server.boundPort ?? 0)" }
-        var inputs: [String] { log.list.withLock { $0 } }
-    }
-
     @Test func aConfiguredProviderTakesAPastedIDToken() async throws {
-        let standIn = try StandIn(
-            providers: ["apple", "acme"],
-            reply: #"{"errors": [{"message": "Invalid authData for provider acme.", "extensions": {"code": 101}}], "data": null}"#)
-        defer { _ = standIn.server.stop() }
+        let standIn = try StandInGraphQLServer(page: Pages(providers: ["apple", "acme"]).app) { _ in
+            StandInGraphQLServer.error(code: 101, message: "Invalid authData for provider acme.")
+        }
+        defer { standIn.stop() }
         let browser = try await Chromium(name: "provider")
         defer { browser.close() }
 

@@ -1,56 +1,21 @@
 import Foundation
 import GatehouseClient
-import HTTPServer
 import ServerTestSupport
-import Synchronization
 import Testing
 
 /// Third-party log-in, guests and linking in the SDK: the requests it sends and the answers it
-/// maps, against a stand-in server with canned answers (``CannedServer``), and against an
+/// maps, against a stand-in server with canned answers (``StandInGraphQLServer``), and against an
 /// in-process server for what it answers already.
 @Suite(.timeLimit(.minutes(2)))
 struct GatehouseAuthProviderTests {
-    /// A GraphQL stand-in on a loopback port: answers every request with `reply(operation)`
-    /// (the operation name: `LogInWith`, `UpdateUser`, …) and keeps the requests' `input`s.
-    final class CannedServer: Sendable {
-        struct Handler: HTTPHandler {
-            let reply: @Sendable (String) -> String
-            let inputs: Inputs
-
-            func answer(_ request: HTTPRequest) -> HTTPAnswer {
-                let body = (try? JSONSerialization.jsonObject(with: Data(request.body))) as? [String: Any] ?? [:]
-                let input = (body["variables"] as? [String: Any])?["input"] ?? [:]
-                let text = (try? JSONSerialization.data(withJSONObject: input, options: [.sortedKeys, .withoutEscapingSlashes]))
-                    .map { String(decoding: $0, as: UTF8.self) } ?? ""
-                inputs.list.withLock { $0.append(text) }
-                let query = body["query"] as? String ?? ""
-                let operation = query.split(separator: " ").dropFirst().first.map { String($0.prefix { $0.isLetter }) } ?? ""
-                return .now(HTTPResponse(status: 200, headers: ["Content-Type": "application/json"], body: Array(reply(operation).utf8)))
-            }
-        }
-        final class Inputs: Sendable { let list = Mutex<[String]>([]) }
-
-        private let inputLog = Inputs()
-        let server: HTTPServer
-
-        init(reply: @escaping @Sendable (String) -> String) throws {
-            server = HTTPServer(configuration: .init(workerThreads: 1), handler: Handler(reply: reply, inputs: inputLog))
-            try server.start()
-        }
-
-        var url: URL { URL(string: "http://127.0.0.1:\(server.boundPort ?? 0)/graphql")! }
-        /// The `variables.input` of every request so far, in order, as JSON with sorted keys.
-        var inputs: [String] { inputLog.list.withLock { $0 } }
-
+    /// Answers of a stand-in server (``StandInGraphQLServer``).
+    enum Canned {
         static let user = #"{"id": "X1VzZXI6YWJjZGVmZ2hpag==", "objectId": "abcdefghij", "username": "k3x9q2m7w1p0z8r4t6y5u3i2o", "createdAt": "2026-12-01T08:00:00.000Z", "updatedAt": "2026-12-01T08:00:00.000Z"}"#
         /// The answer of a successful operation: a new session for ``user``, or the updated user.
         static func success(_ operation: String) -> String {
             operation == "LogInWith"
                 ? #"{"data": {"logInWith": {"viewer": {"sessionToken": "r:0123456789abcdef0123456789abcdef", "user": \#(user)}}}}"#
                 : #"{"data": {"updateUser": {"user": \#(user)}}}"#
-        }
-        static func error(code: Int, message: String) -> String {
-            #"{"errors": [{"message": "\#(message)", "extensions": {"code": \#(code)}}], "data": null}"#
         }
     }
 
@@ -68,8 +33,8 @@ struct GatehouseAuthProviderTests {
     }
 
     @Test func logInWithSendsEachProvidersAuthData() async throws {
-        let canned = try CannedServer(reply: CannedServer.success)
-        defer { _ = canned.server.stop() }
+        let canned = try StandInGraphQLServer(reply: Canned.success)
+        defer { canned.stop() }
         let auth = try client(canned.url)
         // `sub` needs base64url's "-" and "_" and padding: a payload of a length not divisible by 3.
         let apple = Self.token(#"{"sub":"001234.abc>>?.0042","iss":"https://appleid.apple.com"}"#)
@@ -92,8 +57,8 @@ struct GatehouseAuthProviderTests {
     }
 
     @Test func linkAndUnlinkUpdateTheSignedInUsersAuthData() async throws {
-        let canned = try CannedServer(reply: CannedServer.success)
-        defer { _ = canned.server.stop() }
+        let canned = try StandInGraphQLServer(reply: Canned.success)
+        defer { canned.stop() }
         let auth = try client(canned.url)
         await #expect(throws: GatehouseError.sessionInvalid) { try await auth.link(.google(idToken: Self.token(#"{"sub":"1"}"#))) }
         await #expect(throws: GatehouseError.sessionInvalid) { try await auth.unlink(provider: "google") }
@@ -110,8 +75,8 @@ struct GatehouseAuthProviderTests {
     }
 
     @Test func theGuestIdIsRandomAndKeptInTheStore() async throws {
-        let canned = try CannedServer(reply: CannedServer.success)
-        defer { _ = canned.server.stop() }
+        let canned = try StandInGraphQLServer(reply: Canned.success)
+        defer { canned.stop() }
         let store = MemorySessionStore()
         try await client(canned.url, store: store).logIn(with: .anonymous)
         try await client(canned.url, store: store).logIn(with: .anonymous)  // another launch
@@ -127,8 +92,8 @@ struct GatehouseAuthProviderTests {
 
     @Test(arguments: ["", "not-a-token", "a.b", "a.%%%.c", Self.token(#"{"iss":"x"}"#), Self.token(#"{"sub":""}"#), Self.token(#"{"sub":7}"#)])
     func aTokenWithoutASubjectIsRefusedWithoutARequest(_ token: String) async throws {
-        let canned = try CannedServer(reply: CannedServer.success)
-        defer { _ = canned.server.stop() }
+        let canned = try StandInGraphQLServer(reply: Canned.success)
+        defer { canned.stop() }
         let auth = try client(canned.url)
         await #expect(throws: GatehouseError.invalidProviderToken(provider: "google")) { try await auth.logIn(with: .google(idToken: token)) }
         await #expect(throws: GatehouseError.invalidProviderToken(provider: "acme")) {
@@ -156,11 +121,11 @@ struct GatehouseAuthProviderTests {
         ErrorCase(code: 155, message: "Too many requests.", expected: .rateLimited(retryAfter: nil)),
     ])
     func providerErrorsMapToCases(_ item: ErrorCase) async throws {
-        let canned = try CannedServer { operation in
-            operation == "LogInWith" && item.code != 252 ? CannedServer.success(operation)
-                : CannedServer.error(code: item.code, message: item.message)
+        let canned = try StandInGraphQLServer { operation in
+            operation == "LogInWith" && item.code != 252 ? Canned.success(operation)
+                : StandInGraphQLServer.error(code: item.code, message: item.message)
         }
-        defer { _ = canned.server.stop() }
+        defer { canned.stop() }
         let google = Self.token(#"{"sub":"1"}"#)
         if item.code == 252 {
             await #expect(throws: item.expected) { try await client(canned.url).logIn(with: .google(idToken: google)) }
