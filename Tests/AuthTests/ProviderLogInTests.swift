@@ -235,4 +235,12 @@ import Testing
             == ["anonymous": ["id": "g1"]])
         #expect(Self.error(h.graphql(query, variables: ["id": .string(guest.id)], token: alice.token)) == "101 Object not found.")
     }
+
+    @Test func deletingAUserFreesItsProviderIds() throws {
+        let h = try Harness()
+        let guest = try Self.guest(h, "g1")
+        #expect(AccountChangeTests.delete(h, guest.id, token: guest.token).errors.isEmpty)
+        #expect(try h.count("SELECT count(*)::int FROM user_identities") == 0)
+        #expect(try Self.guest(h, "g1").id != guest.id)
+    }
 }
