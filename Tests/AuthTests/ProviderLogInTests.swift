@@ -109,6 +109,8 @@ import Testing
         let object = try #require(try JSON.parse(authData).objectValue)
         #expect(Self.error(Self.logInWith(h, object)) == expected, "\(name)")
         #expect(try h.count("SELECT count(*)::int FROM users") == 0)
+        // Which check failed goes to the log only.
+        #expect(h.capturedLogs.contains { $0.hasPrefix("invalid authData for provider anonymous") } == (expected == Self.invalidAnonymous))
     }
 
     @Test func disabledAnonymousIsUnsupported() throws {

@@ -99,8 +99,8 @@ extension AuthService {
     /// log only).
     private func verify(_ provider: String, _ value: JSON) throws(AuthError) -> String {
         guard let providers, providers.isSupported(provider) else { throw .unsupportedAuthentication }
-        guard case .object(let data) = value else { throw .invalidAuthData(provider: provider) }
-        do {
+        do throws(ProviderFailure) {
+            guard case .object(let data) = value else { throw .invalid(detail: "not an object") }
             return try providers.verify(provider, data)
         } catch {
             switch error {
