@@ -28,7 +28,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
         .target(
-            name: "Auth", dependencies: ["IPNetworks", "JSON", "Mail", "Postgres", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
@@ -40,6 +40,8 @@ let package = Package(
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
+        // Third-party log-in: provider configuration and token verification (a stand-in until branch providers).
+        .target(name: "Providers", dependencies: ["JSON"]),
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
         // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
         // list into Auth as `CommonPasswordList.text`.
@@ -79,7 +81,7 @@ let package = Package(
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
