@@ -160,6 +160,26 @@ struct GatehouseAuthProviderTests {
         #expect(try await client(server.url).logIn(with: .anonymous).objectId != guest.objectId)
     }
 
+    @Test func linkAndUnlinkErrorsFromTheServer() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let guestStore = MemorySessionStore()
+        let guest = try client(server.url, store: guestStore)
+        try await guest.logIn(with: .anonymous)
+        await #expect(throws: GatehouseError.lastLogInMethod) { try await guest.unlink(provider: "anonymous") }
+
+        // Another user's client with the same guest id: that id is linked to the guest already.
+        let otherStore = MemorySessionStore()
+        otherStore.write(try #require(guestStore.read(.anonymousId)), for: .anonymousId)
+        let other = try client(server.url, store: otherStore)
+        try await other.signUp(username: "bob", password: "password11")
+        await #expect(throws: GatehouseError.providerAlreadyLinked) { try await other.link(.anonymous) }
+        await #expect(throws: GatehouseError.unsupportedProvider) {
+            try await other.link(.oidc(provider: "acme", idToken: Self.token(#"{"sub":"1"}"#)))
+        }
+        #expect(try await other.refreshCurrentUser()?.username == "bob")
+    }
+
     @Test func theServerRefusesAProviderItDoesNotKnow() async throws {
         let server = try InProcessServer()
         defer { server.stop() }
