@@ -45,8 +45,6 @@ let package = Package(
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        // Third-party log-in: provider configuration and token verification (a stand-in until branch providers).
-        .target(name: "Providers", dependencies: ["JSON"]),
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
         // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
         // list into Auth as `CommonPasswordList.text`.

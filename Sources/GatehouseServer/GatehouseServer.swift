@@ -132,7 +132,7 @@ public final class GatehouseServer: Sendable {
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
-            sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
