@@ -4,7 +4,7 @@ ARG SWIFT_IMAGE=swift:6.3-bookworm
 FROM ${SWIFT_IMAGE} AS build
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev \
+      pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev libssl-dev \
  && rm -rf /var/lib/apt/lists/*
 WORKDIR /src
 COPY Package.swift ./
@@ -20,7 +20,7 @@ RUN swift build -c release --product gatehouse --static-swift-stdlib \
 FROM debian:bookworm-slim
 RUN apt-get update \
  && DEBIAN_FRONTEND=noninteractive apt-get install -y --no-install-recommends \
-      libpq5 libsodium23 libmicrohttpd12 libcrypt1 libcurl4 libstdc++6 ca-certificates \
+      libpq5 libsodium23 libmicrohttpd12 libcrypt1 libcurl4 libssl3 libstdc++6 ca-certificates \
  && rm -rf /var/lib/apt/lists/* \
  && useradd --system --uid 10001 --home-dir /var/lib/gatehouse --create-home gatehouse
 COPY --from=build /usr/local/bin/gatehouse /usr/local/bin/gatehouse

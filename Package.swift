@@ -24,6 +24,7 @@ let package = Package(
         .systemLibrary(name: "CCrypt", pkgConfig: "libxcrypt", providers: [.apt(["libcrypt-dev"])]),
         .systemLibrary(name: "CMicroHTTPD", pkgConfig: "libmicrohttpd", providers: [.apt(["libmicrohttpd-dev"])]),
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
+        .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
@@ -32,16 +33,18 @@ let package = Package(
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
-        // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH).
+        // Third-party log-in: provider configuration, key sets cached per provider, ID token checks.
+        .target(name: "Providers", dependencies: ["Curl", "JSON", "JWT", "Locking"]),
+        // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH) and HTTPS GETs.
         .target(name: "Curl", dependencies: ["CCurl"]),
+        // JSON Web Tokens and Keys: RS256 and ES256 signatures (libcrypto), ID token claims.
+        .target(name: "JWT", dependencies: ["CCrypto", "JSON"]),
         // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
         .target(name: "Mail"),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
-        // Third-party log-in: provider configuration and token verification (a stand-in until branch providers).
-        .target(name: "Providers", dependencies: ["JSON"]),
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
         // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
         // list into Auth as `CommonPasswordList.text`.
@@ -51,7 +54,7 @@ let package = Package(
         // Configuration, wiring, embedded database, logging, metrics, signals.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -83,6 +86,8 @@ let package = Package(
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
+        .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),

@@ -2,12 +2,12 @@
 # Installs the Debian packages Gatehouse builds and tests with, when missing.
 # As root (or with sudo) it runs apt-get; otherwise it prints the exact command.
 set -euo pipefail
-packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev postgresql)
+packages=(pkg-config libpq-dev libsodium-dev libmicrohttpd-dev libcrypt-dev libcurl4-openssl-dev libssl-dev postgresql)
 if [ "${1:-}" = "--test" ]; then
   # wrk for the benchmarks, chromium for the browser tests of the pages (fonts-nanum so that
   # the Korean pages' screenshots are readable), PyYAML for the docker-compose.yml check,
-  # aiosmtpd and openssl for the SMTP test server.
-  packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl)
+  # aiosmtpd and openssl for the SMTP test server, cryptography for the OpenID Connect test provider.
+  packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl python3-cryptography)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
 ensure_pyyaml() {

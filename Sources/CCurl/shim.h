@@ -21,3 +21,7 @@ static inline CURLcode gatehouse_curl_setopt_read_function(CURL *handle, curl_re
 static inline CURLcode gatehouse_curl_getinfo_long(CURL *handle, CURLINFO info, long *value) {
     return curl_easy_getinfo(handle, info, value);
 }
+
+static inline CURLcode gatehouse_curl_setopt_write_function(CURL *handle, CURLoption option, curl_write_callback callback) {
+    return curl_easy_setopt(handle, option, callback);
+}

@@ -44,13 +44,24 @@ final class EasyHandle {
         try check(gatehouse_curl_setopt_read_function(handle, callback), setting: CURLOPT_READFUNCTION)
     }
 
+    /// CURLOPT_WRITEFUNCTION or CURLOPT_HEADERFUNCTION (both take a write callback).
+    func setWriteFunction(_ option: CURLoption, _ callback: curl_write_callback) throws(SMTPError) {
+        try check(gatehouse_curl_setopt_write_function(handle, option, callback), setting: option)
+    }
+
+    /// CURLINFO_RESPONSE_CODE of the finished transfer (0 when there was none).
+    var responseCode: Int {
+        var code = 0
+        _ = gatehouse_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &code)
+        return code
+    }
+
     /// Runs the transfer. On failure: curl's error text (or its generic text for the code) and
     /// the server's last reply code; `permanent` decides, from those, whether to retry.
     func perform(permanent: (CURLcode, Int?) -> Bool) -> SMTPError? {
         let code = curl_easy_perform(handle)
         guard code != CURLE_OK else { return nil }
-        var reply = 0
-        _ = gatehouse_curl_getinfo_long(handle, CURLINFO_RESPONSE_CODE, &reply)
+        let reply = self.responseCode
         let responseCode = reply > 0 ? reply : nil
         let detail = errorBuffer[0] != 0 ? String(cString: errorBuffer) : String(cString: curl_easy_strerror(code))
         let replyText = responseCode.map { ", server reply \($0)" } ?? ""

@@ -8,6 +8,7 @@ import HTTPServer
 import Locking
 import Mail
 import Postgres
+import Providers
 import Sodium
 
 /// A running Gatehouse: database (embedded or external), migrations, the served
@@ -23,6 +24,8 @@ public final class GatehouseServer: Sendable {
     private let listener: NotificationListener?
     private let mailSender: MailSender?
     private let http: HTTPServer
+    /// The `logInWith` providers of `GATEHOUSE_AUTH_PROVIDERS`.
+    let providers: ProviderRegistry
 
     /// Why the server could not start: a message for the operator (no secrets).
     public struct StartError: Error, CustomStringConvertible, Sendable {
@@ -46,6 +49,10 @@ public final class GatehouseServer: Sendable {
             do { blocklist = try PasswordBlocklist(path: path) } catch {
                 throw StartError("GATEHOUSE_PASSWORD_BLOCKLIST (--password-blocklist): \(error)")
             }
+        }
+
+        do { providers = ProviderRegistry(configuration: try ProviderConfiguration.parse(settings.authProviders)) } catch {
+            throw StartError("GATEHOUSE_AUTH_PROVIDERS (--auth-providers): \(error)")
         }
 
         let from: MailAddress
@@ -125,7 +132,7 @@ public final class GatehouseServer: Sendable {
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
-            sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])

@@ -15,6 +15,8 @@ public struct Settings: Sendable, Hashable {
     public var passwordMinLength = 8
     public var passwordMaxBytes = 1024
     public var passwordBlocklist: String? = nil
+    /// Third-party log-in providers: JSON, or `@/path/file.json`; nil: anonymous users only.
+    public var authProviders: String? = nil
     public var rateLimitPerAddress = 100
     public var rateLimitPerAccount = 10
     public var lockoutThreshold = 0
@@ -105,6 +107,9 @@ extension Settings {
         text("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "PATH",
              "File of breached passwords' SHA-1 hashes (Pwned Passwords format, sorted), refused as too common; unset: the built-in list only",
              { $0.passwordBlocklist = $1.isEmpty ? nil : $1 }, { $0.passwordBlocklist ?? "(none)" }),
+        text("auth-providers", "GATEHOUSE_AUTH_PROVIDERS", "JSON",
+             "logInWith providers: JSON, or @/path/file.json (anonymous, google, apple, any OpenID Connect provider)",
+             { $0.authProviders = $1.isEmpty ? nil : $1 }, { $0.authProviders ?? "{\"anonymous\": {\"enabled\": true}}" }),
         integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "signUp and logIn attempts per client network (IPv4 address, IPv6 /64) per minute, per instance; 0: off", 0...1_000_000, \.rateLimitPerAddress),
         integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account and client network per 15 minutes, 10x over all networks; shared by instances; 0: off", 0...1_000_000, \.rateLimitPerAccount),
         integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),

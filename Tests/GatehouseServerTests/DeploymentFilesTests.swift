@@ -77,7 +77,7 @@ import Testing
         #expect(lines.contains { $0.hasPrefix("COPY --from=") })
         // The runtime stage is the last one.
         let runtime = text.components(separatedBy: "\nFROM ").last ?? ""
-        for package in ["libpq5", "libsodium23", "libmicrohttpd12", "libcurl4"] {
+        for package in ["libpq5", "libsodium23", "libmicrohttpd12", "libcurl4", "libssl3"] {
             #expect(runtime.contains(package), "\(package) in the runtime stage")
         }
         #expect(runtime.contains("EXPOSE 1337"))

@@ -33,6 +33,7 @@ let settingCases: [SettingCase] = [
     SettingCase("session-length", "GATEHOUSE_SESSION_LENGTH", "3600", { $0.sessionLength == 3600 }),
     SettingCase("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "12", { $0.passwordMinLength == 12 }),
     SettingCase("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "64", { $0.passwordMaxBytes == 64 }),
+    SettingCase("auth-providers", "GATEHOUSE_AUTH_PROVIDERS", "@/etc/gatehouse/providers.json", { $0.authProviders == "@/etc/gatehouse/providers.json" }),
     SettingCase("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "/var/lib/gh/pwned.txt", { $0.passwordBlocklist == "/var/lib/gh/pwned.txt" }),
     SettingCase("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "0", { $0.rateLimitPerAddress == 0 }),
     SettingCase("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "3", { $0.rateLimitPerAccount == 3 }),

@@ -94,14 +94,12 @@ extension AuthService {
         return (links, unlinks)
     }
 
-    /// The provider's user id from its `authData` object (252 when the provider is not
-    /// configured; 101 when `value` is not an object or fails a check, whose detail goes to the
-    /// log only).
+    /// The provider's user id from its `authData` entry `value` (252 when the provider is not
+    /// configured; 101 when it fails a check, whose detail goes to the log only).
     private func verify(_ provider: String, _ value: JSON) throws(AuthError) -> String {
         guard let providers, providers.isSupported(provider) else { throw .unsupportedAuthentication }
-        do throws(ProviderFailure) {
-            guard case .object(let data) = value else { throw .invalid(detail: "not an object") }
-            return try providers.verify(provider, data)
+        do {
+            return try providers.verify(provider, [provider: value])
         } catch {
             switch error {
             case .unsupported: throw .unsupportedAuthentication

@@ -1,0 +1,37 @@
+/// Strict base64url without padding (RFC 7515 §2, RFC 4648 §5), as JWS and JWK use it.
+enum Base64URL {
+    /// Decodes `text`; nil when it holds padding, a character outside the URL-safe alphabet, a
+    /// length no encoding produces (4n + 1), or non-zero unused bits in its last character (so
+    /// each byte string has exactly one accepted encoding).
+    static func decode(_ text: Substring) -> [UInt8]? {
+        let characters = Array(text.utf8)
+        guard characters.count % 4 != 1 else { return nil }
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(characters.count * 3 / 4)
+        var buffer: UInt32 = 0
+        var bits = 0
+        for character in characters {
+            guard let value = sextet(character) else { return nil }
+            buffer = (buffer << 6) | UInt32(value)
+            bits += 6
+            if bits >= 8 {
+                bits -= 8
+                bytes.append(UInt8(truncatingIfNeeded: buffer >> UInt32(bits)))
+                buffer &= (1 << UInt32(bits)) - 1
+            }
+        }
+        guard buffer == 0 else { return nil }
+        return bytes
+    }
+
+    private static func sextet(_ character: UInt8) -> UInt8? {
+        switch character {
+        case UInt8(ascii: "A")...UInt8(ascii: "Z"): character - UInt8(ascii: "A")
+        case UInt8(ascii: "a")...UInt8(ascii: "z"): character - UInt8(ascii: "a") + 26
+        case UInt8(ascii: "0")...UInt8(ascii: "9"): character - UInt8(ascii: "0") + 52
+        case UInt8(ascii: "-"): 62
+        case UInt8(ascii: "_"): 63
+        default: nil
+        }
+    }
+}

@@ -1,0 +1,49 @@
+public import JSON
+
+/// A public JSON Web Key (RFC 7517, RFC 7518 §6): RSA (`n`, `e`, at least 2048 bits) or EC P-256
+/// (`crv` "P-256", `x`, `y`). The key material is checked when the key is made.
+public struct JSONWebKey: Sendable {
+    /// `kty`: "RSA" or "EC".
+    public let keyType: String
+    /// `kid`, which a token's header names to pick its key from a set.
+    public let keyId: String?
+    /// `alg` if the key states one; a token of another algorithm is then refused.
+    public let algorithm: String?
+    let publicKey: PublicKey
+
+    /// Reads a key object. Throws ``JWTError/unsupportedKey(_:)`` for another `kty` or EC curve,
+    /// ``JWTError/invalidKey(_:)`` for missing, malformed or weak key material.
+    public init(json: JSONObject) throws(JWTError) {
+        guard let keyType = json["kty"]?.stringValue else { throw JWTError.invalidKey("\"kty\" is missing or not a string") }
+        keyId = try Self.optionalString(json, "kid")
+        algorithm = try Self.optionalString(json, "alg")
+        switch keyType {
+        case "RSA":
+            publicKey = try PublicKey.rsa(modulus: Self.bytes(json, "n"), exponent: Self.bytes(json, "e"))
+        case "EC":
+            guard let curve = json["crv"]?.stringValue else { throw JWTError.invalidKey("\"crv\" is missing or not a string") }
+            guard curve == "P-256" else { throw JWTError.unsupportedKey("EC curve \"\(curve)\"") }
+            let x = try Self.bytes(json, "x")
+            let y = try Self.bytes(json, "y")
+            guard x.count == 32, y.count == 32 else { throw JWTError.invalidKey("P-256 \"x\" and \"y\" must be 32 bytes each") }
+            publicKey = try PublicKey.p256(x: x, y: y)
+        default:
+            throw JWTError.unsupportedKey("\"kty\" \"\(keyType)\"")
+        }
+        self.keyType = keyType
+    }
+
+    private static func optionalString(_ json: JSONObject, _ name: String) throws(JWTError) -> String? {
+        guard let value = json[name], !value.isNull else { return nil }
+        guard let text = value.stringValue else { throw JWTError.invalidKey("\"\(name)\" is not a string") }
+        return text
+    }
+
+    private static func bytes(_ json: JSONObject, _ name: String) throws(JWTError) -> [UInt8] {
+        guard let text = json[name]?.stringValue else { throw JWTError.invalidKey("\"\(name)\" is missing or not a string") }
+        guard let bytes = Base64URL.decode(text[...]), !bytes.isEmpty else {
+            throw JWTError.invalidKey("\"\(name)\" is not base64url without padding")
+        }
+        return bytes
+    }
+}
