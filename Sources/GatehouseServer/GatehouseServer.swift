@@ -51,9 +51,11 @@ public final class GatehouseServer: Sendable {
             }
         }
 
-        do { providers = ProviderRegistry(configuration: try ProviderConfiguration.parse(settings.authProviders)) } catch {
+        let providerConfiguration: ProviderConfiguration
+        do { providerConfiguration = try ProviderConfiguration.parse(settings.authProviders) } catch {
             throw StartError("GATEHOUSE_AUTH_PROVIDERS (--auth-providers): \(error)")
         }
+        providers = ProviderRegistry(configuration: providerConfiguration)
 
         let from: MailAddress
         if let mailFrom = settings.mailFrom {
@@ -167,7 +169,8 @@ public final class GatehouseServer: Sendable {
             metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
             pages: Pages(
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
-                devMailbox: devMailbox != nil),
+                devMailbox: devMailbox != nil,
+                providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
             mailSender: mailSender, devMailbox: devMailbox)
 
         janitor = SessionJanitorThread(
