@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseClient
+import JSON
 import ServerTestSupport
 import Testing
 
@@ -178,6 +179,50 @@ struct GatehouseAuthProviderTests {
             try await other.link(.oidc(provider: "acme", idToken: Self.token(#"{"sub":"1"}"#)))
         }
         #expect(try await other.refreshCurrentUser()?.username == "bob")
+    }
+
+    @Test func providerTokensFromALocalOpenIDConnectProvider() async throws {
+        let provider = try OIDCTestProvider.start()
+        defer { provider.stop() }
+        let keys = #""client_ids": ["\#(OIDCTestProvider.clientID)"], "issuer": "\#(provider.issuer)", "jwks_uri": "\#(provider.jwksURI)""#
+        let server = try InProcessServer { $0.authProviders = #"{"google": {\#(keys)}, "apple": {\#(keys)}, "acme": {\#(keys)}}"# }
+        defer { server.stop() }
+        func token(_ subject: String, alg: String = "RS256", _ more: JSONObject = [:]) throws -> String {
+            var claims = more
+            claims["sub"] = .string(subject)
+            return try provider.mint(claims: claims, alg: alg)
+        }
+
+        // Google-style RS256: the first log-in creates the user, the next logs in to it.
+        let google = try client(server.url)
+        let googleUser = try await google.logIn(with: .google(idToken: try token("g-1")))
+        #expect(try await client(server.url).logIn(with: .google(idToken: try token("g-1"))).objectId == googleUser.objectId)
+        await #expect(throws: GatehouseError.invalidProviderToken(provider: "google")) {
+            try await client(server.url).logIn(with: .google(idToken: try token("g-1", ["aud": "another-app"])))
+        }
+
+        // Apple-style ES256 with a nonce, which must match.
+        let appleToken = try token("a-1", alg: "ES256", ["nonce": "n-1"])
+        let apple = try client(server.url)
+        await #expect(throws: GatehouseError.invalidProviderToken(provider: "apple")) {
+            try await apple.logIn(with: .apple(idToken: appleToken, nonce: "n-2"))
+        }
+        #expect(try await apple.logIn(with: .apple(idToken: appleToken, nonce: "n-1")).objectId != googleUser.objectId)
+
+        // A password user links acme and logs in with it; nobody else can link it; unlinked, it
+        // makes a new user.
+        let alice = try client(server.url)
+        let aliceUser = try await alice.signUp(username: "alice", password: "password11")
+        try await alice.link(.oidc(provider: "acme", idToken: try token("acme-7")))
+        #expect(try await client(server.url).logIn(with: .oidc(provider: "acme", idToken: try token("acme-7"))).objectId
+            == aliceUser.objectId)
+        await #expect(throws: GatehouseError.providerAlreadyLinked) {
+            try await google.link(.oidc(provider: "acme", idToken: try token("acme-7")))
+        }
+        await #expect(throws: GatehouseError.lastLogInMethod) { try await google.unlink(provider: "google") }
+        try await alice.unlink(provider: "acme")
+        #expect(try await client(server.url).logIn(with: .oidc(provider: "acme", idToken: try token("acme-7"))).objectId
+            != aliceUser.objectId)
     }
 
     @Test func theServerRefusesAProviderItDoesNotKnow() async throws {

@@ -5,7 +5,7 @@ import Synchronization
 /// A stand-in for a Gatehouse server on a loopback port, for client tests: answers every
 /// `/graphql` request with `reply(operationName)` (the word after `query`/`mutation`, e.g.
 /// `LogInWith`) as JSON, and keeps each request's `variables.input`. Other paths get `page`.
-public final class StandInGraphQLServer: Sendable {
+final class StandInGraphQLServer: Sendable {
     struct Handler: HTTPHandler {
         let page: HTTPResponse
         let reply: @Sendable (String) -> String
@@ -28,22 +28,22 @@ public final class StandInGraphQLServer: Sendable {
     private let server: HTTPServer
     private let log = Inputs()
 
-    public init(page: HTTPResponse = HTTPResponse(status: 404), reply: @escaping @Sendable (String) -> String) throws {
+    init(page: HTTPResponse = HTTPResponse(status: 404), reply: @escaping @Sendable (String) -> String) throws {
         server = HTTPServer(configuration: .init(workerThreads: 1), handler: Handler(page: page, reply: reply, inputs: log))
         try server.start()
     }
 
     /// `http://127.0.0.1:<port>`.
-    public var origin: String { "http://127.0.0.1:\(server.boundPort ?? 0)" }
+    var origin: String { "http://127.0.0.1:\(server.boundPort ?? 0)" }
     /// The GraphQL endpoint.
-    public var url: URL { URL(string: origin + "/graphql")! }
+    var url: URL { URL(string: origin + "/graphql")! }
     /// The `variables.input` of every GraphQL request so far, in order, as JSON with sorted keys.
-    public var inputs: [String] { log.list.withLock { $0 } }
+    var inputs: [String] { log.list.withLock { $0 } }
 
-    public func stop() { _ = server.stop() }
+    func stop() { _ = server.stop() }
 
     /// A GraphQL error response.
-    public static func error(code: Int, message: String) -> String {
+    static func error(code: Int, message: String) -> String {
         #"{"errors": [{"message": "\#(message)", "extensions": {"code": \#(code)}}], "data": null}"#
     }
 }
