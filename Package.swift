@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
         .target(
-            name: "Auth", dependencies: ["IPNetworks", "JSON", "Mail", "Postgres", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
@@ -84,7 +84,7 @@ let package = Package(
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
@@ -96,7 +96,7 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]

@@ -89,14 +89,11 @@ extension AuthGraphQL {
             }
         }
 
-        // Third-party log-in comes with its own issue: any authData is refused as unsupported.
-        r.field("Mutation.logInWith") { _, _, context, _ in
-            try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .unsupportedAuthentication }
-        }
+        // Parse's multi-factor challenges: no provider here has one.
         r.field("Mutation.challenge") { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .unsupportedAuthentication }
         }
-        for field in ["LogInWithPayload.viewer", "LogInWithPayload.clientMutationId", "ChallengePayload.challengeData", "ChallengePayload.clientMutationId"] {
+        for field in ["ChallengePayload.challengeData", "ChallengePayload.clientMutationId"] {
             r.field(field) { _, _, _, _ in .null }
         }
     }
@@ -107,7 +104,7 @@ extension AuthGraphQL {
         var changes = UserChanges(
             username: fields["username"]?.stringValue, email: fields["email"]?.stringValue,
             password: fields["password"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
-            hasAuthData: isNonEmptyObject(fields["authData"]))
+            authData: fields["authData"]?.objectValue ?? [:])
         if case .object(let acl)? = fields["ACL"] { changes.acl = Self.acl(acl) }
         return changes
     }

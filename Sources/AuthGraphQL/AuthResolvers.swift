@@ -49,7 +49,17 @@ public enum AuthGraphQL {
             }
         }
 
-        for payload in ["SignUpPayload", "LogInPayload"] {
+        r.field("Mutation.logInWith") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let grant = try auth.logInWith(
+                    authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"]),
+                    request: context.request)
+                return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+
+        for payload in ["SignUpPayload", "LogInPayload", "LogInWithPayload"] {
             r.field("\(payload).viewer", on: Payload.self) { payload, _, _, _ in .value(payload.viewer) }
             r.field("\(payload).clientMutationId", on: Payload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
         }
@@ -67,8 +77,12 @@ public enum AuthGraphQL {
         r.field("User.username", on: User.self) { user, _, _, _ in .string(user.username) }
         r.field("User.email", on: User.self) { user, _, _, _ in optional(user.email) }
         r.field("User.emailVerified", on: User.self) { user, _, _, _ in .bool(user.emailVerified) }
-        // No third-party providers yet: nothing is ever stored in authData.
-        r.field("User.authData", on: User.self) { _, _, _, _ in .null }
+        // Every User the API returns is its owner's (or the master key's): no check needed here.
+        r.field("User.authData", on: User.self) { user, _, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                try auth.authData(userId: user.objectId).map { .json(.object($0)) } ?? .null
+            }
+        }
         r.field("User.authDataResponse", on: User.self) { _, _, _, _ in .null }
 
         bindAccounts(&r, auth: auth, log: log)
@@ -122,8 +136,9 @@ public enum AuthGraphQL {
         return false
     }
 
-    /// `CreateUserFieldsInput` as the domain's `SignUpFields` (nil when absent or null).
-    private static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
+    /// `CreateUserFieldsInput` (or logInWith's `UserLoginWithInput`) as the domain's
+    /// `SignUpFields` (nil when absent or null).
+    static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
         guard case .object(let fields)? = value else { return nil }
         var result = SignUpFields(
             username: fields["username"]?.stringValue, password: fields["password"]?.stringValue,

@@ -144,7 +144,7 @@ extension GatehouseAuth {
     }
 
     /// `updateUser` of the signed-in user with `fields`; stores and returns the updated user.
-    private func updateUser(_ fields: [String: JSONValue], currentPassword: String?) async throws(GatehouseError) -> User {
+    func updateUser(_ fields: [String: JSONValue], currentPassword: String?) async throws(GatehouseError) -> User {
         let session = try requireSession()
         var input = userInput(session, currentPassword: currentPassword)
         input["fields"] = .object(fields)

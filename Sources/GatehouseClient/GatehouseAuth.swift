@@ -25,7 +25,7 @@ public final class GatehouseAuth: Sendable {
     /// The `X-Parse-Installation-Id` sent with every request: the configured one, or the one
     /// generated on first use and kept in the store.
     public let installationId: String
-    private let store: any SessionStore
+    let store: any SessionStore
     let transport: GraphQLTransport
     let state: AuthState
 
@@ -175,7 +175,7 @@ public final class GatehouseAuth: Sendable {
         do { try store.remove(.session) } catch { throw .storage(String(describing: error)) }
     }
 
-    private func signIn(_ viewer: JSONValue?) throws(GatehouseError) -> User {
+    func signIn(_ viewer: JSONValue?) throws(GatehouseError) -> User {
         guard let viewer, let token = viewer["sessionToken"]?.string, let userJSON = viewer["user"] else {
             throw .server(code: nil, message: "The server sent no session.")
         }

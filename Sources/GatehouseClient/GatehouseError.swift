@@ -35,6 +35,17 @@ public enum GatehouseError: Error, Sendable, Hashable {
     case emailNotVerified
     /// The signed-in user has no email address to verify (no request was made).
     case noEmail
+    /// 252: the server does not accept this log-in provider (not configured, or disabled).
+    case unsupportedProvider
+    /// 101 `Invalid authData for provider <name>.`: the server refused the provider's token
+    /// (signature, issuer, audience, expiry, subject or nonce), or the SDK could not read the
+    /// token's subject (no request was made).
+    case invalidProviderToken(provider: String)
+    /// 208: this provider account is already linked to another user.
+    case providerAlreadyLinked
+    /// 142: unlinking would leave the account without a way to log in (no password and no
+    /// other provider); set a password or link another provider first.
+    case lastLogInMethod
     /// 155: too many attempts; `retryAfter` is the server's `Retry-After` in seconds, when sent.
     case rateLimited(retryAfter: Int?)
     /// HTTP 403 `{"error":"unauthorized"}`: the application id is missing or wrong.
@@ -52,6 +63,11 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 202: self = .usernameTaken
         case 203: self = .emailTaken
         case 125: self = .invalidEmail
+        case 252 where message == "This authentication method is unsupported.": self = .unsupportedProvider
+        case 101 where message.hasPrefix(Self.invalidAuthDataPrefix) && message.hasSuffix("."):
+            self = .invalidProviderToken(provider: String(message.dropFirst(Self.invalidAuthDataPrefix.count).dropLast()))
+        case 208 where message == "this auth is already used": self = .providerAlreadyLinked
+        case 142 where message == "The last way to log in cannot be removed.": self = .lastLogInMethod
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
@@ -67,14 +83,19 @@ public enum GatehouseError: Error, Sendable, Hashable {
         }
     }
 
+    /// The start of the server's 101 message for a refused provider token; the provider's name follows.
+    private static let invalidAuthDataPrefix = "Invalid authData for provider "
+
     /// The Parse error code of a server error, or `nil` for client-side failures.
     public var code: Int? {
         switch self {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong: 142
-        case .invalidCredentials: 101
+        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod: 142
+        case .invalidCredentials, .invalidProviderToken: 101
+        case .unsupportedProvider: 252
+        case .providerAlreadyLinked: 208
         case .sessionInvalid: 209
         case .rateLimited: 155
         case .recentLoginRequired: 206
@@ -118,6 +139,11 @@ extension GatehouseError: LocalizedError {
         case .emailNotVerified:
             return "Your email address is not verified yet. Open the link in the email we sent you, then log in."
         case .noEmail: return "Your account has no email address. Add one first."
+        case .unsupportedProvider: return "This server does not offer that way to log in."
+        case .invalidProviderToken(let provider):
+            return "The sign-in with \(provider) was not accepted. Sign in with \(provider) again."
+        case .providerAlreadyLinked: return "That account is already linked to another user."
+        case .lastLogInMethod: return "This is your last way to log in. Set a password or link another account first."
         case .unauthorized: return "The server did not accept this app's application id."
         case .network(let detail): return "Cannot reach the server (\(detail)). Check the address and your connection."
         case .storage(let detail): return "The session could not be saved or read on this device (\(detail))."

@@ -51,9 +51,11 @@ public final class GatehouseServer: Sendable {
             }
         }
 
-        do { providers = ProviderRegistry(configuration: try ProviderConfiguration.parse(settings.authProviders)) } catch {
+        let providerConfiguration: ProviderConfiguration
+        do { providerConfiguration = try ProviderConfiguration.parse(settings.authProviders) } catch {
             throw StartError("GATEHOUSE_AUTH_PROVIDERS (--auth-providers): \(error)")
         }
+        providers = ProviderRegistry(configuration: providerConfiguration)
 
         let from: MailAddress
         if let mailFrom = settings.mailFrom {
@@ -132,7 +134,7 @@ public final class GatehouseServer: Sendable {
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
-            sessionCache: cache, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
@@ -167,7 +169,8 @@ public final class GatehouseServer: Sendable {
             metrics: Metrics(), pool: pool, hashing: hashing, connectionCounts: connectionCounts,
             pages: Pages(
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
-                devMailbox: devMailbox != nil),
+                devMailbox: devMailbox != nil,
+                providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
             mailSender: mailSender, devMailbox: devMailbox)
 
         janitor = SessionJanitorThread(

@@ -22,11 +22,17 @@ struct Pages: Sendable {
     let links: LinkPages
 
     /// `devMailbox`: whether this server shows its outbox at `/_dev/mailbox` (the sample app links to it).
-    init(appId: String? = nil, passwordMinLength: Int = 8, appName: String = "Gatehouse", devMailbox: Bool = false) {
+    /// `providers`: the enabled `logInWith` providers; `anonymous` shows "Continue as guest", every
+    /// other name a button that takes a pasted ID token.
+    init(
+        appId: String? = nil, passwordMinLength: Int = 8, appName: String = "Gatehouse", devMailbox: Bool = false,
+        providers: [String] = ["anonymous"]
+    ) {
         var config: JSONObject = ["passwordMinLength": .int(passwordMinLength)]
         config["appId"] = appId.map { .string($0) } ?? .null
         let explorerConfig = Self.dataBlock(config)
         config["devMailbox"] = .bool(devMailbox)
+        config["providers"] = .array(providers.map { .string($0) })
         config["text"] = PageText.json(PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength))
         app = Self.page(
             title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: AppPage.script,
@@ -226,6 +232,21 @@ footer a { color: var(--muted); }
     <p class="lead">Create an account or log in to continue.</p>
     <button id="go-register" type="button">Create account</button>
     <button id="go-login" type="button" class="secondary">Log in</button>
+    <div id="provider-buttons"></div>
+    <button id="go-guest" type="button" class="secondary" hidden>Continue as guest</button>
+    <p id="start-error" class="error" role="alert" hidden></p>
+  </section>
+
+  <section id="provider" hidden>
+    <h1 id="provider-title">Continue with a provider</h1>
+    <p class="lead">Development mode: paste an ID token the provider issued for this app.</p>
+    <form id="provider-form" novalidate>
+      <label for="provider-token">ID token</label>
+      <input id="provider-token" name="token" autocomplete="off" spellcheck="false" required>
+      <p id="provider-error" class="error" role="alert" hidden></p>
+      <button id="provider-submit" type="submit">Continue</button>
+    </form>
+    <button type="button" class="link back">&larr; Back</button>
   </section>
 
   <section id="register" hidden>
@@ -351,22 +372,26 @@ footer a { color: var(--muted); }
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
   const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
-  const SCREENS = ["start", "register", "login", "forgot", "home", "account", "devices"];
+  const SCREENS = ["start", "register", "login", "forgot", "provider", "home", "account", "devices"];
+  const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
   const CURRENT_PASSWORD = { 101: "error.101.current" };
 
-  function installationId() {
-    let id = localStorage.getItem(INSTALLATION_KEY);
+  // A random UUID kept in localStorage under `key`: the installation id, and the guest's id (the
+  // same guest comes back in this browser).
+  function storedId(key) {
+    let id = localStorage.getItem(key);
     if (!id) {
       const bytes = crypto.getRandomValues(new Uint8Array(16));
       bytes[6] = (bytes[6] & 0x0f) | 0x40;
       bytes[8] = (bytes[8] & 0x3f) | 0x80;
       const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
       id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
-      localStorage.setItem(INSTALLATION_KEY, id);
+      localStorage.setItem(key, id);
     }
     return id;
   }
+  function installationId() { return storedId(INSTALLATION_KEY); }
 
   function loadSession() {
     try { return JSON.parse(localStorage.getItem(SESSION_KEY)); } catch (e) { return null; }
@@ -412,6 +437,7 @@ footer a { color: var(--muted); }
   function showStart(notice) {
     $("notice").textContent = notice || "";
     $("notice").hidden = !notice;
+    showError("start-error", null);
     show("start");
   }
 
@@ -457,6 +483,60 @@ footer a { color: var(--muted); }
     logInWith($("login-form"), (await gql(
       `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
       { input })).logIn.viewer);
+  });
+
+  // logInWith one provider's authData; the provider's refusals (252, 101) in the server's words,
+  // which name the provider.
+  async function logInWithProvider(form, name, data) {
+    let viewer;
+    try {
+      viewer = (await gql(
+        `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+        { input: { authData: { [name]: data } } })).logInWith.viewer;
+    } catch (error) {
+      if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
+      throw error;
+    }
+    logInWith(form, viewer);
+  }
+
+  // The `sub` claim of a JWT, read without checking the token (the server checks it and requires
+  // authData.<name>.id to equal it).
+  function tokenSubject(token) {
+    const parts = token.split(".");
+    try {
+      const payload = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/")));
+      if (parts.length === 3 && typeof payload.sub === "string" && payload.sub) return payload.sub;
+    } catch (e) { /* not a JWT */ }
+    throw { text: "That is not an ID token (a JWT with a sub claim)." };
+  }
+
+  let providerName = null;
+  for (const name of config.providers) {
+    if (name === "anonymous") { $("go-guest").hidden = false; continue; }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary";
+    button.dataset.provider = name;
+    button.textContent = `Continue with ${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+    button.addEventListener("click", () => {
+      providerName = name;
+      $("provider-title").textContent = button.textContent;
+      $("provider-form").reset();
+      showError("provider-error", null);
+      show("provider");
+    });
+    $("provider-buttons").append(button);
+  }
+
+  $("go-guest").addEventListener("click", () => run($("go-guest"), "start-error", () =>
+    logInWithProvider($("provider-form"), "anonymous", { id: storedId(ANONYMOUS_KEY) })));
+
+  onSubmit("provider-form", "provider-error", async () => {
+    const token = $("provider-token").value.trim();
+    // Apple's token field is `token`; Google's and generic OpenID Connect providers' `id_token`.
+    const data = { id: tokenSubject(token), [providerName === "apple" ? "token" : "id_token"]: token };
+    await logInWithProvider($("provider-form"), providerName, data);
   });
 
   onSubmit("forgot-form", "forgot-error", async () => {

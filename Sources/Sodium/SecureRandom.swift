@@ -36,10 +36,14 @@ public enum SecureRandom {
     /// Each character comes from `randombytes_uniform(62)`, which rejects out-of-range samples,
     /// so there is no modulo bias.
     public static func objectId() -> String {
+        string(length: objectIdLength, alphabet: objectIdAlphabet)
+    }
+
+    /// `length` characters drawn uniformly from `alphabet` (`randombytes_uniform`, no modulo bias).
+    public static func string(length: Int, alphabet: [UInt8]) -> String {
         SodiumLibrary.ensureInitialized()
-        let alphabet = objectIdAlphabet
         let upper = UInt32(alphabet.count)
-        let chars = (0..<objectIdLength).map { _ in alphabet[Int(randombytes_uniform(upper))] }
+        let chars = (0..<length).map { _ in alphabet[Int(randombytes_uniform(upper))] }
         return String(decoding: chars, as: UTF8.self)
     }
 

@@ -9,6 +9,10 @@ let usage = """
     commands:
       register USERNAME PASSWORD [EMAIL]   create an account and log in
       login USERNAME|EMAIL PASSWORD        log in
+      guest                                log in as this installation's guest (anonymous user)
+      link PROVIDER ID-TOKEN               link a provider to your account (apple, google or a
+                                           configured OpenID Connect provider) with its ID token
+      unlink PROVIDER                      unlink a provider from your account
       whoami                               ask the server who is logged in
       logout                               log out
       forgot EMAIL                         mail a password reset link
@@ -95,6 +99,16 @@ func signedInUser() -> User? {
     if let user = auth.currentUser { return user }
     print("Not logged in.")
     return nil
+}
+
+/// The provider named `name` with `token`: `apple` and `google` by name, any other name as a
+/// configured OpenID Connect provider.
+func provider(_ name: String, token: String) -> AuthProvider {
+    switch name {
+    case "apple": .apple(idToken: token, nonce: nil)
+    case "google": .google(idToken: token)
+    default: .oidc(provider: name, idToken: token)
+    }
 }
 
 /// Sends the password reset mail.
@@ -196,6 +210,17 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
             print(welcome(user))
         case ("login", 2):
             print(welcome(try await auth.logIn(username: rest[0], password: rest[1])))
+        case ("guest", 0):
+            let user = try await auth.logIn(with: .anonymous)
+            print("Welcome guest \(user.username ?? user.objectId)")
+        case ("link", 2):
+            guard signedInUser() != nil else { return 1 }
+            try await auth.link(provider(rest[0], token: rest[1]))
+            print("Linked \(rest[0]). You can log in with it now.")
+        case ("unlink", 1):
+            guard signedInUser() != nil else { return 1 }
+            try await auth.unlink(provider: rest[0])
+            print("Unlinked \(rest[0]).")
         case ("whoami", 0):
             guard let user = try await auth.refreshCurrentUser() else {
                 print("Not logged in.")

@@ -4,6 +4,7 @@ import Foundation
 import GraphQL
 import JSON
 import Postgres
+import Providers
 import Sodium
 import Synchronization
 import ServerTestSupport
@@ -28,7 +29,8 @@ final class Harness: Sendable {
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
         cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
         onVerify: (@Sendable (String) -> Void)? = nil,
-        limiterCapacity: Int = RateLimiter.defaultCapacity
+        limiterCapacity: Int = RateLimiter.defaultCapacity,
+        providers: String? = nil
     ) throws {
         database = try TestDatabase.create()
         pool = database.makePool(size: poolSize)
@@ -40,8 +42,9 @@ final class Harness: Sendable {
         let logs = self.logs
         let log: @Sendable (String) -> Void = { line in logs.append(line) }
         auth = AuthService(
-            pool: pool, hashing: hashing, configuration: configuration,
-            limiterCapacity: limiterCapacity, now: { clock.now() }, log: log)
+            pool: pool, hashing: hashing, configuration: configuration, limiterCapacity: limiterCapacity,
+            providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
+            now: { clock.now() }, log: log)
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
         service = GraphQLService(executable: executable)
     }

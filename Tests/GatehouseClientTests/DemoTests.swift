@@ -270,3 +270,47 @@ struct DemoTests {
         #expect(try database.link("verify_email", to: "dana@example.com") != nil)
     }
 }
+
+/// The demo's third-party commands: `guest`, `link`, `unlink`.
+extension DemoTests {
+    @Test func guestLinkAndUnlink() throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let base = TemporaryDirectory.url(prefix: "gh-demo")
+        defer { try? FileManager.default.removeItem(at: base) }
+        let phone = base.appendingPathComponent("phone"), laptop = base.appendingPathComponent("laptop")
+        func run(_ arguments: [String], on device: URL) throws -> Run { try demo(arguments, server: server, sessionDirectory: device) }
+
+        let help = try run(["--help"], on: phone)
+        #expect(help.output.contains("  guest  "))
+        #expect(help.output.contains("  link PROVIDER ID-TOKEN  "))
+        #expect(help.output.contains("  unlink PROVIDER  "))
+        for command in [["link", "google", "x.y.z"], ["unlink", "google"]] {
+            let signedOut = try run(command, on: phone)
+            #expect(signedOut.status == 1)
+            #expect(signedOut.output == "Not logged in.\n")
+        }
+
+        // A provider the server does not offer; a token the demo cannot read.
+        #expect(try run(["register", "alice", "password11"], on: phone).status == 0)
+        let payload = Data(#"{"sub":"1"}"#.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
+        let unsupported = try run(["link", "acme", "e30.\(payload).c2ln"], on: phone)
+        #expect(unsupported.status == 1)
+        #expect(unsupported.error == "This server does not offer that way to log in.\n")
+        let unreadable = try run(["link", "google", "not-a-token"], on: phone)
+        #expect(unreadable.status == 1)
+        #expect(unreadable.error == "The sign-in with google was not accepted. Sign in with google again.\n")
+        #expect(try run(["logout"], on: phone).status == 0)
+
+        // The same guest comes back on the same device; another device is another guest.
+        let guest = try run(["guest"], on: phone)
+        #expect(guest.status == 0, "\(guest.error)")
+        let name = try #require(guest.output.wholeMatch(of: /Welcome guest ([a-z0-9]{25})\n/)?.1)
+        #expect(try run(["logout"], on: phone).status == 0)
+        #expect(try run(["guest"], on: phone).output == "Welcome guest \(name)\n")
+        #expect(try run(["whoami"], on: phone).output == "Welcome \(name)\n")
+        let other = try run(["guest"], on: laptop)
+        #expect(other.status == 0)
+        #expect(other.output != "Welcome guest \(name)\n")
+    }
+}

@@ -32,7 +32,8 @@ public enum AuthError: Error, Sendable, Hashable {
     case invalidSession
     /// 209: the token's session has expired.
     case sessionExpired
-    /// 252: a non-empty `authData` (no third-party providers).
+    /// 252: a provider not configured or disabled, `authData` naming none or several, or a
+    /// non-empty `authData` on signUp or logIn.
     case unsupportedAuthentication
     /// 155: too many attempts; try again after `retryAfter` seconds.
     case rateLimited(retryAfter: Int)
@@ -68,6 +69,12 @@ public enum AuthError: Error, Sendable, Hashable {
     case recentLoginRequired
     /// 101: no such object (or not the caller's to see).
     case objectNotFound
+    /// 101: logInWith or a link whose provider data failed a check (which one goes to the log only).
+    case invalidAuthData(provider: String)
+    /// 208: the provider id is linked to another user.
+    case authAlreadyUsed
+    /// 142: an unlink would leave no password and no provider other than `anonymous`.
+    case lastWayToLogIn
 
     /// Parse's error code.
     public var code: Int {
@@ -90,7 +97,9 @@ public enum AuthError: Error, Sendable, Hashable {
         case .tokenMissing, .invalidResetLink, .resetLinkExpired, .invalidVerificationLink: -1
         case .emailNotVerified: 205
         case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
-        case .objectNotFound: 101
+        case .objectNotFound, .invalidAuthData: 101
+        case .authAlreadyUsed: 208
+        case .lastWayToLogIn: 142
         }
     }
 
@@ -130,6 +139,9 @@ public enum AuthError: Error, Sendable, Hashable {
         case .insufficientAuth: "Insufficient auth."
         case .recentLoginRequired: "Recent authentication required."
         case .objectNotFound: "Object not found."
+        case .invalidAuthData(let provider): "Invalid authData for provider \(provider)."
+        case .authAlreadyUsed: "this auth is already used"
+        case .lastWayToLogIn: "The last way to log in cannot be removed."
         }
     }
 

@@ -13,7 +13,7 @@ public struct Session: Sendable, Hashable {
     public var installationId: String?
     /// `signup` or `login`.
     public var action: String
-    /// `password` (third-party providers come later).
+    /// `password`, or the provider of logInWith (`anonymous`, `google`, …).
     public var authProvider: String
     /// The User-Agent of the request that created it, cut to ``userAgentLimit`` characters.
     public var userAgent: String?

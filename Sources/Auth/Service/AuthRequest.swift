@@ -1,3 +1,5 @@
+import JSON
+
 /// What the domain needs to know about the request an operation came in.
 public struct AuthRequest: Sendable, Hashable {
     /// The client's address, for rate limits.
@@ -54,18 +56,18 @@ public struct UserChanges: Sendable, Hashable {
     public var password: String?
     public var emailVerified: Bool?
     public var acl: ACL?
-    /// Whether `authData` was a non-empty object.
-    public var hasAuthData: Bool
+    /// `authData`: a provider's object links it, null unlinks it (empty: no change).
+    public var authData: JSONObject
 
     public init(
         username: String? = nil, email: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
-        acl: ACL? = nil, hasAuthData: Bool = false
+        acl: ACL? = nil, authData: JSONObject = [:]
     ) {
         self.username = username
         self.email = email
         self.password = password
         self.emailVerified = emailVerified
         self.acl = acl
-        self.hasAuthData = hasAuthData
+        self.authData = authData
     }
 }

@@ -92,8 +92,11 @@ extension AuthService {
     }
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
-    /// session of the user and keeps the caller's; an email change unverifies the address. Both,
-    /// and nothing else, need a recent authentication (``checkRecentAuthentication``).
+    /// session of the user and keeps the caller's, and makes a guest (`anonymous`) a regular user;
+    /// an email change unverifies the address. Both, and nothing else, need a recent
+    /// authentication (``checkRecentAuthentication``); a user without a password (made by a
+    /// provider) setting one has none to give, so needs a recent session. `authData` links
+    /// providers after checking them (``verifiedLinks(_:)``) and unlinks them.
     public func updateUser(
         id: String, changes: UserChanges, currentPassword: String?, caller: SessionGrant?, request: AuthRequest
     ) throws(AuthError) -> User {
@@ -103,7 +106,7 @@ extension AuthService {
         try FieldLimits.check(
             SignUpFields(username: changes.username, password: changes.password, email: changes.email, acl: changes.acl),
             request, maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
-        if changes.hasAuthData { throw .unsupportedAuthentication }
+        let (links, unlinks) = try verifiedLinks(changes.authData)
         if changes.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         if let username = changes.username, username.isEmpty || username.contains("\0") { throw .usernameMissing }
         if let password = changes.password {
@@ -126,9 +129,9 @@ extension AuthService {
         let change = AccountStore.Change(
             username: changes.username, email: changes.email, passwordHash: passwordHash,
             emailVerified: changes.emailVerified, acl: changes.acl,
-            keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil)
+            keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil, links: links, unlinks: unlinks)
         let updated = try database { () throws in
-            try Self.namesTaken {
+            try Self.identityConflicts { try Self.namesTaken {
                 try accounts.update(userId: objectId, change: change, context: mailContext(time)) { old, new in
                     var messages: [OutboxStore.Message] = []
                     if passwordHash != nil, let email = new.email {
@@ -142,7 +145,7 @@ extension AuthService {
                     }
                     return (messages, verification)
                 }
-            }
+            } }
         }
         guard let updated else { throw request.isMaster ? .objectNotFound : .insufficientAuth }
         sessionCache?.invalidate(userId: objectId)
@@ -186,7 +189,7 @@ extension AuthService {
     /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword` (a wrong one counts as a
     /// failed log-in). A given `currentPassword` must be right even within the window.
     private func checkRecentAuthentication(
-        _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String, _ user: User, _ request: AuthRequest
+        _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
     ) throws(AuthError) {
         if request.isMaster { return }
         if let currentPassword, !currentPassword.isEmpty {

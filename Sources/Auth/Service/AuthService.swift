@@ -2,6 +2,7 @@ import Foundation
 import Mail
 import Locking
 import Postgres
+import Providers
 import Sodium
 
 /// Sign-up, log-in, log-out and the viewer lookup, with Parse's semantics and the
@@ -29,6 +30,8 @@ public final class AuthService: Sendable {
     let linkTiming = (reset: TimingEqualizer(), verify: TimingEqualizer())
     /// Recently seen sessions (nil: every viewer asks the database).
     public let sessionCache: SessionCache?
+    /// Third-party log-in (`logInWith`, linking); nil: none, every provider is unsupported.
+    let providers: ProviderRegistry?
     let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
     let log: @Sendable (String) -> Void
@@ -36,7 +39,7 @@ public final class AuthService: Sendable {
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
-        sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
+        providers: ProviderRegistry? = nil, sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
         now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
@@ -61,6 +64,7 @@ public final class AuthService: Sendable {
         self.addressLimiter = RateLimiter(window: configuration.rateLimits.addressWindow, capacity: limiterCapacity, now: seconds)
         self.nameLimiter = RateLimiter(window: configuration.rateLimits.accountWindow, capacity: limiterCapacity, now: seconds)
         self.sessionCache = sessionCache
+        self.providers = providers
         self.now = now
         self.log = log
     }
@@ -380,13 +384,15 @@ public final class AuthService: Sendable {
         Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
-    func newSession(action: String, request: AuthRequest, now time: Date) -> (String, UserStore.NewSession) {
+    func newSession(
+        action: String, authProvider: String = "password", request: AuthRequest, now time: Date
+    ) -> (String, UserStore.NewSession) {
         let token = SecureRandom.sessionToken()
         let session = Session(
             objectId: SecureRandom.objectId(), createdAt: time, updatedAt: time,
             expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)), lastUsedAt: time,
             installationId: request.installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
-            authProvider: "password", userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
+            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
         return (token, UserStore.NewSession(session: session, tokenDigest: SHA256.digest(token)))
     }
 

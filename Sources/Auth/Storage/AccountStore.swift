@@ -24,12 +24,12 @@ struct AccountStore: Sendable {
         var now: Date
     }
 
-    /// The user `objectId` and its password hash.
-    func user(objectId: String) throws -> (User, passwordHash: String)? {
+    /// The user `objectId` and its password hash (nil: the user has no password).
+    func user(objectId: String) throws -> (User, passwordHash: String?)? {
         try pool.withConnection { connection in
             guard let row = try connection.queryFirst(
                 "SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(objectId)") else { return nil }
-            return (try UserStore.user(row), try row.decode(String.self, at: 7))
+            return (try UserStore.user(row), try row.decode(String?.self, at: 7))
         }
     }
 
@@ -156,11 +156,20 @@ struct AccountStore: Sendable {
         var acl: ACL?
         /// With a password change: the session to keep (the caller's).
         var keepSession: String?
+        /// Provider ids to link (verified already), by provider name.
+        var links: [String: String] = [:]
+        /// Providers to unlink.
+        var unlinks: [String] = []
     }
+
+    /// Unlinking would leave the user no way to log in.
+    struct LastWayToLogIn: Error {}
 
     /// Applies `change` to the user `userId` in one transaction; `mail(old, new)` gives the
     /// notices and verification mail to add with it (and the verification token to store).
-    /// Nil when there is no such user.
+    /// Links and unlinks providers (``UserStore/IdentityTaken`` when another user has an id,
+    /// ``LastWayToLogIn`` when an unlink leaves none); a password set removes the `anonymous`
+    /// link. Nil when there is no such user.
     func update(
         userId: String, change: Change, context: MailContext,
         mail: (_ old: User, _ new: User) -> (messages: [OutboxStore.Message], verification: NewToken?)
@@ -196,7 +205,17 @@ struct AccountStore: Sendable {
                     RETURNING \(sql: Self.userColumns)
                     """) else { return nil }
                 let new = try UserStore.user(row)
+                for (provider, id) in change.links.sorted(by: { $0.key < $1.key }) {
+                    try UserStore.link(provider: provider, providerUserId: id, userId: userId, now: context.now, in: tx)
+                }
+                var unlinked = false
+                for provider in change.unlinks {
+                    unlinked = try UserStore.unlink(provider: provider, userId: userId, in: tx) || unlinked
+                }
+                if unlinked, try !UserStore.hasWayToLogIn(userId: userId, in: tx) { throw LastWayToLogIn() }
                 if change.passwordHash != nil {
+                    // A guest given a password becomes a regular user.
+                    _ = try UserStore.unlink(provider: "anonymous", userId: userId, in: tx)
                     // The other sessions end as a log-out ends one: their installations stay known.
                     _ = try tx.query("""
                         WITH ended AS (

@@ -6,7 +6,7 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts]
+    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -30,6 +30,8 @@ public enum AuthMigrations {
         public static let sessionTokenDigestUnique = "sessions_token_digest_key"
         /// Sessions' object ids.
         public static let sessionPrimaryKey = "sessions_pkey"
+        /// A provider's user id belongs to one user.
+        public static let identityPrimaryKey = "user_identities_pkey"
     }
 
     /// Migration 1: users and sessions. No column holds a raw token or password: sessions keep the
@@ -211,5 +213,26 @@ public enum AuthMigrations {
             $$;
             CREATE TRIGGER mail_outbox_notify AFTER INSERT ON mail_outbox
                 FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_mail();
+            """)
+
+    /// Migration 5: third-party log-in. A user's linked provider ids live in a table of their
+    /// own rather than in `users.auth_data`: "which user has this provider id" is then a primary
+    /// key lookup, and two concurrent sign-ins or links of one id meet at that key. Users made by
+    /// a provider have no password (NULL: no hash, which a log-in with a password treats as a
+    /// wrong password after the same work).
+    static let identities = Migration(
+        version: 5, name: "linked provider ids; users without a password",
+        sql: """
+            ALTER TABLE users ALTER COLUMN password_hash DROP NOT NULL;
+            -- Only the provider's user id: tokens are never stored.
+            CREATE TABLE user_identities (
+                provider text NOT NULL,
+                provider_user_id text NOT NULL,
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL,
+                CONSTRAINT user_identities_pkey PRIMARY KEY (provider, provider_user_id)
+            );
+            -- One id per provider and user; serves User.authData and the cascade.
+            CREATE UNIQUE INDEX user_identities_user_id_provider_key ON user_identities (user_id, provider);
             """)
 }

@@ -9,7 +9,8 @@ struct UserStore: Sendable {
     /// A user row with what log-in needs besides the public fields.
     struct Credentials {
         var user: User
-        var passwordHash: String
+        /// Nil for users made by a third-party provider, who have no password.
+        var passwordHash: String?
         var failedLogInCount: Int
         var lockoutUntil: Date?
     }
@@ -65,7 +66,7 @@ struct UserStore: Sendable {
     /// not log another account in (``NameConflict``): the unique indexes cover each column, and
     /// a lock per log-in name serialises the sign-ups that could shadow each other across them.
     /// `also` runs last in the same transaction (the verification mail of a sign-up).
-    func insert(_ user: User, passwordHash: String, session: NewSession?, also: (Transaction) throws -> Void = { _ in }) throws {
+    func insert(_ user: User, passwordHash: String?, session: NewSession?, also: (Transaction) throws -> Void = { _ in }) throws {
         try pool.withConnection { connection in
             try connection.transaction { tx in
                 let names = Set([user.username.lowercased()] + (user.email.map { [$0.lowercased()] } ?? [])).sorted()
@@ -140,7 +141,7 @@ struct UserStore: Sendable {
                 """) else { return nil }
             return LogInAttempt(
                 credentials: Credentials(
-                    user: try Self.user(row), passwordHash: try row.decode(String.self, at: 7),
+                    user: try Self.user(row), passwordHash: try row.decode(String?.self, at: 7),
                     failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9)),
                 fromNetwork: try row.decode(Int.self, at: 10), fromOtherNetworks: try row.decode(Int.self, at: 11),
                 installationKnown: try row.decode(Bool.self, at: 12))

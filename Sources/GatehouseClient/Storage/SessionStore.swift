@@ -27,6 +27,8 @@ public struct SessionStoreKey: RawRepresentable, Sendable, Hashable {
     public static let session = SessionStoreKey(rawValue: "session.json")
     /// The installation id, as UTF-8 text.
     public static let installationId = SessionStoreKey(rawValue: "installation-id")
+    /// The id of this installation's anonymous (guest) user, as UTF-8 text.
+    public static let anonymousId = SessionStoreKey(rawValue: "anonymous-id")
 }
 
 /// What is stored under ``SessionStoreKey/session``.

@@ -1,0 +1,126 @@
+import Foundation
+import JSON
+import Postgres
+import Providers
+import Sodium
+
+/// Third-party log-in (contract: providers.md): `logInWith`, linking and unlinking, `User.authData`.
+/// Provider tokens are checked by ``ProviderRegistry`` and never stored: a user's links keep
+/// only the provider's user id.
+extension AuthService {
+    /// Logs in with a provider's `authData` (exactly one provider): the user its id is linked to
+    /// gets a new session; an id linked to no one makes a new user with a random username and
+    /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
+    /// at sign-up), never linked to an existing account by email. Counts against the client
+    /// address limit like signUp. Costs no password hash.
+    public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try FieldLimits.check(
+            SignUpFields(email: fields?.email, acl: fields?.acl), request,
+            maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
+        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+        guard authData.count == 1 else { throw .unsupportedAuthentication }
+        let provider = authData.keys[0]
+        let providerUserId = try verify(provider, authData.values[0])
+        let time = timestamp()
+        if let grant = try logInLinked(provider, providerUserId, request, time) { return grant }
+
+        if fields?.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
+        let email = fields?.email
+        if let email {
+            guard Self.isValidEmail(email) else { throw .invalidEmail }
+            try database { () throws in
+                if try store.logInNameTaken(email) { throw AuthError.emailTaken }
+            }
+        }
+        let objectId = SecureRandom.objectId()
+        let user = User(
+            objectId: objectId, username: SecureRandom.string(length: 25, alphabet: Self.usernameAlphabet), email: email,
+            emailVerified: request.isMaster ? (fields?.emailVerified ?? false) : false,
+            acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
+        let (token, session) = newSession(action: "signup", authProvider: provider, request: request, now: time)
+        let raced = try database { () throws in
+            do {
+                try Self.namesTaken {
+                    try store.insert(user, passwordHash: nil, session: session) { tx in
+                        try UserStore.link(provider: provider, providerUserId: providerUserId, userId: objectId, now: time, in: tx)
+                    }
+                }
+                return false
+            } catch is UserStore.IdentityTaken {
+                return true
+            }
+        }
+        if raced {
+            // A concurrent logInWith with the same id made its user first: log in to that one.
+            guard let grant = try logInLinked(provider, providerUserId, request, time) else {
+                throw .internalError(detail: "a provider id's new user vanished")
+            }
+            return grant
+        }
+        return SessionGrant(sessionToken: token, user: user, session: session.session)
+    }
+
+    /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is none.
+    private func logInLinked(_ provider: String, _ providerUserId: String, _ request: AuthRequest, _ time: Date) throws(AuthError) -> SessionGrant? {
+        guard let user = try database({ () throws in try store.user(provider: provider, providerUserId: providerUserId) }) else {
+            return nil
+        }
+        let (token, session) = newSession(action: "login", authProvider: provider, request: request, now: time)
+        try database { () throws in try store.completeLogIn(userId: user.objectId, rehash: nil, session: session, now: time) }
+        return SessionGrant(sessionToken: token, user: user, session: session.session)
+    }
+
+    /// The user's linked providers as `User.authData` shows them: `{"<provider>": {"id": "…"}}`,
+    /// nil when none.
+    public func authData(userId: String) throws(AuthError) -> JSONObject? {
+        let identities = try database { () throws in try store.identities(userId: userId) }
+        guard !identities.isEmpty else { return nil }
+        var object = JSONObject()
+        for identity in identities { object[identity.provider] = .object(["id": .string(identity.id)]) }
+        return object
+    }
+
+    /// updateUser's `authData`, checked: the provider ids to link (each provider's object verified,
+    /// 252 for a provider not configured, 101 for a failed check) and the providers to unlink (null).
+    func verifiedLinks(_ authData: JSONObject) throws(AuthError) -> (links: [String: String], unlinks: [String]) {
+        var links: [String: String] = [:]
+        var unlinks: [String] = []
+        for (provider, value) in zip(authData.keys, authData.values) {
+            switch value {
+            case .null: unlinks.append(provider)
+            default: links[provider] = try verify(provider, value)
+            }
+        }
+        return (links, unlinks)
+    }
+
+    /// The provider's user id from its `authData` entry `value` (252 when the provider is not
+    /// configured; 101 when it fails a check, whose detail goes to the log only).
+    private func verify(_ provider: String, _ value: JSON) throws(AuthError) -> String {
+        guard let providers, providers.isSupported(provider) else { throw .unsupportedAuthentication }
+        do {
+            return try providers.verify(provider, [provider: value])
+        } catch {
+            switch error {
+            case .unsupported: throw .unsupportedAuthentication
+            case .invalid(let detail):
+                log("invalid authData for provider \(provider): \(detail)")
+                throw .invalidAuthData(provider: provider)
+            }
+        }
+    }
+
+    /// The alphabet of the random usernames of users a provider creates.
+    static let usernameAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
+
+    /// ``UserStore/IdentityTaken`` and ``AccountStore/LastWayToLogIn`` as 208 and 142.
+    static func identityConflicts<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch is UserStore.IdentityTaken {
+            throw AuthError.authAlreadyUsed
+        } catch is AccountStore.LastWayToLogIn {
+            throw AuthError.lastWayToLogIn
+        }
+    }
+}

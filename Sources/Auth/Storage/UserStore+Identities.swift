@@ -1,0 +1,64 @@
+import Foundation
+import Postgres
+
+/// Linked third-party provider ids (`user_identities`, migration 5): one user per provider id,
+/// one id per provider and user. Only the ids are stored, never a provider's token.
+extension UserStore {
+    /// Another user has this provider id (a concurrent sign-in with it committed first).
+    struct IdentityTaken: Error {}
+
+    /// The user the provider id belongs to, if any.
+    func user(provider: String, providerUserId: String) throws -> User? {
+        try pool.withConnection { connection in
+            try connection.queryFirst("""
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
+                FROM user_identities i JOIN users u ON u.object_id = i.user_id
+                WHERE i.provider = \(provider) AND i.provider_user_id = \(providerUserId)
+                """).map { try Self.user($0) }
+        }
+    }
+
+    /// The user's linked providers and their ids, by provider name.
+    func identities(userId: String) throws -> [(provider: String, id: String)] {
+        try pool.withConnection { connection in
+            try connection.query(
+                "SELECT provider, provider_user_id FROM user_identities WHERE user_id = \(userId) ORDER BY provider"
+            ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }
+        }
+    }
+
+    /// Links the provider id to `userId`, replacing the user's earlier id of that provider;
+    /// throws ``IdentityTaken`` when another user has it (a concurrent link of the same id waits
+    /// for the first to commit, then finds it taken).
+    static func link(provider: String, providerUserId: String, userId: String, now: Date, in tx: Transaction) throws {
+        try tx.execute("""
+            DELETE FROM user_identities
+            WHERE user_id = \(userId) AND provider = \(provider) AND provider_user_id <> \(providerUserId)
+            """)
+        guard let row = try tx.queryFirst("""
+            WITH added AS (
+                INSERT INTO user_identities (provider, provider_user_id, user_id, created_at)
+                VALUES (\(provider), \(providerUserId), \(userId), \(now))
+                ON CONFLICT (provider, provider_user_id) DO NOTHING
+                RETURNING user_id)
+            SELECT coalesce((SELECT user_id FROM added),
+                            (SELECT user_id FROM user_identities WHERE provider = \(provider) AND provider_user_id = \(providerUserId)))
+            """), try row.decode(String?.self, at: 0) == userId
+        else { throw IdentityTaken() }
+    }
+
+    /// Removes the user's link to `provider`; whether there was one.
+    static func unlink(provider: String, userId: String, in tx: Transaction) throws -> Bool {
+        try tx.queryFirst("DELETE FROM user_identities WHERE user_id = \(userId) AND provider = \(provider) RETURNING 1") != nil
+    }
+
+    /// Whether the user can still log in: a password, or a linked provider other than `anonymous`
+    /// (an anonymous id is a guest's, not a way back into an account).
+    static func hasWayToLogIn(userId: String, in tx: Transaction) throws -> Bool {
+        try tx.queryFirst("""
+            SELECT 1 FROM users u WHERE u.object_id = \(userId)
+              AND (u.password_hash IS NOT NULL
+                   OR EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.object_id AND i.provider <> 'anonymous'))
+            """) != nil
+    }
+}
