@@ -4,7 +4,7 @@
 # is compiled once with coverage + ASan instrumentation, then each fuzz entry file is
 # linked against them; libFuzzer provides `main`.
 #
-#   Fuzz/build.sh [target...]      (default: all four)  -> .build/fuzz/bin/<target>
+#   Fuzz/build.sh [target...]      (default: all five)  -> .build/fuzz/bin/<target>
 #   SANITIZE=fuzzer,address (default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,13 +38,18 @@ module() {
 } > "$OUT/gen/SchemaSDL.swift"
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request)
+[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt)
 
 module JSON Sources/JSON/*.swift
 module Locking Sources/Locking/*.swift
 module GraphQL $(find Sources/GraphQL -name '*.swift' | sort)
-needs_http=0
-for t in "${targets[@]}"; do [ "$t" = http-request ] && needs_http=1; done
+needs_http=0 needs_jwt=0
+for t in "${targets[@]}"; do
+  [ "$t" = http-request ] && needs_http=1
+  [ "$t" = jwt ] && needs_jwt=1
+done
+# JWT imports CCrypto (Sources/CCrypto/module.modulemap); its fuzzer links libcrypto.
+[ $needs_jwt = 1 ] && FLAGS+=(-I "$ROOT/Sources/CCrypto") && module JWT Sources/JWT/*.swift
 if [ $needs_http = 1 ]; then
   # Only the plain value types of HTTPServer: the rest imports libmicrohttpd.
   module HTTPServer Sources/HTTPServer/{HTTPHandler,HTTPHeaders,HTTPRequest,HTTPResponse,HTTPStatus,URLDecoding}.swift
@@ -54,15 +59,16 @@ fi
 for t in "${targets[@]}"; do
   echo "  fuzzer $t" >&2
   objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
-  extra=()
+  extra=() libs=()
   case $t in
     json) objs=("$OUT/obj/JSON.o"); extra=(Tests/JSONTests/RoundTripEquality.swift) ;;
     lexer-parser) ;;
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
+    jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
   # From inside .build/fuzz/link: the driver leaves the entry module's .swiftmodule/.swiftdoc in the cwd.
   (cd "$OUT/link" && "$SWIFTC" "${FLAGS[@]}" -I "$ROOT/$OUT/modules" -wmo -module-name "Fuzz_${t//-/_}" \
-    "$ROOT/Fuzz/$t/Fuzzer.swift" "${extra[@]/#/$ROOT/}" "${objs[@]/#/$ROOT/}" -lm -o "$ROOT/$OUT/bin/$t")
+    "$ROOT/Fuzz/$t/Fuzzer.swift" "${extra[@]/#/$ROOT/}" "${objs[@]/#/$ROOT/}" -lm "${libs[@]}" -o "$ROOT/$OUT/bin/$t")
 done

@@ -1,4 +1,4 @@
-public import JSON
+internal import JSON
 
 /// A JSON Web Key Set (RFC 7517 §5), as an OpenID provider publishes at its `jwks_uri`.
 public struct JSONWebKeySet: Sendable {

@@ -14,6 +14,8 @@ public struct ProviderConfiguration: Sendable {
     /// One provider whose users sign in with an ID token.
     struct TokenProvider: Sendable, Equatable {
         var issuer: String
+        /// Other spellings of the issuer the provider puts in `iss` (Google: without the scheme).
+        var issuerAliases: [String] = []
         var jwksURI: String
         var clientIDs: [String]
         /// The member of `authData.<name>` holding the token.
@@ -31,6 +33,10 @@ public struct ProviderConfiguration: Sendable {
         "google": ("https://accounts.google.com", "https://www.googleapis.com/oauth2/v3/certs", "id_token"),
         "apple": ("https://appleid.apple.com", "https://appleid.apple.com/auth/keys", "token"),
     ]
+
+    /// Google's ID tokens say `accounts.google.com` or `https://accounts.google.com` (its OpenID
+    /// Connect documentation): both are its issuer unless the configuration names another.
+    private static let googleIssuerAlias = "accounts.google.com"
 
     /// JSON text inline, or "@/path/file.json"; nil/empty → {"anonymous": {"enabled": true}}. Errors name the
     /// provider and the missing or wrong field.
@@ -112,7 +118,9 @@ public struct ProviderConfiguration: Sendable {
             }
             clientIDs.append(text)
         }
-        return TokenProvider(issuer: issuer, jwksURI: jwksURI, clientIDs: clientIDs, tokenField: tokenField)
+        var provider = TokenProvider(issuer: issuer, jwksURI: jwksURI, clientIDs: clientIDs, tokenField: tokenField)
+        if name == "google" && issuer == known?.issuer { provider.issuerAliases = [googleIssuerAlias] }
+        return provider
     }
 
     private static func refuseUnknown(_ fields: JSONObject, of name: String, known: Set<String>) throws(ProviderConfigurationError) {

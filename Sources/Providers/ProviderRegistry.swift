@@ -59,7 +59,9 @@ public final class ProviderRegistry: Sendable {
         let key = try cache.key(id: token.keyId, now: now)
         do {
             try token.verifySignature(with: key)
-            try token.checkClaims(issuer: provider.issuer, audiences: provider.clientIDs, subject: id, nonce: nonce, now: now)
+            let stated = token.claims["iss"]?.stringValue
+            let issuer = stated.flatMap { provider.issuerAliases.contains($0) ? $0 : nil } ?? provider.issuer
+            try token.checkClaims(issuer: issuer, audiences: provider.clientIDs, subject: id, nonce: nonce, now: now)
         } catch {
             throw .invalid(detail: "token: \(error)")
         }

@@ -86,3 +86,19 @@ import TestSupport
         #expect(processes(matching: directory).isEmpty)
     }
 }
+
+extension FailureTests {
+    /// A provider configuration that is wrong stops `gatehouse` before the database: exit 1 with
+    /// the setting, the provider and the field.
+    @Test func aWrongProviderConfigurationStopsTheStart() throws {
+        let directory = TemporaryDirectory.make(prefix: "ghproviders")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let result = try Child.run([], environment: childEnvironment([
+            "GATEHOUSE_DATA_DIR": directory + "/data", "GATEHOUSE_PORT": "0",
+            "GATEHOUSE_AUTH_PROVIDERS": #"{"acme": {"issuer": "https://login.acme.example", "client_ids": ["x"]}}"#,
+        ]))
+        #expect(result.status == 1, "\(result.stderr)")
+        #expect(result.stderr.contains(#"GATEHOUSE_AUTH_PROVIDERS (--auth-providers): provider "acme": "jwks_uri" is missing"#), "\(result.stderr)")
+        #expect(!FileManager.default.fileExists(atPath: directory + "/data/pg/PG_VERSION"), "no cluster was created")
+    }
+}

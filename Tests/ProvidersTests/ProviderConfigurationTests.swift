@@ -26,7 +26,8 @@ import Testing
         #expect(configuration.anonymousEnabled)
         #expect(configuration.names == ["acme", "apple", "google"])
         #expect(configuration.tokenProviders["google"] == .init(
-            issuer: "https://accounts.google.com", jwksURI: "https://www.googleapis.com/oauth2/v3/certs",
+            issuer: "https://accounts.google.com", issuerAliases: ["accounts.google.com"],
+            jwksURI: "https://www.googleapis.com/oauth2/v3/certs",
             clientIDs: ["123-abc.apps.googleusercontent.com"], tokenField: "id_token"))
         #expect(configuration.tokenProviders["apple"] == .init(
             issuer: "https://appleid.apple.com", jwksURI: "https://appleid.apple.com/auth/keys",
@@ -91,5 +92,15 @@ import Testing
         settings.port = 0
         let error = #expect(throws: GatehouseServer.StartError.self) { try GatehouseServer(settings: settings) }
         #expect(error?.description == #"GATEHOUSE_AUTH_PROVIDERS (--auth-providers): provider "google": "client_ids" is missing (the app's client ids that tokens must be issued to)"#)
+    }
+}
+
+@Suite struct CacheControlTests {
+    @Test(arguments: [
+        ("max-age=300", 300.0), ("public, max-age=21600, must-revalidate", 21600), ("Max-Age = 60", 60), ("max-age=\"90\"", 90),
+        ("max-age=0", 0), ("no-store", nil), ("max-age=-5", nil), ("max-age=soon", nil), ("", nil),
+    ] as [(String, Double?)])
+    func maxAge(_ header: String, _ seconds: Double?) {
+        #expect(KeySetCache.maxAge(header) == seconds)
     }
 }

@@ -13,8 +13,19 @@ final class TestClock: Sendable {
     func advance(_ seconds: TimeInterval) { time.withLock { $0 += seconds } }
 }
 
-/// A registry with the provider `acme` (and, when asked, `apple`) served by `provider`.
-func registry(_ provider: OIDCTestProvider, clock: TestClock = TestClock(), anonymous: Bool = true) throws -> ProviderRegistry {
+/// A started provider, and a registry on a test clock with the providers `acme` and `apple` served by it.
+/// The caller stops the provider (a `defer` also keeps it alive to the end of the test).
+func started(anonymous: Bool = true) throws -> (OIDCTestProvider, TestClock, ProviderRegistry) {
+    let provider = try OIDCTestProvider.start()
+    let clock = TestClock()
+    do { return (provider, clock, try registry(provider, clock: clock, anonymous: anonymous)) } catch {
+        provider.stop()
+        throw error
+    }
+}
+
+/// A registry with the providers `acme` and `apple` served by `provider`.
+func registry(_ provider: OIDCTestProvider, clock: TestClock, anonymous: Bool) throws -> ProviderRegistry {
     let endpoints = #""issuer": "\#(provider.issuer)", "jwks_uri": "\#(provider.jwksURI)""#
     let configuration = try ProviderConfiguration.parse("""
         {"anonymous": {"enabled": \(anonymous)},
@@ -55,9 +66,8 @@ func expectInvalid(
 
 @Suite struct ProviderRegistryTests {
     @Test func rs256AndES256TokensAreAccepted() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, _, registry) = try started()
         defer { provider.stop() }
-        let registry = try registry(provider)
         #expect(try registry.verify("acme", authData(provider.mint(alg: "RS256"))) == OIDCTestProvider.subject)
         #expect(try registry.verify("acme", authData(provider.mint(alg: "ES256"))) == OIDCTestProvider.subject)
         // aud may be an array holding one of the client ids; a nonce given is checked.
@@ -69,9 +79,8 @@ func expectInvalid(
     }
 
     @Test func everyWrongTokenIsInvalid() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, _, registry) = try started()
         defer { provider.stop() }
-        let registry = try registry(provider)
         let now = Int(Date().timeIntervalSince1970)
         let keyIds = try provider.keyIds
         let cases: [(String, JSONObject, String)] = [
@@ -110,9 +119,8 @@ func expectInvalid(
     }
 
     @Test func unsupportedProviders() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, _, registry) = try started(anonymous: false)
         defer { provider.stop() }
-        let registry = try registry(provider, anonymous: false)
         #expect(!registry.isSupported("anonymous") && !registry.isSupported("google") && registry.isSupported("acme"))
         #expect(throws: ProviderFailure.unsupported) { try registry.verify("google", authData("x", provider: "google")) }
         #expect(throws: ProviderFailure.unsupported) { try registry.verify("anonymous", ["anonymous": ["id": "guest"]]) }
@@ -132,9 +140,8 @@ func expectInvalid(
     }
 
     @Test func oneFetchForManyVerificationsAndConcurrentFirstUses() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, _, registry) = try started()
         defer { provider.stop() }
-        let registry = try registry(provider)
         let tokens = try (0..<4).map { _ in try provider.mint() } + (0..<4).map { _ in try provider.mint(alg: "ES256") }
         let accepted = Mutex(0)
         DispatchQueue.concurrentPerform(iterations: 32) { index in
@@ -146,10 +153,8 @@ func expectInvalid(
     }
 
     @Test func cacheControlMaxAgeOrOneHour() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, clock, registry) = try started()
         defer { provider.stop() }
-        let clock = TestClock()
-        let registry = try registry(provider, clock: clock)
         let token = try dayLongToken(provider)
         _ = try registry.verify("acme", authData(token))
         clock.advance(3590)
@@ -168,10 +173,8 @@ func expectInvalid(
     }
 
     @Test func aRotatedKeyIsPickedUpOnFirstUse() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, clock, registry) = try started()
         defer { provider.stop() }
-        let clock = TestClock()
-        let registry = try registry(provider, clock: clock)
         _ = try registry.verify("acme", authData(provider.mint()))
         try provider.rotate()
         clock.advance(61)
@@ -181,10 +184,8 @@ func expectInvalid(
     }
 
     @Test func anUnknownKidIsFetchedAgainAtMostOnceAMinute() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, clock, registry) = try started()
         defer { provider.stop() }
-        let clock = TestClock()
-        let registry = try registry(provider, clock: clock)
         let unknown = authData(try provider.mint(kid: "unknown"))
         _ = try registry.verify("acme", authData(provider.mint()))
         clock.advance(30)
@@ -203,10 +204,8 @@ func expectInvalid(
     }
 
     @Test func anUnreachableProviderKeepsWorkingFromCache() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, clock, registry) = try started()
         defer { provider.stop() }
-        let clock = TestClock()
-        let registry = try registry(provider, clock: clock)
         let token = try dayLongToken(provider)
         _ = try registry.verify("acme", authData(token))
         try provider.setUnreachable(true)
@@ -224,9 +223,8 @@ func expectInvalid(
     }
 
     @Test func anUnreachableProviderWithoutACachedSetIsInvalid() throws {
-        let provider = try OIDCTestProvider.start()
+        let (provider, _, registry) = try started()
         defer { provider.stop() }
-        let registry = try registry(provider)
         let token = try provider.mint()
         try provider.setUnreachable(true)
         expectInvalid(registry, authData(token), detail: "key set fetch failed: http://127.0.0.1:\(provider.port): ")
