@@ -25,6 +25,7 @@ final class Harness: Sendable {
 
     static let masterKey = "test-master-key-0123456789"
 
+    /// `providers`: `GATEHOUSE_AUTH_PROVIDERS`'s JSON (nil: its default, anonymous users only).
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
         cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
