@@ -7,8 +7,6 @@ import Sodium
 /// deletion, reading a user. Each mail is added to the outbox in the transaction of the change
 /// that causes it; link tokens are 256 random bits, stored only as SHA-256 digests.
 extension AuthService {
-    var accounts: AccountStore { AccountStore(pool: store.pool) }
-
     /// Sends a reset link to the user whose email this is (case-insensitively), if any, replacing
     /// the user's previous reset token; answers the same for an unknown email.
     public func resetPassword(email: String, request: AuthRequest) throws(AuthError) {

@@ -12,6 +12,8 @@ public final class AuthService: Sendable {
     public let configuration: AuthConfiguration
     let store: UserStore
     let sessionStore: SessionStore
+    /// Reset and verification tokens, account changes and deletion, with their mail.
+    let accounts: AccountStore
     /// Writes sessions' `lastUsedAt` off the requests' path (see `noteUse`).
     let sessionUse: SessionUseRecorder
     /// Viewer lookups that miss the cache, coalesced across request threads.
@@ -47,6 +49,7 @@ public final class AuthService: Sendable {
         self.store = store
         let sessionStore = SessionStore(pool: pool)
         self.sessionStore = sessionStore
+        self.accounts = AccountStore(pool: pool)
         self.sessionUse = SessionUseRecorder(
             write: { [interval = Self.useInterval(configuration)] in try sessionStore.recordUse($0, resolution: interval) },
             log: log)
@@ -124,16 +127,12 @@ public final class AuthService: Sendable {
             try Self.namesTaken {
                 try store.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
                     guard verification, let email else { return }
-                    let message = mail(.verifyEmail, to: email, about: user, request: request, token: verifyToken)
-                    let context = mailContext(time)
-                    guard try OutboxStore.enqueue(
-                        message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: time, in: tx)
-                    else { return }
-                    try AccountStore.insertToken(
-                        AccountStore.NewToken(
+                    try AccountStore.send(
+                        mail(.verifyEmail, to: email, about: user, request: request, token: verifyToken),
+                        token: AccountStore.NewToken(
                             digest: SHA256.digest(verifyToken),
                             expiresAt: time.addingTimeInterval(Double(configuration.accounts.verifyTokenLifetime))),
-                        kind: MailKind.verifyEmail.rawValue, userId: objectId, email: email, now: time, in: tx)
+                        email: email, context: mailContext(time), in: tx)
                 }
             }
         }

@@ -55,17 +55,28 @@ struct AccountStore: Sendable {
                     return false
                 }
                 let user = try UserStore.user(row)
-                guard try OutboxStore.enqueue(
-                    mail(user), perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
-                else { return false }
-                try Self.insertToken(token, kind: kind, userId: user.objectId, email: user.email, now: context.now, in: tx)
-                return true
+                return try Self.send(mail(user), token: token, email: user.email, context: context, in: tx)
             }
         }
     }
 
+    /// Adds `message` in `tx`, unless its recipient had the hourly share of its kind, and with it
+    /// `token`, the token of the message's link (for the address `email`). Whether it was added.
+    @discardableResult
+    static func send(
+        _ message: OutboxStore.Message, token: NewToken? = nil, email: String? = nil, context: MailContext, in tx: Transaction
+    ) throws -> Bool {
+        guard try OutboxStore.enqueue(
+            message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+        else { return false }
+        if let token, let userId = message.userId {
+            try insertToken(token, kind: message.kind, userId: userId, email: email, now: context.now, in: tx)
+        }
+        return true
+    }
+
     /// Stores a link token (a reset token replaces the user's previous one).
-    static func insertToken(_ token: NewToken, kind: String, userId: String, email: String?, now: Date, in tx: Transaction) throws {
+    private static func insertToken(_ token: NewToken, kind: String, userId: String, email: String?, now: Date, in tx: Transaction) throws {
         if kind == MailKind.resetPassword.rawValue {
             try tx.execute("""
                 INSERT INTO account_tokens (token_digest, user_id, kind, email, expires_at, created_at)
@@ -120,9 +131,7 @@ struct AccountStore: Sendable {
                 try tx.execute("DELETE FROM sessions WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM known_installations WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
-                if let message = notice(user) {
-                    try OutboxStore.enqueue(message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
-                }
+                if let message = notice(user) { try Self.send(message, context: context, in: tx) }
                 return user
             }
         }
@@ -230,11 +239,8 @@ struct AccountStore: Sendable {
                 }
                 let (messages, verification) = mail(old, new)
                 for message in messages {
-                    let added = try OutboxStore.enqueue(
-                        message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
-                    if added, message.kind == MailKind.verifyEmail.rawValue, let verification {
-                        try Self.insertToken(verification, kind: message.kind, userId: userId, email: new.email, now: context.now, in: tx)
-                    }
+                    let link = message.kind == MailKind.verifyEmail.rawValue ? verification : nil
+                    try Self.send(message, token: link, email: new.email, context: context, in: tx)
                 }
                 return new
             }
@@ -252,9 +258,7 @@ struct AccountStore: Sendable {
                 // Sessions, tokens and installations go with the user (ON DELETE CASCADE).
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM mail_outbox WHERE user_id = \(userId) AND state = 'pending'")
-                if let message = notice(user) {
-                    try OutboxStore.enqueue(message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
-                }
+                if let message = notice(user) { try Self.send(message, context: context, in: tx) }
                 return user
             }
         }
