@@ -232,9 +232,9 @@ struct ContextFactory: Sendable {
         let authRequest = self.authRequest(request)
         guard let operation else { return .now(RequestContext(sessionToken: token, request: authRequest)) }
         guard operation.operation == .query else { return .blocking(RequestContext(sessionToken: token, request: authRequest)) }
-        // `user`, `node` and `Viewer.sessions` read the database in their resolvers.
+        // `user`, `node`, `Viewer.sessions` and `User.authData` read the database in their resolvers.
         if ["user", "node"].contains(where: { prepared.document.mayExecute(rootField: $0, of: operation) })
-            || prepared.document.selects(field: "sessions")
+            || ["sessions", "authData"].contains(where: prepared.document.selects(field:))
         {
             return .blocking(RequestContext(sessionToken: token, request: authRequest))
         }
