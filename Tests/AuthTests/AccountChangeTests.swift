@@ -91,7 +91,7 @@ import Testing
         let alice = try Self.account(h, "alice", email: "alice@example.com")
         let phone = try h.loggedIn("alice", installationId: "phone")
         _ = PasswordResetTests.reset(h, "alice@example.com")
-        let resetToken = try #require(OutboxRow.latestToken(h, kind: "reset_password"))
+        let resetToken = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
         let result = Self.update(h, alice.id, ["password": "brand new pass 1"], token: alice.token)
         #expect(result.errors.isEmpty, "\(result.json)")
         #expect(h.viewer(token: alice.token).errors.isEmpty, "the caller's session stays")
@@ -137,7 +137,7 @@ import Testing
         #expect(result.data?["updateUser"]?["user"]?["emailVerified"] == false, "\(result.json)")
         #expect(try OutboxRow.latest(h, kind: "email_changed")?.recipient == "alice@example.com")
         #expect(try OutboxRow.latest(h, kind: "verify_email")?.recipient == "alice@new.example")
-        let token = try #require(OutboxRow.latestToken(h, kind: "verify_email"))
+        let token = try #require(try OutboxRow.latestToken(h, kind: "verify_email"))
         #expect(EmailVerificationTests.verify(h, "alice", token).errors.isEmpty)
         _ = try h.loggedIn("alice@new.example")
     }

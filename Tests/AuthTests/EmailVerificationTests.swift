@@ -30,7 +30,7 @@ import Testing
     }
 
     static func latestToken(_ h: Harness) throws -> String {
-        try #require(OutboxRow.latestToken(h, kind: "verify_email"))
+        try #require(try OutboxRow.latestToken(h, kind: "verify_email"))
     }
 
     static let invalid = "-1 Invalid or expired verification link."

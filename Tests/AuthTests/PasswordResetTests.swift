@@ -63,7 +63,7 @@ import Testing
         #expect(Self.reset(h, "nobody@example.com").data?["resetPassword"]?["ok"] == true)
         #expect(try h.count("SELECT count(*) FROM mail_outbox") == 0, "an unknown email gets nothing")
         _ = Self.reset(h, "bob@example.com")
-        let token = try #require(OutboxRow.latestToken(h, kind: "reset_password"))
+        let token = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
         let invalid = "-1 Failed to reset password: username / email / token is invalid"
         func error(_ result: ExecutionResult) -> String? { onlyError(result).map { "\($0.code!) \($0.message)" } }
         #expect(error(Self.confirm(h, "", "new password 11", token)) == "200 you must provide a username")
@@ -75,7 +75,7 @@ import Testing
         #expect(error(Self.confirm(h, "bob", "password", token)) == "142 Password is too common.")
         // A new link replaces the previous one.
         _ = Self.reset(h, "bob@example.com")
-        let second = try #require(OutboxRow.latestToken(h, kind: "reset_password"))
+        let second = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
         #expect(second != token)
         #expect(error(Self.confirm(h, "bob", "new password 11", token)) == invalid)
         // Expired.
@@ -120,7 +120,7 @@ import Testing
         let h = try Harness()
         _ = try h.signedUp("dave", email: "dave@example.com")
         _ = Self.reset(h, "dave@example.com")
-        let token = try #require(OutboxRow.latestToken(h, kind: "reset_password"))
+        let token = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
         let results = try #require(simultaneously(4) { i in Self.confirm(h, "dave", "winner pass \(i)x", token) })
         let winners = results.enumerated().filter { $0.element.errors.isEmpty }.map(\.offset)
         #expect(winners.count == 1, "\(results.map(\.json))")
