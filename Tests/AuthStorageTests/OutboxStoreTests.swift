@@ -180,11 +180,11 @@ import Testing
                 """)
             _ = try c.execute("""
                 INSERT INTO mail_requests (address_digest, kind, created_at)
-                SELECT sha256(int4send(g)), 'reset_password', now() - (g * interval '20 minutes') FROM generate_series(1, 5) g
+                SELECT sha256(int4send(g)), 'reset_password', now() - (g * interval '25 minutes') FROM generate_series(1, 5) g
                 """)
         }
         let report = try SessionJanitor(pool: pool, batchSize: 2).deleteExpired()
-        // Tokens expired over a day ago (3), requests over an hour old (3 of 5), old finished mail.
+        // Tokens expired over a day ago (3), requests over an hour old (75, 100 and 125 minutes), old finished mail.
         #expect(report.accountRowsDeleted == oldSent.count + oldFailed.count + 3 + 3)
         try pool.withConnection { c in
             let left = try c.query("SELECT id FROM mail_outbox ORDER BY id").map { try $0.decode(Int64.self, at: 0) }
