@@ -38,7 +38,8 @@ let package = Package(
         // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH) and HTTPS GETs.
         .target(name: "Curl", dependencies: ["CCurl"]),
         // JSON Web Tokens and Keys: RS256 and ES256 signatures (libcrypto), ID token claims.
-        .target(name: "JWT", dependencies: ["CCrypto", "JSON"]),
+        .target(name: "Crypto", dependencies: ["CCrypto"]),
+        .target(name: "JWT", dependencies: ["Crypto", "JSON"]),
         // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
         .target(name: "Mail"),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
@@ -87,6 +88,7 @@ let package = Package(
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
+        .testTarget(name: "CryptoTests", dependencies: ["Crypto"]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),

@@ -48,8 +48,12 @@ for t in "${targets[@]}"; do
   [ "$t" = http-request ] && needs_http=1
   [ "$t" = jwt ] && needs_jwt=1
 done
-# JWT imports CCrypto (Sources/CCrypto/module.modulemap); its fuzzer links libcrypto.
-[ $needs_jwt = 1 ] && FLAGS+=(-I "$ROOT/Sources/CCrypto") && module JWT Sources/JWT/*.swift
+# Crypto imports CCrypto (Sources/CCrypto/module.modulemap); JWT imports Crypto; the fuzzer links libcrypto.
+if [ $needs_jwt = 1 ]; then
+  FLAGS+=(-I "$ROOT/Sources/CCrypto")
+  module Crypto Sources/Crypto/*.swift
+  module JWT Sources/JWT/*.swift
+fi
 if [ $needs_http = 1 ]; then
   # Only the plain value types of HTTPServer: the rest imports libmicrohttpd.
   module HTTPServer Sources/HTTPServer/{HTTPHandler,HTTPHeaders,HTTPRequest,HTTPResponse,HTTPStatus,URLDecoding}.swift
@@ -65,7 +69,7 @@ for t in "${targets[@]}"; do
     lexer-parser) ;;
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
-    jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
+    jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/Crypto.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
   # From inside .build/fuzz/link: the driver leaves the entry module's .swiftmodule/.swiftdoc in the cwd.

@@ -1,3 +1,4 @@
+internal import Crypto
 public import JSON
 
 /// A public JSON Web Key (RFC 7517, RFC 7518 §6): RSA (`n`, `e`, at least 2048 bits) or EC P-256
@@ -19,14 +20,16 @@ public struct JSONWebKey: Sendable {
         algorithm = try Self.optionalString(json, "alg")
         switch keyType {
         case "RSA":
-            publicKey = try PublicKey.rsa(modulus: Self.bytes(json, "n"), exponent: Self.bytes(json, "e"))
+            let modulus = try Self.bytes(json, "n")
+            let exponent = try Self.bytes(json, "e")
+            publicKey = try JWTError.from { () throws(CryptoError) in try PublicKey.rsa(modulus: modulus, exponent: exponent) }
         case "EC":
             guard let curve = json["crv"]?.stringValue else { throw JWTError.invalidKey("\"crv\" is missing or not a string") }
             guard curve == "P-256" else { throw JWTError.unsupportedKey("EC curve \"\(curve)\"") }
             let x = try Self.bytes(json, "x")
             let y = try Self.bytes(json, "y")
             guard x.count == 32, y.count == 32 else { throw JWTError.invalidKey("P-256 \"x\" and \"y\" must be 32 bytes each") }
-            publicKey = try PublicKey.p256(x: x, y: y)
+            publicKey = try JWTError.from { () throws(CryptoError) in try PublicKey.p256(x: x, y: y) }
         default:
             throw JWTError.unsupportedKey("\"kty\" \"\(keyType)\"")
         }

@@ -1,3 +1,5 @@
+internal import Crypto
+
 /// Why a token, a key or a key set was refused. Descriptions never quote a token or a claim's value.
 public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
     /// The token is not a compact JWS of three base64url parts with JSON object header and claims.
@@ -39,6 +41,18 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
         case .expired: "The token has expired."
         case .issuedInFuture: "The token's \"iat\" is in the future."
         case .cryptoFailure(let detail): "libcrypto failed: \(detail)."
+        }
+    }
+}
+
+extension JWTError {
+    /// Runs a libcrypto key operation, its refusals as this library's errors.
+    static func from<T>(_ body: () throws(CryptoError) -> T) throws(JWTError) -> T {
+        do { return try body() } catch {
+            switch error {
+            case .invalidKey(let detail): throw JWTError.invalidKey(detail)
+            case .cryptoFailure(let function): throw JWTError.cryptoFailure(function)
+            }
         }
     }
 }

@@ -1,18 +1,19 @@
 internal import CCrypto
 
-/// A libcrypto public key (RSA or EC P-256) that verifies SHA-256 signatures.
+/// A libcrypto public key (RSA or EC P-256) that verifies SHA-256 signatures (JWS RS256/ES256,
+/// WebAuthn COSE -257/-7).
 ///
 /// Owns one `EVP_PKEY`, freed in `deinit`. The key is never changed after `init`, and libcrypto
 /// allows concurrent read-only use of an `EVP_PKEY`: every verification makes its own
 /// `EVP_MD_CTX`, so any thread may use an instance.
-final class PublicKey: @unchecked Sendable {
+public final class PublicKey: @unchecked Sendable {
     private let key: OpaquePointer
 
     /// Smallest accepted RSA modulus, in bits.
-    static let minimumRSABits: Int32 = 2048
+    public static let minimumRSABits: Int32 = 2048
 
     /// An RSA public key from its big-endian modulus and exponent.
-    static func rsa(modulus: [UInt8], exponent: [UInt8]) throws(JWTError) -> PublicKey {
+    public static func rsa(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) -> PublicKey {
         // The builder references the BIGNUMs until OSSL_PARAM_BLD_to_param copies them.
         let n = BN_bin2bn(modulus, Int32(modulus.count), nil)
         let e = BN_bin2bn(exponent, Int32(exponent.count), nil)
@@ -20,25 +21,25 @@ final class PublicKey: @unchecked Sendable {
             BN_free(n)
             BN_free(e)
         }
-        guard let n, let e else { throw JWTError.cryptoFailure("BN_bin2bn") }
-        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key") { builder throws(JWTError) in
+        guard let n, let e else { throw CryptoError.cryptoFailure("BN_bin2bn") }
+        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key") { builder throws(CryptoError) in
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_n(), n), "OSSL_PARAM_BLD_push_BN")
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_e(), e), "OSSL_PARAM_BLD_push_BN")
         }
         let bits = EVP_PKEY_get_bits(key.key)
         guard bits >= minimumRSABits else {
-            throw JWTError.invalidKey("RSA modulus of \(bits) bits (at least \(minimumRSABits) required)")
+            throw CryptoError.invalidKey("RSA modulus of \(bits) bits (at least \(minimumRSABits) required)")
         }
         return key
     }
 
     /// An EC P-256 public key from its 32-byte affine coordinates; the point must lie on the curve.
-    static func p256(x: [UInt8], y: [UInt8]) throws(JWTError) -> PublicKey {
+    public static func p256(x: [UInt8], y: [UInt8]) throws(CryptoError) -> PublicKey {
         // The SEC 1 uncompressed point, in memory that outlives the builder's reference to it.
         let point = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 65)
         defer { point.deallocate() }
         _ = point.initialize(from: [0x04] + x + y)
-        let key = try make(type: gatehouse_key_type_ec(), refusal: "the EC point is not on P-256") { builder throws(JWTError) in
+        let key = try make(type: gatehouse_key_type_ec(), refusal: "the EC point is not on P-256") { builder throws(CryptoError) in
             try check(
                 OSSL_PARAM_BLD_push_utf8_string(builder, gatehouse_param_group(), gatehouse_group_p256(), 0),
                 "OSSL_PARAM_BLD_push_utf8_string")
@@ -55,8 +56,8 @@ final class PublicKey: @unchecked Sendable {
 
     /// Whether `signature` is a valid signature of `message` under this key with SHA-256: RSA
     /// PKCS#1 v1.5 for an RSA key, DER-encoded ECDSA for an EC key.
-    func verifySHA256(signature: [UInt8], message: [UInt8]) throws(JWTError) -> Bool {
-        guard let context = EVP_MD_CTX_new() else { throw JWTError.cryptoFailure("EVP_MD_CTX_new") }
+    public func verifySHA256(signature: [UInt8], message: [UInt8]) throws(CryptoError) -> Bool {
+        guard let context = EVP_MD_CTX_new() else { throw CryptoError.cryptoFailure("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         try Self.check(EVP_DigestVerifyInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestVerifyInit")
         // 1 verified, 0 did not; below 0 the signature could not even be parsed: also not verified.
@@ -66,9 +67,9 @@ final class PublicKey: @unchecked Sendable {
     }
 
     /// Converts a JWS ES256 signature (r || s, 32 bytes each) to the DER `ECDSA-Sig-Value` libcrypto verifies.
-    static func derECDSASignature(raw: [UInt8]) throws(JWTError) -> [UInt8] {
+    public static func derECDSASignature(raw: [UInt8]) throws(CryptoError) -> [UInt8] {
         precondition(raw.count == 64)
-        guard let signature = ECDSA_SIG_new() else { throw JWTError.cryptoFailure("ECDSA_SIG_new") }
+        guard let signature = ECDSA_SIG_new() else { throw CryptoError.cryptoFailure("ECDSA_SIG_new") }
         defer { ECDSA_SIG_free(signature) }
         let r = BN_bin2bn(raw, 32, nil)
         let s = raw[32...].withUnsafeBufferPointer { BN_bin2bn($0.baseAddress, 32, nil) }
@@ -76,16 +77,16 @@ final class PublicKey: @unchecked Sendable {
             // On success ECDSA_SIG_set0 owns r and s; otherwise they are ours to free.
             BN_free(r)
             BN_free(s)
-            throw JWTError.cryptoFailure("ECDSA_SIG_set0")
+            throw CryptoError.cryptoFailure("ECDSA_SIG_set0")
         }
         let length = i2d_ECDSA_SIG(signature, nil)
-        guard length > 0 else { throw JWTError.cryptoFailure("i2d_ECDSA_SIG") }
+        guard length > 0 else { throw CryptoError.cryptoFailure("i2d_ECDSA_SIG") }
         var der = [UInt8](repeating: 0, count: Int(length))
         let written = der.withUnsafeMutableBufferPointer { buffer in
             var cursor = buffer.baseAddress
             return i2d_ECDSA_SIG(signature, &cursor)
         }
-        guard written == length else { throw JWTError.cryptoFailure("i2d_ECDSA_SIG") }
+        guard written == length else { throw CryptoError.cryptoFailure("i2d_ECDSA_SIG") }
         return der
     }
 
@@ -93,36 +94,36 @@ final class PublicKey: @unchecked Sendable {
     /// pushes, and runs libcrypto's public key check on it (for EC: the point is on the curve;
     /// for RSA: among others, an odd modulus and an odd exponent above 1); `refusal` says why either failed.
     private static func make(
-        type: UnsafePointer<CChar>, refusal: String, _ fill: (OpaquePointer) throws(JWTError) -> Void
-    ) throws(JWTError) -> PublicKey {
-        guard let builder = OSSL_PARAM_BLD_new() else { throw JWTError.cryptoFailure("OSSL_PARAM_BLD_new") }
+        type: UnsafePointer<CChar>, refusal: String, _ fill: (OpaquePointer) throws(CryptoError) -> Void
+    ) throws(CryptoError) -> PublicKey {
+        guard let builder = OSSL_PARAM_BLD_new() else { throw CryptoError.cryptoFailure("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
         try fill(builder)
-        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { throw JWTError.cryptoFailure("OSSL_PARAM_BLD_to_param") }
+        guard let parameters = OSSL_PARAM_BLD_to_param(builder) else { throw CryptoError.cryptoFailure("OSSL_PARAM_BLD_to_param") }
         defer { OSSL_PARAM_free(parameters) }
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw JWTError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_fromdata_init(context), "EVP_PKEY_fromdata_init")
         var made: OpaquePointer?
         guard EVP_PKEY_fromdata(context, &made, gatehouse_evp_pkey_public_key_selection(), parameters) == 1, let made else {
             ERR_clear_error()
-            throw JWTError.invalidKey(refusal)
+            throw CryptoError.invalidKey(refusal)
         }
         let key = PublicKey(made)
-        guard let checker = EVP_PKEY_CTX_new_from_pkey(nil, made, nil) else { throw JWTError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
+        guard let checker = EVP_PKEY_CTX_new_from_pkey(nil, made, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(checker) }
         guard EVP_PKEY_public_check(checker) == 1 else {
             ERR_clear_error()
-            throw JWTError.invalidKey(refusal)
+            throw CryptoError.invalidKey(refusal)
         }
         return key
     }
 
     /// The one error funnel: libcrypto's 1 is success; anything else clears its error queue and throws.
-    private static func check(_ result: Int32, _ function: String) throws(JWTError) {
+    private static func check(_ result: Int32, _ function: String) throws(CryptoError) {
         guard result == 1 else {
             ERR_clear_error()
-            throw JWTError.cryptoFailure(function)
+            throw CryptoError.cryptoFailure(function)
         }
     }
 }
