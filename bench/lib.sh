@@ -110,7 +110,7 @@ start_server() {
     env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
         GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 "$@" \
         "${as[@]}" "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
-    SERVER_PID=$!
+    SERVER_PID=$! SERVER_DIR="$dir"
     BENCH_PIDS+=("$SERVER_PID")
     [ -d "$dir/pg" ] && BENCH_CLUSTERS+=("$dir/pg") || true
     for _ in $(seq 1200); do
@@ -155,6 +155,46 @@ stop_rss_sampler() { kill "$SAMPLER_PID" 2>/dev/null || true; wait "$SAMPLER_PID
 run_wrk() {
     local out="$1" c="$2" t="$3" d="$4" script="$5" url="$6"
     timeout $((d + 30)) wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$ROOT/bench/lua/$script" "$url" >"$out" 2>&1 || true
+}
+
+# CPU milliseconds used so far by the server and by its database, as "server database": the
+# server's utime+stime; for the database (the embedded cluster of the server's data directory
+# DIR, whose postmaster runs on its own) the postmaster's and its backends' utime+stime plus what
+# their exited children left them (cutime+cstime). Differences over a run, divided by its
+# requests, give each side's CPU per request.
+cpu_ms() {  # cpu_ms SERVER_PID DATA_DIR
+    local pids=() queue=() i=0 own rest=0 tick
+    tick="$(getconf CLK_TCK)"
+    [ -f "$2/pg/postmaster.pid" ] && queue=("$(head -1 "$2/pg/postmaster.pid")") && pids=("${queue[0]}")
+    while [ $i -lt ${#queue[@]} ]; do
+        for c in $(cat /proc/"${queue[$i]}"/task/*/children 2>/dev/null); do queue+=("$c"); pids+=("$c"); done
+        i=$((i + 1))
+    done
+    # The fields after the ")" that ends the command name: utime, stime, cutime, cstime are the 12th to 15th.
+    own="$(sed 's/.*) //' /proc/"$1"/stat | awk '{ print $12 + $13 }')"
+    for p in "${pids[@]}"; do
+        rest=$((rest + $(sed 's/.*) //' /proc/"$p"/stat 2>/dev/null | awk '{ print $12 + $13 + $14 + $15 }' || echo 0)))
+    done
+    echo "$((own * 1000 / tick)) $((rest * 1000 / tick))"
+}
+
+# run_wrk, with the CPU the server and its database spent during it appended to the output as
+# "CPU server_ms=.. database_ms=..": SERVER_PID and SERVER_DIR name the server measured.
+run_wrk_cpu() {
+    local out="$1" before after
+    before="$(cpu_ms "$SERVER_PID" "$SERVER_DIR")"
+    run_wrk "$@"
+    after="$(cpu_ms "$SERVER_PID" "$SERVER_DIR")"
+    set -- $before $after
+    echo "CPU server_ms=$(($3 - $1)) database_ms=$(($4 - $2))" >>"$out"
+}
+
+# Microseconds of CPU per successful request of a run_wrk_cpu output: cpu_per_request FILE server|database
+cpu_per_request() {
+    local ms ok
+    ms="$(sed -n "s/^CPU.* $2_ms=\([0-9]*\).*/\1/p" "$1" | tail -1)"
+    ok="$(wrk_field "$1" ok)"
+    awk -v ms="$ms" -v ok="$ok" 'BEGIN { if (ok > 0) printf "%.0f", ms * 1000 / ok; else print "-" }'
 }
 
 # Fields of a wrk output (with our done() line "RESULT requests=.. errors=.. ...").

@@ -43,14 +43,17 @@ grep '^google' "$BENCH_TOKENS" >"$DIR/google.txt"; grep '^apple' "$BENCH_TOKENS"
 log "load average at start: $(load_avg)"
 : >"$OUT/rounds"
 for r in $(seq "$ROUNDS"); do
-    run_wrk "$OUT/viewer" 64 2 "$D" viewer.lua "$SERVER_URL"
-    BENCH_TOKENS="$DIR/google.txt" run_wrk "$OUT/google" 64 2 "$D" loginwith.lua "$SERVER_URL"
-    BENCH_TOKENS="$DIR/apple.txt" run_wrk "$OUT/apple" 64 2 "$D" loginwith.lua "$SERVER_URL"
-    run_wrk "$OUT/login" 8 8 "$D" login.lua "$SERVER_URL"
+    run_wrk_cpu "$OUT/viewer" 64 2 "$D" viewer.lua "$SERVER_URL"
+    BENCH_TOKENS="$DIR/google.txt" run_wrk_cpu "$OUT/google" 64 2 "$D" loginwith.lua "$SERVER_URL"
+    BENCH_TOKENS="$DIR/apple.txt" run_wrk_cpu "$OUT/apple" 64 2 "$D" loginwith.lua "$SERVER_URL"
+    run_wrk_cpu "$OUT/login" 8 8 "$D" login.lua "$SERVER_URL"
     v="$(wrk_rps "$OUT/viewer")" g="$(wrk_rps "$OUT/google")" a="$(wrk_rps "$OUT/apple")" l="$(wrk_rps "$OUT/login")"
     e=0; for f in viewer google apple login; do e=$((e + $(wrk_errors "$OUT/$f"))); done
     echo "$v $g $a $l $e" >>"$OUT/rounds"
     log "round $r: viewer $v req/s; logInWith RS256 $g ($(ratio "$g" "$v")), ES256 $a ($(ratio "$a" "$v")); logIn $l; errors $e"
+    for f in viewer google apple login; do
+        log "  $f: CPU per request: server $(cpu_per_request "$OUT/$f" server) µs, database $(cpu_per_request "$OUT/$f" database) µs"
+    done
     grep FIRST_ERROR "$OUT"/* >&2 || true
 done
 LOAD="$(load_avg)"

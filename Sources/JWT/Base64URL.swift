@@ -3,8 +3,10 @@ enum Base64URL {
     /// Decodes `text`; nil when it holds padding, a character outside the URL-safe alphabet, a
     /// length no encoding produces (4n + 1), or non-zero unused bits in its last character (so
     /// each byte string has exactly one accepted encoding).
-    static func decode(_ text: Substring) -> [UInt8]? {
-        let characters = Array(text.utf8)
+    static func decode(_ text: Substring) -> [UInt8]? { decode(Array(text.utf8)[...]) }
+
+    /// Decodes base64url `characters` (ASCII bytes), as ``decode(_:)-(Substring)``.
+    static func decode(_ characters: ArraySlice<UInt8>) -> [UInt8]? {
         guard characters.count % 4 != 1 else { return nil }
         var bytes: [UInt8] = []
         bytes.reserveCapacity(characters.count * 3 / 4)

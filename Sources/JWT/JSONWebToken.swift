@@ -22,12 +22,15 @@ public struct JSONWebToken: Sendable {
     /// Parses `header.claims.signature`, each part base64url without padding, header and claims
     /// JSON objects, `alg` a string.
     public init(compact: String) throws(JWTError) {
-        guard compact.utf8.count <= Self.maxLength else { throw JWTError.malformedToken("longer than \(Self.maxLength) characters") }
-        let parts = compact.split(separator: ".", omittingEmptySubsequences: false)
-        guard parts.count == 3 else { throw JWTError.malformedToken("\(parts.count) parts separated by \".\" instead of 3") }
-        header = try Self.object(parts[0], "header")
-        claims = try Self.object(parts[1], "claims set")
-        guard let signature = Base64URL.decode(parts[2]) else { throw JWTError.malformedToken("the signature is not base64url without padding") }
+        let text = Array(compact.utf8)
+        guard text.count <= Self.maxLength else { throw JWTError.malformedToken("longer than \(Self.maxLength) characters") }
+        let dots = text.indices.filter { text[$0] == UInt8(ascii: ".") }
+        guard dots.count == 2 else { throw JWTError.malformedToken("\(dots.count + 1) parts separated by \".\" instead of 3") }
+        header = try Self.object(text[..<dots[0]], "header")
+        claims = try Self.object(text[(dots[0] + 1)..<dots[1]], "claims set")
+        guard let signature = Base64URL.decode(text[(dots[1] + 1)...]) else {
+            throw JWTError.malformedToken("the signature is not base64url without padding")
+        }
         guard let algorithm = header["alg"]?.stringValue else { throw JWTError.malformedToken("the header's \"alg\" is missing or not a string") }
         switch header["kid"] {
         case nil, .null?: keyId = nil
@@ -36,7 +39,7 @@ public struct JSONWebToken: Sendable {
         }
         self.algorithm = algorithm
         self.signature = signature
-        signingInput = Array(compact.utf8.prefix(parts[0].utf8.count + 1 + parts[1].utf8.count))
+        signingInput = Array(text[..<dots[1]])
     }
 
     /// Checks the signature with `key`. Only RS256 (RSA PKCS#1 v1.5 with SHA-256) and ES256
@@ -101,7 +104,7 @@ public struct JSONWebToken: Sendable {
         }
     }
 
-    private static func object(_ part: Substring, _ name: String) throws(JWTError) -> JSONObject {
+    private static func object(_ part: ArraySlice<UInt8>, _ name: String) throws(JWTError) -> JSONObject {
         guard let bytes = Base64URL.decode(part) else { throw JWTError.malformedToken("the \(name) is not base64url without padding") }
         let json: JSON
         do { json = try JSONParser(maxDepth: 32).parse(bytes) } catch { throw JWTError.malformedToken("the \(name) is not JSON") }

@@ -24,11 +24,14 @@ import Testing
         """
 
     static func logInWith(
-        _ h: Harness, _ authData: JSONObject, fields: JSONObject? = nil, master: Bool = false, address: String = "192.0.2.1"
+        _ h: Harness, _ authData: JSONObject, fields: JSONObject? = nil, master: Bool = false, address: String = "192.0.2.1",
+        installationId: String? = nil
     ) -> ExecutionResult {
         var input: JSONObject = ["authData": .object(authData), "clientMutationId": "c1"]
         if let fields { input["fields"] = .object(fields) }
-        return h.graphql(logInWith, variables: ["input": .object(input)], master: master ? Harness.masterKey : nil, address: address)
+        return h.graphql(
+            logInWith, variables: ["input": .object(input)], installationId: installationId, master: master ? Harness.masterKey : nil,
+            address: address)
     }
 
     static func update(_ h: Harness, _ id: String, _ fields: JSONObject, token: String?, currentPassword: String? = nil) -> ExecutionResult {
@@ -81,6 +84,42 @@ import Testing
         let ids = try #require(simultaneously(8) { _ in try? Self.guest(h, "same-device").id })
         #expect(ids.count == 8 && Set(ids).count == 1, "\(ids)")
         #expect(try h.count("SELECT count(*)::int FROM users") == 1)
+    }
+
+    /// Concurrent log-ins of linked users share statements (``AuthService``'s provider log-in
+    /// batches): each still gets its own user and a session that works.
+    @Test func concurrentLogInsOfLinkedUsersEachGetTheirSession() throws {
+        let h = try Harness(poolSize: 4)
+        let users = try (0..<4).map { try Self.guest(h, "device-\($0)").id }
+        let grants = try #require(simultaneously(24) { index -> (Int, String?, String?) in
+            let viewer = Self.logInWith(h, ["anonymous": ["id": .string("device-\(index % 4)")]]).data?["logInWith"]?["viewer"]
+            return (index % 4, viewer?["user"]?["objectId"]?.stringValue, viewer?["sessionToken"]?.stringValue)
+        })
+        for (device, id, token) in grants {
+            #expect(id == users[device])
+            let token = try #require(token)
+            #expect(h.graphql(Self.viewer, token: token).data?["viewer"]?["user"]?["objectId"]?.stringValue == users[device])
+        }
+        #expect(try h.count("SELECT count(*)::int FROM sessions") == 4 + 24)
+    }
+
+    /// A log-in from an installation replaces the user's session from it, also when several
+    /// arrive at once (they may share a batch): one session per installation is left, and it works.
+    @Test func concurrentLogInsFromOneInstallationLeaveOneSession() throws {
+        let h = try Harness(poolSize: 4)
+        let guest = try Self.guest(h, "device-1")
+        let tokens = try #require(simultaneously(12) { _ in
+            Self.logInWith(h, ["anonymous": ["id": "device-1"]], installationId: "install-1")
+                .data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue
+        })
+        #expect(tokens.allSatisfy { $0 != nil })
+        #expect(try h.count("SELECT count(*)::int FROM sessions WHERE installation_id = 'install-1'") == 1)
+        let working = tokens.compactMap { $0 }.filter {
+            h.graphql(Self.viewer, token: $0).data?["viewer"]?["user"]?["objectId"]?.stringValue == guest.id
+        }
+        #expect(working.count == 1)
+        // The session made without an installation id is not replaced.
+        #expect(h.graphql(Self.viewer, token: guest.token).errors.isEmpty)
     }
 
     @Test func anonymousCountsAgainstTheAddressLimit() throws {

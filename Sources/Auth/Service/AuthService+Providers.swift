@@ -61,12 +61,12 @@ extension AuthService {
     }
 
     /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is none.
+    /// Leaves the user's failed password log-ins and lockout as they are: they count password
+    /// guesses, which a provider's token does not end.
     private func logInLinked(_ provider: String, _ providerUserId: String, _ request: AuthRequest, _ time: Date) throws(AuthError) -> SessionGrant? {
-        guard let user = try database({ () throws in try store.user(provider: provider, providerUserId: providerUserId) }) else {
-            return nil
-        }
         let (token, session) = newSession(action: "login", authProvider: provider, request: request, now: time)
-        try database { () throws in try store.completeLogIn(userId: user.objectId, rehash: nil, session: session, now: time) }
+        let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session)
+        guard let user = try database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 

@@ -18,6 +18,9 @@ public final class AuthService: Sendable {
     let sessionUse: SessionUseRecorder
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
+    /// Provider log-ins of linked users, coalesced likewise: one statement finds the users and
+    /// inserts the sessions of every log-in waiting.
+    let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, User>
     let hashing: PasswordHashingPool
     /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
     public let hashKinds: HashKinds
@@ -55,12 +58,11 @@ public final class AuthService: Sendable {
             log: log)
         self.sessionLookups = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
-            failsQueued: { error in
-                // No connection in time (or none to be had), or statement_timeout: the database is stuck.
-                guard let error = error as? PostgresError else { return false }
-                return error.kind == .databaseUnavailable || error.sqlState == "57014"
-            },
+            failsQueued: Self.databaseStuck,
             run: { try store.sessions(digests: $0) })
+        self.providerLogIns = LookupBatcher(
+            maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
+            failsQueued: Self.databaseStuck, run: { try store.logIn($0) })
         self.hashing = hashing
         self.hashKinds = HashKinds(current: hashing.hasher.cost)
         let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }
@@ -70,6 +72,13 @@ public final class AuthService: Sendable {
         self.providers = providers
         self.now = now
         self.log = log
+    }
+
+    /// No connection in time (or none to be had), or statement_timeout: the database is stuck, and
+    /// a batch's callers queued behind the one that found it so fail with it.
+    private static func databaseStuck(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.kind == .databaseUnavailable || error.sqlState == "57014"
     }
 
     /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.

@@ -7,17 +7,6 @@ extension UserStore {
     /// Another user has this provider id (a concurrent sign-in with it committed first).
     struct IdentityTaken: Error {}
 
-    /// The user the provider id belongs to, if any.
-    func user(provider: String, providerUserId: String) throws -> User? {
-        try pool.withConnection { connection in
-            try connection.queryFirst("""
-                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
-                FROM user_identities i JOIN users u ON u.object_id = i.user_id
-                WHERE i.provider = \(provider) AND i.provider_user_id = \(providerUserId)
-                """).map { try Self.user($0) }
-        }
-    }
-
     /// The user's linked providers and their ids, by provider name.
     func identities(userId: String) throws -> [(provider: String, id: String)] {
         try pool.withConnection { connection in

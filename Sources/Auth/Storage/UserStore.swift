@@ -192,11 +192,16 @@ struct UserStore: Sendable {
         }
     }
 
+    /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`).
+    static func createdWith(_ session: Session) -> String {
+        #"{"action":"\#(session.action)","authProvider":"\#(session.authProvider)"}"#
+    }
+
     /// Inserts the session and, when it has an installation id, remembers that installation
     /// for the user until the session ends (the owner's exemption from the log-in limits).
     func insertSession(_ new: NewSession, userId: String, now: Date, in tx: Transaction) throws {
         let session = new.session
-        let createdWith = #"{"action":"\#(session.action)","authProvider":"\#(session.authProvider)"}"#
+        let createdWith = Self.createdWith(session)
         try tx.execute("""
             WITH session AS (
                 INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,

@@ -1,0 +1,112 @@
+import Foundation
+import Postgres
+
+/// Provider log-ins of users already linked, many per statement: the identity lookup and the
+/// new session's insert are one statement for every log-in waiting (see ``AuthService`` and
+/// ``LookupBatcher``), so a busy server pays one round trip and one commit for dozens of them.
+extension UserStore {
+    /// A log-in waiting for its batch: the provider id to find and the session to give its user.
+    /// Equal and hashed by the new session's id, unique to each log-in.
+    struct ProviderLogIn: Hashable, Sendable {
+        var provider: String
+        var providerUserId: String
+        var session: NewSession
+
+        static func == (a: Self, b: Self) -> Bool { a.session.session.objectId == b.session.session.objectId }
+        func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
+    }
+
+    /// For each log-in whose provider id is linked to a user, inserts its session (replacing the
+    /// user's sessions with the same installation id) and returns the user; log-ins of ids linked
+    /// to no one are absent and insert nothing.
+    ///
+    /// Log-ins from one installation go into separate statements, in order, so that each replaces
+    /// the one before. A batch with installation ids first locks its users, as `completeLogIn`
+    /// does, so that a concurrent log-in's session is committed before this one's delete looks for
+    /// it. A user deleted while its log-in waits fails the statement (its session's foreign key):
+    /// the batch then runs again and finds that user no longer.
+    func logIn(_ logIns: [ProviderLogIn]) throws -> [ProviderLogIn: User] {
+        var found: [ProviderLogIn: User] = [:]
+        var rest = logIns[...]
+        while !rest.isEmpty {
+            var installations = Set<String>()
+            var round: [ProviderLogIn] = []
+            var later: [ProviderLogIn] = []
+            for logIn in rest {
+                if let installation = logIn.session.session.installationId, !installations.insert(installation).inserted {
+                    later.append(logIn)
+                } else {
+                    round.append(logIn)
+                }
+            }
+            for attempt in 1...3 {
+                do {
+                    for (logIn, user) in try run(round) { found[logIn] = user }
+                    break
+                } catch let error as PostgresError where error.sqlState == SQLState.foreignKeyViolation && attempt < 3 {
+                    continue
+                }
+            }
+            rest = later[...]
+        }
+        return found
+    }
+
+    private func run(_ logIns: [ProviderLogIn]) throws -> [(ProviderLogIn, User)] {
+        try pool.withConnection { connection in
+            guard logIns.contains(where: { $0.session.session.installationId != nil }) else {
+                return try Self.insertSessions(logIns, on: connection)
+            }
+            return try connection.transaction { tx in
+                try tx.execute("""
+                    SELECT 1 FROM unnest(\(PostgresArray(logIns.map(\.provider))), \(PostgresArray(logIns.map(\.providerUserId))))
+                        AS wanted(provider, provider_user_id)
+                    JOIN user_identities i ON i.provider = wanted.provider AND i.provider_user_id = wanted.provider_user_id
+                    JOIN users u ON u.object_id = i.user_id
+                    ORDER BY u.object_id FOR UPDATE OF u
+                    """)
+                return try Self.insertSessions(logIns, on: tx)
+            }
+        }
+    }
+
+    /// The one statement: finds each log-in's user, deletes the sessions its installation had,
+    /// inserts its session and remembers its installation, and returns the users found.
+    private static func insertSessions(_ logIns: [ProviderLogIn], on connection: some PostgresQueryable) throws -> [(ProviderLogIn, User)] {
+        let sessions = logIns.map(\.session.session)
+        let rows = try connection.query("""
+            WITH wanted AS (
+                SELECT * FROM unnest(
+                    \(PostgresArray(logIns.map(\.provider))), \(PostgresArray(logIns.map(\.providerUserId))),
+                    \(PostgresArray(sessions.map(\.objectId))), \(PostgresArray(logIns.map(\.session.tokenDigest))),
+                    \(PostgresArray(sessions.map(\.installationId))), \(PostgresArray(sessions.map(createdWith(_:)))),
+                    \(PostgresArray(sessions.map(\.createdAt))), \(PostgresArray(sessions.map(\.expiresAt))),
+                    \(PostgresArray(sessions.map(\.userAgent)))
+                ) WITH ORDINALITY AS w(provider, provider_user_id, session_id, token_digest, installation_id, created_with,
+                                       created_at, expires_at, user_agent, n)
+            ), found AS (
+                SELECT w.*, u.object_id AS user_id, u.username, u.email, u.email_verified, u.acl::text AS acl,
+                       u.created_at AS user_created_at, u.updated_at AS user_updated_at
+                FROM wanted w
+                JOIN user_identities i ON i.provider = w.provider AND i.provider_user_id = w.provider_user_id
+                JOIN users u ON u.object_id = i.user_id
+            ), replaced AS (
+                DELETE FROM sessions s USING found f
+                WHERE f.installation_id IS NOT NULL AND s.user_id = f.user_id AND s.installation_id = f.installation_id
+            ), added AS (
+                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
+                                      created_at, updated_at, last_used_at, user_agent)
+                SELECT session_id, token_digest, user_id, installation_id, created_with::jsonb, expires_at,
+                       created_at, created_at, created_at, user_agent
+                FROM found
+                RETURNING user_id, installation_id, expires_at
+            ), known AS (
+                INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+                SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM added WHERE installation_id IS NOT NULL
+                ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
+            )
+            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at FROM found
+            """)
+        return try rows.map { row in (logIns[Int(try row.decode(Int64.self, at: 0)) - 1], try user(row, from: 1)) }
+    }
+}
