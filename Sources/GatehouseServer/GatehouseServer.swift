@@ -98,6 +98,7 @@ public final class GatehouseServer: Sendable {
                 if let embedded { try? embedded.stop() }
             }
         }
+        let totpBox = try Self.totpBox(settings, embedded: embedded)
         do {
             let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -133,8 +134,10 @@ public final class GatehouseServer: Sendable {
                 accounts: AccountPolicy(
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
-                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
-            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
+                mfa: settings.mfa),
+            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
+            log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
@@ -270,6 +273,28 @@ public final class GatehouseServer: Sendable {
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)
+    }
+
+    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or, for the embedded default,
+    /// the key file in its data directory (made on first start). With `DATABASE_URL` a key must
+    /// be given unless second factors are off: instances sharing a database must share the key.
+    static func totpBox(_ settings: Settings, embedded: EmbeddedPostgres?) throws(StartError) -> SecretBox? {
+        var key = settings.secretKey
+        if key == nil, let embedded {
+            do { key = try SecretKeyFile.readOrCreate(directory: embedded.dataDirectory) } catch {
+                throw StartError("GATEHOUSE_SECRET_KEY (--secret-key): \(error)")
+            }
+        }
+        guard let key else {
+            guard settings.mfa == .off else {
+                throw StartError(
+                    "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and must be the same for every instance and restart (make one with `openssl rand -hex 32`); or set GATEHOUSE_MFA=off.")
+            }
+            return nil
+        }
+        do { return try SecretBox(secretKey: key, purpose: .totp) } catch {
+            throw StartError("GATEHOUSE_SECRET_KEY (--secret-key) \(error).")
+        }
     }
 
     /// The session cache and the listener that keeps it honest: notifications drop

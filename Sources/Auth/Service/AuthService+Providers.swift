@@ -71,13 +71,13 @@ extension AuthService {
     }
 
     /// The user's linked providers as `User.authData` shows them: `{"<provider>": {"id": "…"}}`,
-    /// nil when none.
+    /// and `"mfa": {"status": "enabled"}` with TOTP (never its secret); nil when none.
     public func authData(userId: String) throws(AuthError) -> JSONObject? {
         let identities = try database { () throws in try store.identities(userId: userId) }
-        guard !identities.isEmpty else { return nil }
         var object = JSONObject()
         for identity in identities { object[identity.provider] = .object(["id": .string(identity.id)]) }
-        return object
+        if try hasTOTP(userId: userId) { object["mfa"] = ["status": "enabled"] }
+        return object.isEmpty ? nil : object
     }
 
     /// updateUser's `authData`, checked: the provider ids to link (each provider's object verified,

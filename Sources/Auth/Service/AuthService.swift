@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Mail
 import Locking
 import Postgres
@@ -34,6 +35,10 @@ public final class AuthService: Sendable {
     public let sessionCache: SessionCache?
     /// Third-party log-in (`logInWith`, linking); nil: none, every provider is unsupported.
     let providers: ProviderRegistry?
+    /// Users' TOTP enrolments and recovery codes.
+    let totp: TOTPStore
+    /// Seals TOTP secrets (a key from `GATEHOUSE_SECRET_KEY`); nil: enrolment fails with an internal error.
+    let totpBox: SecretBox?
     let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
     let log: @Sendable (String) -> Void
@@ -42,7 +47,7 @@ public final class AuthService: Sendable {
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
         providers: ProviderRegistry? = nil, sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
-        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
+        totpBox: SecretBox? = nil, now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
         let store = UserStore(pool: pool)
@@ -68,6 +73,8 @@ public final class AuthService: Sendable {
         self.nameLimiter = RateLimiter(window: configuration.rateLimits.accountWindow, capacity: limiterCapacity, now: seconds)
         self.sessionCache = sessionCache
         self.providers = providers
+        self.totp = TOTPStore(pool: pool)
+        self.totpBox = totpBox
         self.now = now
         self.log = log
     }
@@ -150,13 +157,18 @@ public final class AuthService: Sendable {
     /// no account is counted the same way in memory, so the limit does not tell which names exist.
     /// The right password with an installation id that had a session of the account in the last
     /// 30 days is let in past the per-account limit and lockout.
-    public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
+    ///
+    /// `mfa` is `authData.mfa` (`{token}`: a TOTP or recovery code), checked after the password
+    /// for users with TOTP (``checkSecondFactor(_:userId:sealedSecret:at:)``).
+    public func logIn(
+        username: String, password: String, hasAuthData: Bool, mfa: JSON? = nil, request: AuthRequest
+    ) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
         let network = ClientNetwork.key(of: request.clientAddress)
         try limitAddress(network)
         guard !username.isEmpty else { throw .logInUsernameMissing }
         guard !password.isEmpty else { throw .logInPasswordMissing }
-        if hasAuthData { throw .unsupportedAuthentication }
+        if hasAuthData || (mfa != nil && configuration.mfa == .off) { throw .unsupportedAuthentication }
         let time = timestamp()
         let policy = configuration.rateLimits
         let window = Double(max(1, policy.accountWindow))
@@ -218,13 +230,18 @@ public final class AuthService: Sendable {
             }
             throw .invalidCredentials
         }
+        var factors = ["password"]
+        if configuration.mfa != .off, let sealedSecret = found.sealedTOTPSecret {
+            try checkSecondFactor(mfa, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
+            factors.append("totp")
+        }
         // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
         if configuration.accounts.verifyEmails == .required, credentials.user.email != nil, !credentials.user.emailVerified {
             throw .emailNotVerified
         }
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try hash(password) : nil
-        let (token, session) = newSession(action: "login", request: request, now: time)
+        let (token, session) = newSession(action: "login", factors: factors, request: request, now: time)
         try database { () throws in
             try store.completeLogIn(
                 userId: credentials.user.objectId, rehash: rehash, keepLockout: lockedUntil != nil, session: session, now: time)
@@ -383,15 +400,17 @@ public final class AuthService: Sendable {
         Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
+    /// A new session and its token; `factors` (`createdWith.factors`) default to `[authProvider]`.
     func newSession(
-        action: String, authProvider: String = "password", request: AuthRequest, now time: Date
+        action: String, authProvider: String = "password", factors: [String]? = nil, request: AuthRequest, now time: Date
     ) -> (String, UserStore.NewSession) {
         let token = SecureRandom.sessionToken()
         let session = Session(
             objectId: SecureRandom.objectId(), createdAt: time, updatedAt: time,
             expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)), lastUsedAt: time,
             installationId: request.installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
-            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
+            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) },
+            factors: factors)
         return (token, UserStore.NewSession(session: session, tokenDigest: SHA256.digest(token)))
     }
 
