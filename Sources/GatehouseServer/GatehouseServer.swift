@@ -88,6 +88,8 @@ public final class GatehouseServer: Sendable {
             return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
         }()
 
+        // An external database's key must be given: checked before the database is opened.
+        var totpBox = settings.databaseURL == nil ? nil : try Self.totpBox(settings, keyDirectory: nil)
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
@@ -98,7 +100,7 @@ public final class GatehouseServer: Sendable {
                 if let embedded { try? embedded.stop() }
             }
         }
-        let totpBox = try Self.totpBox(settings, embedded: embedded)
+        if let embedded { totpBox = try Self.totpBox(settings, keyDirectory: embedded.dataDirectory) }
         do {
             let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -275,13 +277,14 @@ public final class GatehouseServer: Sendable {
         return (embedded, pool, connection)
     }
 
-    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or, for the embedded default,
-    /// the key file in its data directory (made on first start). With `DATABASE_URL` a key must
-    /// be given unless second factors are off: instances sharing a database must share the key.
-    static func totpBox(_ settings: Settings, embedded: EmbeddedPostgres?) throws(StartError) -> SecretBox? {
+    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or else the key file in
+    /// `keyDirectory` (the embedded default's data directory; made on first start). Without
+    /// either (`DATABASE_URL`) a key must be given unless second factors are off: instances
+    /// sharing a database must share the key.
+    static func totpBox(_ settings: Settings, keyDirectory: String?) throws(StartError) -> SecretBox? {
         var key = settings.secretKey
-        if key == nil, let embedded {
-            do { key = try SecretKeyFile.readOrCreate(directory: embedded.dataDirectory) } catch {
+        if key == nil, let keyDirectory {
+            do { key = try SecretKeyFile.readOrCreate(directory: keyDirectory) } catch {
                 throw StartError("GATEHOUSE_SECRET_KEY (--secret-key): \(error)")
             }
         }
@@ -293,7 +296,9 @@ public final class GatehouseServer: Sendable {
             return nil
         }
         do { return try SecretBox(secretKey: key, purpose: .totp) } catch {
-            throw StartError("GATEHOUSE_SECRET_KEY (--secret-key) \(error).")
+            let source = settings.secretKey == nil
+                ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
+            throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")
         }
     }
 

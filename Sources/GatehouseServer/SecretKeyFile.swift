@@ -35,6 +35,6 @@ enum SecretKeyFile {
         var buffer = [UInt8](repeating: 0, count: 256)
         let count = buffer.withUnsafeMutableBytes { read(file, $0.baseAddress, $0.count) }
         guard count >= 0 else { throw Failure(description: "cannot read \(path): \(String(cString: strerror(errno)))") }
-        return String(decoding: buffer.prefix(count), as: UTF8.self)
+        return String(decoding: buffer.prefix(count), as: UTF8.self).trimmingCharacters(in: .whitespacesAndNewlines)
     }
 }

@@ -195,9 +195,9 @@ extension Settings {
         integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
         integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password/email changes and deletion need no currentPassword; 0: never needed", 0...(365 * 86400), \.recentAuth),
         integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; 0: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
-        text("mfa", "GATEHOUSE_MFA", "MODE", "off (no second factors), optional (users may enrol TOTP) or required (a session without a second factor can only enrol one)",
+        text("mfa", "GATEHOUSE_MFA", "MODE", "off (no second factors), optional (users may enrol TOTP) or required (a session without a second factor can only enrol one); empty: optional",
              { settings, value throws(SettingsError) in
-                 guard let mode = SecondFactorMode(rawValue: value) else {
+                 guard let mode = value.isEmpty ? .optional : SecondFactorMode(rawValue: value) else {
                      throw SettingsError("GATEHOUSE_MFA (--mfa) must be off, optional or required, not \"\(value)\".")
                  }
                  settings.mfa = mode
@@ -209,7 +209,7 @@ extension Settings {
                      throw SettingsError("GATEHOUSE_SECRET_KEY (--secret-key) \(error).")
                  }
                  settings.secretKey = value
-             }, { $0.secretKey == nil ? "(data directory)" : "(set)" }),
+             }, { $0.secretKey == nil ? "(none)" : "(set)" }),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")

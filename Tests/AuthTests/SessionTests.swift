@@ -32,7 +32,7 @@ import Testing
         for (token, action) in [(signUpToken, "signup"), (logInToken, "login")] {
             let text = try #require(try h.rows("SELECT created_with::text FROM sessions WHERE token_digest = \(SHA256.digest(token))")
                 .first?.decode(String.self, at: 0))
-            #expect(try JSON.parse(text) == ["action": .string(action), "authProvider": "password"], "\(text)")
+            #expect(try JSON.parse(text) == ["action": .string(action), "authProvider": "password", "factors": ["password"]], "\(text)")
         }
     }
 
