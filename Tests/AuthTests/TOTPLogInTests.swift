@@ -181,6 +181,26 @@ import Testing
         #expect(Self.error(Self.logIn(h, next)) == "141 Invalid MFA token", "older than the last accepted")
     }
 
+    @Test func aProviderLogInNeedsTheCodeToo() throws {
+        let h = try Harness()
+        let guest = try ProviderLogInTests.guest(h, "device-1")
+        let account = Account(id: guest.id, token: guest.token, secret: SecureRandom.bytes(20))
+        _ = try Self.enrol(h, account)
+        func logInWith(_ mfa: JSON?) -> ExecutionResult {
+            var authData: JSONObject = ["anonymous": ["id": "device-1"]]
+            if let mfa { authData["mfa"] = mfa }
+            return ProviderLogInTests.logInWith(h, authData)
+        }
+        #expect(Self.error(logInWith(nil)) == "-1 Missing additional authData mfa")
+        #expect(Self.error(logInWith(["token": "abcde-12345"])) == "141 Invalid MFA token")
+        h.clock.advance(by: 30)
+        let result = logInWith(["token": .string(account.code(h))])
+        let token = try #require(result.data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue, "\(result.json)")
+        #expect(Self.createdWith(h, token) == ["action": "login", "authProvider": "anonymous", "factors": ["anonymous", "totp"]])
+        // mfa is no provider: alone it names none.
+        #expect(Self.error(ProviderLogInTests.logInWith(h, ["mfa": ["token": "123456"]])) == "252 This authentication method is unsupported.")
+    }
+
     @Test func ofConcurrentLogInsWithOneCodeExactlyOneWins() throws {
         let h = try Harness(configuration: AuthConfiguration(
             rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0), masterKey: Harness.masterKey), poolSize: 8)

@@ -12,17 +12,21 @@ extension AuthService {
     /// gets a new session; an id linked to no one makes a new user with a random username and
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
     /// at sign-up), never linked to an existing account by email. Counts against the client
-    /// address limit like signUp. Costs no password hash.
+    /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
+    /// beside the provider's data (`authData.mfa`, as at `logIn`).
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
             maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
         try limitAddress(ClientNetwork.key(of: request.clientAddress))
-        guard authData.count == 1 else { throw .unsupportedAuthentication }
+        var authData = authData
+        let mfa = authData["mfa"]
+        authData["mfa"] = nil
+        guard authData.count == 1, mfa == nil || configuration.mfa != .off else { throw .unsupportedAuthentication }
         let provider = authData.keys[0]
         let providerUserId = try verify(provider, authData.values[0])
         let time = timestamp()
-        if let grant = try logInLinked(provider, providerUserId, request, time) { return grant }
+        if let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) { return grant }
 
         if fields?.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         let email = fields?.email
@@ -52,7 +56,7 @@ extension AuthService {
         }
         if raced {
             // A concurrent logInWith with the same id made its user first: log in to that one.
-            guard let grant = try logInLinked(provider, providerUserId, request, time) else {
+            guard let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) else {
                 throw .internalError(detail: "a provider id's new user vanished")
             }
             return grant
@@ -60,12 +64,19 @@ extension AuthService {
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
-    /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is none.
-    private func logInLinked(_ provider: String, _ providerUserId: String, _ request: AuthRequest, _ time: Date) throws(AuthError) -> SessionGrant? {
-        guard let user = try database({ () throws in try store.user(provider: provider, providerUserId: providerUserId) }) else {
-            return nil
+    /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is
+    /// none. A user with TOTP needs its code in `mfa` (``checkSecondFactor(_:userId:sealedSecret:at:)``).
+    private func logInLinked(
+        _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
+    ) throws(AuthError) -> SessionGrant? {
+        guard let (user, sealedSecret) = try database({ () throws in try store.user(provider: provider, providerUserId: providerUserId) })
+        else { return nil }
+        var factors = [provider]
+        if configuration.mfa != .off, let sealedSecret {
+            try checkSecondFactor(mfa, userId: user.objectId, sealedSecret: sealedSecret, at: time)
+            factors.append("totp")
         }
-        let (token, session) = newSession(action: "login", authProvider: provider, request: request, now: time)
+        let (token, session) = newSession(action: "login", authProvider: provider, factors: factors, request: request, now: time)
         try database { () throws in try store.completeLogIn(userId: user.objectId, rehash: nil, session: session, now: time) }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }

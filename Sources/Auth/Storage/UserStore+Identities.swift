@@ -7,14 +7,15 @@ extension UserStore {
     /// Another user has this provider id (a concurrent sign-in with it committed first).
     struct IdentityTaken: Error {}
 
-    /// The user the provider id belongs to, if any.
-    func user(provider: String, providerUserId: String) throws -> User? {
+    /// The user the provider id belongs to, if any, and the user's sealed TOTP secret (nil: none).
+    func user(provider: String, providerUserId: String) throws -> (user: User, sealedTOTPSecret: [UInt8]?)? {
         try pool.withConnection { connection in
             try connection.queryFirst("""
-                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+                       (SELECT t.sealed_secret FROM user_totp t WHERE t.user_id = u.object_id)
                 FROM user_identities i JOIN users u ON u.object_id = i.user_id
                 WHERE i.provider = \(provider) AND i.provider_user_id = \(providerUserId)
-                """).map { try Self.user($0) }
+                """).map { (try Self.user($0), try $0.decode([UInt8]?.self, at: 7)) }
         }
     }
 
