@@ -26,9 +26,11 @@ public struct SecretBox: Sendable {
     /// whitespace ignored).
     public init(secretKey: String, purpose: Purpose) throws(InvalidKey) {
         SodiumLibrary.ensureInitialized()
-        let text = Array(secretKey.utf8).drop { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }
-        var hex = Array(text.reversed().drop { $0 == 0x20 || $0 == 0x0a || $0 == 0x0d || $0 == 0x09 }.reversed())
+        let isSpace: (UInt8) -> Bool = { [0x20, 0x09, 0x0a, 0x0d].contains($0) }
+        var hex = Array(secretKey.utf8)
         defer { wipe(&hex) }
+        while let last = hex.last, isSpace(last) { hex.removeLast() }
+        hex.removeFirst(hex.prefix(while: isSpace).count)
         guard hex.count == 2 * Int(crypto_kdf_KEYBYTES), hex.allSatisfy(Self.isHexDigit) else { throw InvalidKey() }
         var master = [UInt8](repeating: 0, count: Int(crypto_kdf_KEYBYTES))
         defer { wipe(&master) }
@@ -74,19 +76,21 @@ public struct SecretBox: Sendable {
     public func open(_ sealed: [UInt8]) -> [UInt8]? {
         let overhead = Int(crypto_secretbox_NONCEBYTES) + Int(crypto_secretbox_MACBYTES)
         guard sealed.count >= overhead else { return nil }
-        var plaintext = [UInt8](repeating: 0, count: sealed.count - overhead)
+        let length = sealed.count - overhead
+        // At least one byte, so that the output pointer is never null.
+        var plaintext = [UInt8](repeating: 0, count: max(1, length))
         let result = plaintext.withUnsafeMutableBufferPointer { out in
             sealed.withUnsafeBufferPointer { input in
                 key.withUnsafeBufferPointer { key in
                     let nonce = input.baseAddress!
                     let ciphertext = nonce + Int(crypto_secretbox_NONCEBYTES)
                     return crypto_secretbox_open_easy(
-                        out.baseAddress ?? UnsafeMutablePointer(mutating: nonce), ciphertext,
-                        UInt64(input.count - Int(crypto_secretbox_NONCEBYTES)), nonce, key.baseAddress!)
+                        out.baseAddress!, ciphertext, UInt64(input.count - Int(crypto_secretbox_NONCEBYTES)), nonce, key.baseAddress!)
                 }
             }
         }
-        return result == 0 ? plaintext : nil
+        guard result == 0 else { return nil }
+        return Array(plaintext.prefix(length))
     }
 
     private static func isHexDigit(_ byte: UInt8) -> Bool {
