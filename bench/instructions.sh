@@ -33,7 +33,7 @@ fi
 
 measure() {  # measure BINARY SCRIPT: prints instructions per request
     local bin="$1" script="$2" port=$((20000 + RANDOM % 20000)) out="$DIR/runs/run.$RANDOM"
-    DATABASE_URL="$CONNINFO" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 \
+    DATABASE_URL="$CONNINFO" GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 \
         "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
         >"$out.stdout" 2>/dev/null &
     local pid=$!

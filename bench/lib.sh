@@ -97,6 +97,8 @@ new_dir() { NEW_DIR="$(mktemp -d /tmp/ghb-XXXXXX)"; chmod 755 "$NEW_DIR"; BENCH_
 # address); other settings from the environment / the arguments. With SERVER_AS_ACCOUNT=1 (as
 # root), the server is started as the gatehouse account instead of dropping to it itself: for
 # builds older than that account, whose cluster the newer builds must reach.
+BENCH_SECRET_KEY=0123456789abcdef0123456789abcdef0123456789abcdef0123456789abcdef
+
 start_server() {
     local dir="$1" logfile="$2"; shift 2
     mkdir -p "$dir"; chmod 755 "$dir"
@@ -107,8 +109,9 @@ start_server() {
         chown gatehouse: "$dir"
         as=(setpriv --reuid=gatehouse --regid=gatehouse --clear-groups)  # execs: SERVER_PID is the server
     fi
+    # A fixed GATEHOUSE_SECRET_KEY: runs on DATABASE_URL need one (the embedded default makes its own).
     env GATEHOUSE_DATA_DIR="$dir" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
-        GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 "$@" \
+        GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" "$@" \
         "${as[@]}" "$BIN/gatehouse" serve --port 0 >"$out" 2>"$logfile" &
     SERVER_PID=$! SERVER_DIR="$dir"
     BENCH_PIDS+=("$SERVER_PID")

@@ -35,9 +35,13 @@ public enum AuthGraphQL {
         r.field("Mutation.logIn") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                // authData.mfa is the second factor's code; any other provider is unsupported here.
+                var authData = input["authData"]?.objectValue ?? [:]
+                let mfa = authData["mfa"]
+                authData["mfa"] = nil
                 let grant = try auth.logIn(
                     username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
-                    hasAuthData: isNonEmptyObject(input["authData"]), request: context.request)
+                    hasAuthData: !authData.isEmpty, mfa: mfa, request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -83,7 +87,7 @@ public enum AuthGraphQL {
                 try auth.authData(userId: user.objectId).map { .json(.object($0)) } ?? .null
             }
         }
-        r.field("User.authDataResponse", on: User.self) { _, _, _, _ in .null }
+        r.field("User.authDataResponse", on: User.self) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
 
         bindAccounts(&r, auth: auth, log: log)
         bindSessions(&r, auth: auth, log: log)

@@ -35,7 +35,10 @@ extension AuthGraphQL {
         r.field("Session.lastUsedAt", on: SessionView.self) { view, _, _, _ in .value(view.session.lastUsedAt) }
         r.field("Session.installationId", on: SessionView.self) { view, _, _, _ in optional(view.session.installationId) }
         r.field("Session.createdWith", on: SessionView.self) { view, _, _, _ in
-            .json(.object(["action": .string(view.session.action), "authProvider": .string(view.session.authProvider)]))
+            .json(.object([
+                "action": .string(view.session.action), "authProvider": .string(view.session.authProvider),
+                "factors": .array(view.session.factors.map(JSON.string)),
+            ]))
         }
         r.field("Session.userAgent", on: SessionView.self) { view, _, _, _ in optional(view.session.userAgent) }
         r.field("Session.current", on: SessionView.self) { view, _, _, _ in .bool(view.current) }

@@ -88,6 +88,8 @@ public final class GatehouseServer: Sendable {
             return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
         }()
 
+        // An external database's key must be given: checked before the database is opened.
+        var totpBox = settings.databaseURL == nil ? nil : try Self.totpBox(settings, keyDirectory: nil)
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
@@ -98,6 +100,7 @@ public final class GatehouseServer: Sendable {
                 if let embedded { try? embedded.stop() }
             }
         }
+        if let embedded { totpBox = try Self.totpBox(settings, keyDirectory: embedded.dataDirectory) }
         do {
             let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -133,8 +136,10 @@ public final class GatehouseServer: Sendable {
                 accounts: AccountPolicy(
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
-                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
-            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
+                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
+                mfa: settings.mfa),
+            sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
+            log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
@@ -270,6 +275,31 @@ public final class GatehouseServer: Sendable {
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)
+    }
+
+    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or else the key file in
+    /// `keyDirectory` (the embedded default's data directory; made on first start). Without
+    /// either (`DATABASE_URL`) a key must be given unless second factors are off: instances
+    /// sharing a database must share the key.
+    static func totpBox(_ settings: Settings, keyDirectory: String?) throws(StartError) -> SecretBox? {
+        var key = settings.secretKey
+        if key == nil, let keyDirectory {
+            do { key = try SecretKeyFile.readOrCreate(directory: keyDirectory) } catch {
+                throw StartError("GATEHOUSE_SECRET_KEY (--secret-key): \(error)")
+            }
+        }
+        guard let key else {
+            guard settings.mfa == .off else {
+                throw StartError(
+                    "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and must be the same for every instance and restart (make one with `openssl rand -hex 32`); or set GATEHOUSE_MFA=off.")
+            }
+            return nil
+        }
+        do { return try SecretBox(secretKey: key, purpose: .totp) } catch {
+            let source = settings.secretKey == nil
+                ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
+            throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")
+        }
     }
 
     /// The session cache and the listener that keeps it honest: notifications drop

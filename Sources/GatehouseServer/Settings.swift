@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import HTTPServer
 import IPNetworks
+import Sodium
 
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {
@@ -60,6 +61,9 @@ public struct Settings: Sendable, Hashable {
     public var mailRetryBase = 5
     public var recentAuth = 300
     public var sessionIdleTimeout = 0
+    public var mfa = SecondFactorMode.optional
+    /// 64 hex characters; nil: the embedded default's key file (an external database needs one).
+    public var secretKey: String? = nil
     public var logLevel = LogLevel.info
     public var shutdownTimeout = 10.0
 
@@ -191,6 +195,21 @@ extension Settings {
         integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
         integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password/email changes and deletion need no currentPassword; 0: never needed", 0...(365 * 86400), \.recentAuth),
         integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; 0: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
+        text("mfa", "GATEHOUSE_MFA", "MODE", "off (no second factors), optional (users may enrol TOTP) or required (a session without a second factor can only enrol one); empty: optional",
+             { settings, value throws(SettingsError) in
+                 guard let mode = value.isEmpty ? .optional : SecondFactorMode(rawValue: value) else {
+                     throw SettingsError("GATEHOUSE_MFA (--mfa) must be off, optional or required, not \"\(value)\".")
+                 }
+                 settings.mfa = mode
+             }, { $0.mfa.rawValue }),
+        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (openssl rand -hex 32) from which the key sealing TOTP secrets is derived; the same on every instance, kept outside the database. Unset: generated into the data directory of the embedded database (required with DATABASE_URL unless GATEHOUSE_MFA is off)",
+             { settings, value throws(SettingsError) in
+                 if value.isEmpty { settings.secretKey = nil; return }
+                 do { _ = try SecretBox(secretKey: value, purpose: .totp) } catch {
+                     throw SettingsError("GATEHOUSE_SECRET_KEY (--secret-key) \(error).")
+                 }
+                 settings.secretKey = value
+             }, { $0.secretKey == nil ? "(none)" : "(set)" }),
         text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")

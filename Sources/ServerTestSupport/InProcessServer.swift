@@ -2,7 +2,7 @@ import Foundation
 import GatehouseServer
 
 /// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
-/// hashing at minimum cost, logging to `logger` (default: errors to standard error). Call ``stop()``
+/// hashing at minimum cost, with a fixed `GATEHOUSE_SECRET_KEY`, logging to `logger` (default: errors to standard error). Call ``stop()``
 /// when done.
 public struct InProcessServer: Sendable {
     public let server: GatehouseServer
@@ -14,6 +14,7 @@ public struct InProcessServer: Sendable {
         settings.hashCost = "minimum"
         settings.poolSize = 4
         settings.logLevel = .error
+        settings.secretKey = InProcessServer.secretKey
         adjust(&settings)
         server = try GatehouseServer(settings: settings, logger: logger)
     }
@@ -22,6 +23,9 @@ public struct InProcessServer: Sendable {
     public var origin: String { "http://127.0.0.1:\(server.port)" }
 
     public func stop() { server.stop() }
+
+    /// The `GATEHOUSE_SECRET_KEY` test servers on an external database use.
+    public static let secretKey = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7"
 }
 
 extension InProcessServer {

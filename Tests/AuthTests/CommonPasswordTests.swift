@@ -1,5 +1,5 @@
+import Crypto
 import Foundation
-import Sodium
 import Testing
 import TestSupport
 

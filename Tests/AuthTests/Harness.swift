@@ -45,7 +45,7 @@ final class Harness: Sendable {
         auth = AuthService(
             pool: pool, hashing: hashing, configuration: configuration, limiterCapacity: limiterCapacity,
             providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
-            now: { clock.now() }, log: log)
+            totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), now: { clock.now() }, log: log)
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
         service = GraphQLService(executable: executable)
     }

@@ -65,11 +65,11 @@ import Testing
         #expect(user["authData"] == ["anonymous": ["id": "device-1"]])
         #expect(user["email"] == .null && user["emailVerified"] == false)
         let firstToken = try #require(first.data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue)
-        #expect(Self.createdWith(h, firstToken) == ["action": "signup", "authProvider": "anonymous"])
+        #expect(Self.createdWith(h, firstToken) == ["action": "signup", "authProvider": "anonymous", "factors": ["anonymous"]])
 
         let again = try Self.guest(h, "device-1")
         #expect(again.id == user["objectId"]?.stringValue && again.username == username)
-        #expect(Self.createdWith(h, again.token) == ["action": "login", "authProvider": "anonymous"])
+        #expect(Self.createdWith(h, again.token) == ["action": "login", "authProvider": "anonymous", "factors": ["anonymous"]])
         #expect(try h.count("SELECT count(*)::int FROM users") == 1)
         // Another id is another user.
         #expect(try Self.guest(h, "device-2").id != again.id)

@@ -35,11 +35,11 @@ import Testing
         let id = try #require(Self.userId(first), "\(first.json)")
         #expect(first.data?["logInWith"]?["viewer"]?["user"]?["authData"] == .object([name: ["id": .string(OIDCTestProvider.subject)]]))
         let token = try #require(first.data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue)
-        #expect(ProviderLogInTests.createdWith(h, token) == ["action": "signup", "authProvider": .string(name)])
+        #expect(ProviderLogInTests.createdWith(h, token) == ["action": "signup", "authProvider": .string(name), "factors": [.string(name)]])
         let again = ProviderLogInTests.logInWith(h, try Self.authData(provider, name))
         #expect(Self.userId(again) == id, "\(again.json)")
         let againToken = try #require(again.data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue)
-        #expect(ProviderLogInTests.createdWith(h, againToken) == ["action": "login", "authProvider": .string(name)])
+        #expect(ProviderLogInTests.createdWith(h, againToken) == ["action": "login", "authProvider": .string(name), "factors": [.string(name)]])
         #expect(try h.count("SELECT count(*)::int FROM users") == 1)
         // The token is neither stored nor logged: only the id is kept.
         #expect(try h.count("SELECT count(*)::int FROM users WHERE auth_data IS NOT NULL") == 0)

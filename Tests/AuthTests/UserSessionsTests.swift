@@ -63,8 +63,8 @@ import Testing
         #expect(list.map { $0["id"]?.stringValue } == ids.map { GlobalID.encode(type: "_Session", id: $0) })
         #expect(list.map { $0["installationId"] } == [.null, "phone", .null])
         #expect(list.map { $0["createdWith"] } == [
-            ["action": "login", "authProvider": "password"], ["action": "login", "authProvider": "password"],
-            ["action": "signup", "authProvider": "password"],
+            ["action": "login", "authProvider": "password", "factors": ["password"]], ["action": "login", "authProvider": "password", "factors": ["password"]],
+            ["action": "signup", "authProvider": "password", "factors": ["password"]],
         ])
         let own = try #require(result.data?["viewer"]?["session"])
         #expect(own == list[1], "viewer.session is the caller's entry of the list")

@@ -16,6 +16,7 @@ import TestSupport
         let connectionString = try privateCluster.cluster.start()
         var settings = Settings()
         settings.databaseURL = connectionString
+        settings.secretKey = InProcessServer.secretKey
         settings.port = 0
         settings.hashCost = "minimum"
         settings.poolSize = 2

@@ -203,7 +203,8 @@ extension LiveServer {
         smtp.stop()
         let database = try TestDatabase.create()
         let environment = childEnvironment([
-            "DATABASE_URL": database.connectionString, "GATEHOUSE_SMTP_URL": smtp.url, "GATEHOUSE_MAIL_RETRY_BASE": "600",
+            "DATABASE_URL": database.connectionString, "GATEHOUSE_SECRET_KEY": InProcessServer.secretKey,
+            "GATEHOUSE_SMTP_URL": smtp.url, "GATEHOUSE_MAIL_RETRY_BASE": "600",
             "GATEHOUSE_HASH_COST": "minimum",
         ])
         let first = try Child(["--port", "0"], environment: environment)

@@ -15,6 +15,7 @@ import TestSupport
         init() throws {
             var settings = Settings()
             settings.databaseURL = try TestDatabase.create().connectionString
+            settings.secretKey = InProcessServer.secretKey
             settings.port = 0
             settings.hashCost = "minimum"
             settings.rateLimitPerAddress = 0

@@ -13,6 +13,7 @@ import TestSupport
     static func server() throws -> GatehouseServer {
         var settings = Settings()
         settings.databaseURL = try TestDatabase.create().connectionString
+        settings.secretKey = InProcessServer.secretKey
         settings.port = 0
         settings.hashCost = "minimum"
         settings.maxConnectionsPerAddress = cap

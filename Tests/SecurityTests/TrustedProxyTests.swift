@@ -11,6 +11,7 @@ import TestSupport
         var settings = try Settings.parse(arguments: [], environment: ["GATEHOUSE_TRUSTED_PROXIES": "127.0.0.1, 10.0.0.0/8"])
         settings.maxConnectionsPerAddress = maxConnectionsPerAddress
         settings.databaseURL = try TestDatabase.create().connectionString
+        settings.secretKey = InProcessServer.secretKey
         settings.port = 0
         settings.hashCost = "minimum"
         settings.rateLimitPerAddress = 2

@@ -75,6 +75,15 @@ public enum AuthError: Error, Sendable, Hashable {
     case authAlreadyUsed
     /// 142: an unlink would leave no password and no provider other than `anonymous`.
     case lastWayToLogIn
+    /// -1: the right password for a user with TOTP, but no `authData.mfa` code.
+    case secondFactorMissing
+    /// 141: a TOTP code that is wrong, used already or outside the window, or a recovery code
+    /// the user does not have (any more).
+    case invalidMFAToken
+    /// 142: a TOTP secret to enrol that is not base32 or shorter than 32 characters.
+    case invalidMFASecret
+    /// 206: `GATEHOUSE_MFA=required` and the session was made without a second factor.
+    case secondFactorEnrolmentRequired
 
     /// Parse's error code.
     public var code: Int {
@@ -100,6 +109,10 @@ public enum AuthError: Error, Sendable, Hashable {
         case .objectNotFound, .invalidAuthData: 101
         case .authAlreadyUsed: 208
         case .lastWayToLogIn: 142
+        case .secondFactorMissing: -1
+        case .invalidMFAToken: 141
+        case .invalidMFASecret: 142
+        case .secondFactorEnrolmentRequired: 206
         }
     }
 
@@ -142,6 +155,10 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidAuthData(let provider): "Invalid authData for provider \(provider)."
         case .authAlreadyUsed: "this auth is already used"
         case .lastWayToLogIn: "The last way to log in cannot be removed."
+        case .secondFactorMissing: "Missing additional authData mfa"
+        case .invalidMFAToken: "Invalid MFA token"
+        case .invalidMFASecret: "Invalid MFA secret"
+        case .secondFactorEnrolmentRequired: "Second factor enrolment required."
         }
     }
 

@@ -17,10 +17,13 @@ public struct Session: Sendable, Hashable {
     public var authProvider: String
     /// The User-Agent of the request that created it, cut to ``userAgentLimit`` characters.
     public var userAgent: String?
+    /// What the log-in that made it proved (`createdWith.factors`): `["password"]`,
+    /// `["password", "totp"]`, `["passkey"]`, or a provider's name for logInWith.
+    public var factors: [String]
 
     public init(
         objectId: String, createdAt: Date, updatedAt: Date, expiresAt: Date, lastUsedAt: Date,
-        installationId: String?, action: String, authProvider: String, userAgent: String?
+        installationId: String?, action: String, authProvider: String, userAgent: String?, factors: [String]? = nil
     ) {
         self.objectId = objectId
         self.createdAt = createdAt
@@ -31,7 +34,15 @@ public struct Session: Sendable, Hashable {
         self.action = action
         self.authProvider = authProvider
         self.userAgent = userAgent
+        self.factors = factors ?? [authProvider]
     }
+
+    /// The factors that are a second factor: a session made with one of them satisfies
+    /// `GATEHOUSE_MFA=required` and may remove a second factor.
+    public static let secondFactors: Set<String> = ["totp", "passkey"]
+
+    /// Whether the log-in that made it proved a second factor (``secondFactors``).
+    public var hasSecondFactor: Bool { factors.contains(where: Self.secondFactors.contains) }
 
     /// The Relay global id: standard base64 of `"_Session:" + objectId` (as Parse).
     public var globalId: String { GlobalID.encode(type: "_Session", id: objectId) }

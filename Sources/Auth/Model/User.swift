@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 
 /// A user account as the API shows it. The password hash never leaves the store.
 public struct User: Sendable, Hashable {
@@ -10,6 +11,8 @@ public struct User: Sendable, Hashable {
     public var acl: ACL
     public var createdAt: Date
     public var updatedAt: Date
+    /// `authDataResponse`: what an `authData` change returns once (the TOTP recovery codes).
+    public var authDataResponse: JSONObject?
 
     public init(objectId: String, username: String, email: String?, emailVerified: Bool, acl: ACL, createdAt: Date, updatedAt: Date) {
         self.objectId = objectId

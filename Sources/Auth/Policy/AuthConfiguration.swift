@@ -8,11 +8,13 @@ public struct AuthConfiguration: Sendable {
     /// When set, requests presenting it (constant-time compared) act as master.
     public var masterKey: String?
     public var accounts: AccountPolicy
+    /// `GATEHOUSE_MFA`: whether users may, or must, have a second factor.
+    public var mfa: SecondFactorMode
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
         rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
-        accounts: AccountPolicy = AccountPolicy()
+        accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
@@ -20,7 +22,19 @@ public struct AuthConfiguration: Sendable {
         self.lockout = lockout
         self.masterKey = masterKey
         self.accounts = accounts
+        self.mfa = mfa
     }
+}
+
+/// `GATEHOUSE_MFA` (contract: mfa.md).
+public enum SecondFactorMode: String, Sendable, Hashable, CaseIterable {
+    /// No second factors: `authData.mfa` is refused with 252.
+    case off
+    /// Users may enrol one.
+    case optional
+    /// A session made without a second factor may only enrol one (and read `viewer`, log out):
+    /// everything else answers 206 `Second factor enrolment required.`
+    case required
 }
 
 /// The account lifecycle's settings (contract: accounts.md, "Settings").

@@ -1,5 +1,5 @@
+import Crypto
 import Foundation
-import Sodium
 
 /// A file of breached passwords' SHA-1 hashes (`GATEHOUSE_PASSWORD_BLOCKLIST`), in the format of
 /// Have I Been Pwned's downloadable "Pwned Passwords" corpus: one hash a line in hex (either

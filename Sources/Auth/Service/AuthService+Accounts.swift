@@ -94,17 +94,26 @@ extension AuthService {
     /// an email change unverifies the address. Both, and nothing else, need a recent
     /// authentication (``checkRecentAuthentication``); a user without a password (made by a
     /// provider) setting one has none to give, so needs a recent session. `authData` links
-    /// providers after checking them (``verifiedLinks(_:)``) and unlinks them.
+    /// providers after checking them (``verifiedLinks(_:)``) and unlinks them; its `mfa` entry
+    /// changes TOTP (``changeTOTP``) before the other changes are made, and the returned user's
+    /// `authDataResponse` carries what that answers.
     public func updateUser(
         id: String, changes: UserChanges, currentPassword: String?, caller: SessionGrant?, request: AuthRequest
     ) throws(AuthError) -> User {
         let objectId = Self.objectId(id, type: "_User")
         guard request.isMaster || caller != nil else { throw .cannotModifyUser(objectId: objectId) }
         if !request.isMaster, caller?.user.objectId != objectId { throw .insufficientAuth }
+        var providerData = changes.authData
+        let mfa = providerData["mfa"]
+        providerData["mfa"] = nil
+        // GATEHOUSE_MFA=required: a session without a second factor may only change TOTP (enrol).
+        let totpOnly = mfa != nil && providerData.isEmpty && changes.username == nil && changes.email == nil
+            && changes.password == nil && changes.emailVerified == nil && changes.acl == nil
+        if !totpOnly { try requireSecondFactor(caller, request) }
         try FieldLimits.check(
             SignUpFields(username: changes.username, password: changes.password, email: changes.email, acl: changes.acl),
             request, maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
-        let (links, unlinks) = try verifiedLinks(changes.authData)
+        let (links, unlinks) = try verifiedLinks(providerData)
         if changes.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         if let username = changes.username, username.isEmpty || username.contains("\0") { throw .usernameMissing }
         if let password = changes.password {
@@ -118,6 +127,9 @@ extension AuthService {
         let emailChange = changes.email.map { $0.lowercased() != current.email?.lowercased() } ?? false
         if changes.password != nil || emailChange {
             try checkRecentAuthentication(caller, currentPassword, storedHash, current, request)
+        }
+        let authDataResponse = try mfa.flatMap { mfa throws(AuthError) in
+            try changeTOTP(mfa, current: current, storedHash: storedHash, currentPassword: currentPassword, caller: caller, request: request)
         }
         let passwordHash = try changes.password.map { password throws(AuthError) in try hash(password) }
         let time = timestamp()
@@ -145,8 +157,9 @@ extension AuthService {
                 }
             } }
         }
-        guard let updated else { throw request.isMaster ? .objectNotFound : .insufficientAuth }
+        guard var updated else { throw request.isMaster ? .objectNotFound : .insufficientAuth }
         sessionCache?.invalidate(userId: objectId)
+        updated.authDataResponse = authDataResponse
         return updated
     }
 
@@ -157,6 +170,7 @@ extension AuthService {
         let objectId = Self.objectId(id, type: "_User")
         guard request.isMaster || caller != nil else { throw .cannotDeleteUser }
         if !request.isMaster, caller?.user.objectId != objectId { throw .insufficientAuth }
+        try requireSecondFactor(caller, request)
         guard let (current, storedHash) = try database({ () throws in try accounts.user(objectId: objectId) }) else {
             throw request.isMaster ? .objectNotFound : .insufficientAuth
         }
@@ -177,6 +191,7 @@ extension AuthService {
     public func user(id: String, caller: SessionGrant?, request: AuthRequest) throws(AuthError) -> User {
         let objectId = Self.objectId(id, type: "_User")
         guard request.isMaster || caller?.user.objectId == objectId else { throw .objectNotFound }
+        try requireSecondFactor(caller, request)
         guard let (user, _) = try database({ () throws in try accounts.user(objectId: objectId) }) else { throw .objectNotFound }
         return user
     }
@@ -186,7 +201,7 @@ extension AuthService {
     /// Password and email changes and deletion: the master key, a session created within
     /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword` (a wrong one counts as a
     /// failed log-in). A given `currentPassword` must be right even within the window.
-    private func checkRecentAuthentication(
+    func checkRecentAuthentication(
         _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
     ) throws(AuthError) {
         if request.isMaster { return }

@@ -12,17 +12,21 @@ extension AuthService {
     /// gets a new session; an id linked to no one makes a new user with a random username and
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
     /// at sign-up), never linked to an existing account by email. Counts against the client
-    /// address limit like signUp. Costs no password hash.
+    /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
+    /// beside the provider's data (`authData.mfa`, as at `logIn`).
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
             maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
         try limitAddress(ClientNetwork.key(of: request.clientAddress))
-        guard authData.count == 1 else { throw .unsupportedAuthentication }
+        var authData = authData
+        let mfa = authData["mfa"]
+        authData["mfa"] = nil
+        guard authData.count == 1, mfa == nil || configuration.mfa != .off else { throw .unsupportedAuthentication }
         let provider = authData.keys[0]
         let providerUserId = try verify(provider, authData.values[0])
         let time = timestamp()
-        if let grant = try logInLinked(provider, providerUserId, request, time) { return grant }
+        if let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) { return grant }
 
         if fields?.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         let email = fields?.email
@@ -52,7 +56,7 @@ extension AuthService {
         }
         if raced {
             // A concurrent logInWith with the same id made its user first: log in to that one.
-            guard let grant = try logInLinked(provider, providerUserId, request, time) else {
+            guard let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) else {
                 throw .internalError(detail: "a provider id's new user vanished")
             }
             return grant
@@ -60,24 +64,37 @@ extension AuthService {
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
-    /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is none.
-    /// Leaves the user's failed password log-ins and lockout as they are: they count password
-    /// guesses, which a provider's token does not end.
-    private func logInLinked(_ provider: String, _ providerUserId: String, _ request: AuthRequest, _ time: Date) throws(AuthError) -> SessionGrant? {
+    /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is
+    /// none. A user with TOTP needs its code in `mfa` (``checkSecondFactor(_:userId:sealedSecret:at:)``):
+    /// the batch withholds that user's session, made here once the code is right. Leaves the user's
+    /// failed password log-ins and lockout as they are: they count password guesses, which a
+    /// provider's token does not end.
+    private func logInLinked(
+        _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
+    ) throws(AuthError) -> SessionGrant? {
         let (token, session) = newSession(action: "login", authProvider: provider, request: request, now: time)
         let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session)
-        guard let user = try database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
-        return SessionGrant(sessionToken: token, user: user, session: session.session)
+        guard let linked = try database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
+        guard let sealedSecret = linked.withheldForTOTP else {
+            return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
+        }
+        try checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+        var withTOTP = session
+        withTOTP.session.factors.append("totp")
+        try database { () throws in
+            try store.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withTOTP, now: time)
+        }
+        return SessionGrant(sessionToken: token, user: linked.user, session: withTOTP.session)
     }
 
     /// The user's linked providers as `User.authData` shows them: `{"<provider>": {"id": "…"}}`,
-    /// nil when none.
+    /// and `"mfa": {"status": "enabled"}` with TOTP (never its secret); nil when none.
     public func authData(userId: String) throws(AuthError) -> JSONObject? {
         let identities = try database { () throws in try store.identities(userId: userId) }
-        guard !identities.isEmpty else { return nil }
         var object = JSONObject()
         for identity in identities { object[identity.provider] = .object(["id": .string(identity.id)]) }
-        return object
+        if try hasTOTP(userId: userId) { object["mfa"] = ["status": "enabled"] }
+        return object.isEmpty ? nil : object
     }
 
     /// updateUser's `authData`, checked: the provider ids to link (each provider's object verified,

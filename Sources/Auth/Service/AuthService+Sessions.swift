@@ -14,6 +14,7 @@ extension AuthService {
 
     /// The caller's user's live session `objectId`; 101 when there is none.
     public func session(objectId: String, caller: SessionGrant) throws(AuthError) -> Session {
+        try requireSecondFactor(caller, nil)
         let time = timestamp()
         let found = try database { () throws in
             try sessionStore.liveSession(
@@ -26,6 +27,7 @@ extension AuthService {
     /// Ends one of the caller's user's live sessions (`id`: global id or objectId), the caller's
     /// own included; 101 when there is no such session.
     public func revokeSession(id: String, caller: SessionGrant) throws(AuthError) {
+        try requireSecondFactor(caller, nil)
         let objectId = GlobalID.decode(id, type: "_Session") ?? id
         let time = timestamp()
         let digest = try database { () throws in
@@ -38,6 +40,7 @@ extension AuthService {
     /// Ends every session of the caller's user but the caller's; returns how many were live
     /// (expired and idle ones are deleted too, uncounted: they had already ended).
     public func revokeOtherSessions(caller: SessionGrant) throws(AuthError) -> Int {
+        try requireSecondFactor(caller, nil)
         let time = timestamp()
         let ended = try database { () throws in
             try sessionStore.deleteOthers(

@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Mail
 import Locking
 import Postgres
@@ -20,7 +21,7 @@ public final class AuthService: Sendable {
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     /// Provider log-ins of linked users, coalesced likewise: one statement finds the users and
     /// inserts the sessions of every log-in waiting.
-    let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, User>
+    let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, UserStore.LinkedUser>
     let hashing: PasswordHashingPool
     /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
     public let hashKinds: HashKinds
@@ -37,6 +38,10 @@ public final class AuthService: Sendable {
     public let sessionCache: SessionCache?
     /// Third-party log-in (`logInWith`, linking); nil: none, every provider is unsupported.
     let providers: ProviderRegistry?
+    /// Users' TOTP enrolments and recovery codes.
+    let totp: TOTPStore
+    /// Seals TOTP secrets (a key from `GATEHOUSE_SECRET_KEY`); nil: enrolment fails with an internal error.
+    let totpBox: SecretBox?
     let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
     let log: @Sendable (String) -> Void
@@ -45,7 +50,7 @@ public final class AuthService: Sendable {
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
         providers: ProviderRegistry? = nil, sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
-        now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
+        totpBox: SecretBox? = nil, now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
     ) {
         self.configuration = configuration
         let store = UserStore(pool: pool)
@@ -62,7 +67,9 @@ public final class AuthService: Sendable {
             run: { try store.sessions(digests: $0) })
         self.providerLogIns = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
-            failsQueued: Self.databaseStuck, run: { try store.logIn($0) })
+            failsQueued: Self.databaseStuck, run: { [withholdingTOTP = configuration.mfa != .off] in
+                try store.logIn($0, withholdingTOTP: withholdingTOTP)
+            })
         self.hashing = hashing
         self.hashKinds = HashKinds(current: hashing.hasher.cost)
         let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }
@@ -70,6 +77,8 @@ public final class AuthService: Sendable {
         self.nameLimiter = RateLimiter(window: configuration.rateLimits.accountWindow, capacity: limiterCapacity, now: seconds)
         self.sessionCache = sessionCache
         self.providers = providers
+        self.totp = TOTPStore(pool: pool)
+        self.totpBox = totpBox
         self.now = now
         self.log = log
     }
@@ -159,13 +168,18 @@ public final class AuthService: Sendable {
     /// no account is counted the same way in memory, so the limit does not tell which names exist.
     /// The right password with an installation id that had a session of the account in the last
     /// 30 days is let in past the per-account limit and lockout.
-    public func logIn(username: String, password: String, hasAuthData: Bool, request: AuthRequest) throws(AuthError) -> SessionGrant {
+    ///
+    /// `mfa` is `authData.mfa` (`{token}`: a TOTP or recovery code), checked after the password
+    /// for users with TOTP (``checkSecondFactor(_:userId:sealedSecret:at:)``).
+    public func logIn(
+        username: String, password: String, hasAuthData: Bool, mfa: JSON? = nil, request: AuthRequest
+    ) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
         let network = ClientNetwork.key(of: request.clientAddress)
         try limitAddress(network)
         guard !username.isEmpty else { throw .logInUsernameMissing }
         guard !password.isEmpty else { throw .logInPasswordMissing }
-        if hasAuthData { throw .unsupportedAuthentication }
+        if hasAuthData || (mfa != nil && configuration.mfa == .off) { throw .unsupportedAuthentication }
         let time = timestamp()
         let policy = configuration.rateLimits
         let window = Double(max(1, policy.accountWindow))
@@ -227,13 +241,18 @@ public final class AuthService: Sendable {
             }
             throw .invalidCredentials
         }
+        var factors = ["password"]
+        if configuration.mfa != .off, let sealedSecret = found.sealedTOTPSecret {
+            try checkSecondFactor(mfa, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
+            factors.append("totp")
+        }
         // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
         if configuration.accounts.verifyEmails == .required, credentials.user.email != nil, !credentials.user.emailVerified {
             throw .emailNotVerified
         }
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try hash(password) : nil
-        let (token, session) = newSession(action: "login", request: request, now: time)
+        let (token, session) = newSession(action: "login", factors: factors, request: request, now: time)
         try database { () throws in
             try store.completeLogIn(
                 userId: credentials.user.objectId, rehash: rehash, keepLockout: lockedUntil != nil, session: session, now: time)
@@ -392,15 +411,17 @@ public final class AuthService: Sendable {
         Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
+    /// A new session and its token; `factors` (`createdWith.factors`) default to `[authProvider]`.
     func newSession(
-        action: String, authProvider: String = "password", request: AuthRequest, now time: Date
+        action: String, authProvider: String = "password", factors: [String]? = nil, request: AuthRequest, now time: Date
     ) -> (String, UserStore.NewSession) {
         let token = SecureRandom.sessionToken()
         let session = Session(
             objectId: SecureRandom.objectId(), createdAt: time, updatedAt: time,
             expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)), lastUsedAt: time,
             installationId: request.installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
-            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
+            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) },
+            factors: factors)
         return (token, UserStore.NewSession(session: session, tokenDigest: SHA256.digest(token)))
     }
 

@@ -6,7 +6,7 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities]
+    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities, totp]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -234,5 +234,28 @@ public enum AuthMigrations {
             );
             -- One id per provider and user; serves User.authData and the cascade.
             CREATE UNIQUE INDEX user_identities_user_id_provider_key ON user_identities (user_id, provider);
+            """)
+
+    /// Migration 6: TOTP second factors. The secret is sealed with a key kept outside the
+    /// database (`SecretBox`), so a dump gives no second factor away. `last_step` is the newest
+    /// time step whose code was accepted: a code is taken by `UPDATE … WHERE last_step < step`,
+    /// so a code works once and, of concurrent log-ins with one code, exactly one wins. Recovery
+    /// codes are kept only as digests and used up by deleting their row.
+    static let totp = Migration(
+        version: 6, name: "totp second factors and recovery codes",
+        sql: """
+            CREATE TABLE user_totp (
+                user_id text PRIMARY KEY REFERENCES users (object_id) ON DELETE CASCADE,
+                -- SecretBox: nonce, ciphertext and tag of the raw secret.
+                sealed_secret bytea NOT NULL,
+                last_step bigint NOT NULL,
+                created_at timestamptz NOT NULL
+            );
+            CREATE TABLE user_recovery_codes (
+                user_id text NOT NULL REFERENCES user_totp (user_id) ON DELETE CASCADE,
+                -- SHA-256 of the user id, a colon and the code.
+                code_digest bytea NOT NULL,
+                CONSTRAINT user_recovery_codes_pkey PRIMARY KEY (user_id, code_digest)
+            );
             """)
 }

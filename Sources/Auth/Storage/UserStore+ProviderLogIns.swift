@@ -16,17 +16,25 @@ extension UserStore {
         func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
     }
 
+    /// The user a log-in's provider id is linked to. `withheldForTOTP`: the user has TOTP, so no
+    /// session was made; it holds the sealed secret to check the log-in's code with.
+    struct LinkedUser: Sendable {
+        var user: User
+        var withheldForTOTP: [UInt8]?
+    }
+
     /// For each log-in whose provider id is linked to a user, inserts its session (replacing the
     /// user's sessions with the same installation id) and returns the user; log-ins of ids linked
-    /// to no one are absent and insert nothing.
+    /// to no one are absent and insert nothing. With `withholdingTOTP` (second factors on), a user
+    /// with TOTP gets no session here: the caller checks the code first.
     ///
     /// Log-ins from one installation go into separate statements, in order, so that each replaces
     /// the one before. A batch with installation ids first locks its users, as `completeLogIn`
     /// does, so that a concurrent log-in's session is committed before this one's delete looks for
     /// it. A user deleted while its log-in waits fails the statement (its session's foreign key):
     /// the batch then runs again and finds that user no longer.
-    func logIn(_ logIns: [ProviderLogIn]) throws -> [ProviderLogIn: User] {
-        var found: [ProviderLogIn: User] = [:]
+    func logIn(_ logIns: [ProviderLogIn], withholdingTOTP: Bool) throws -> [ProviderLogIn: LinkedUser] {
+        var found: [ProviderLogIn: LinkedUser] = [:]
         var rest = logIns[...]
         while !rest.isEmpty {
             var installations = Set<String>()
@@ -41,7 +49,7 @@ extension UserStore {
             }
             for attempt in 1...3 {
                 do {
-                    for (logIn, user) in try run(round) { found[logIn] = user }
+                    for (logIn, user) in try run(round, withholdingTOTP) { found[logIn] = user }
                     break
                 } catch let error as PostgresError where error.sqlState == SQLState.foreignKeyViolation && attempt < 3 {
                     continue
@@ -52,10 +60,10 @@ extension UserStore {
         return found
     }
 
-    private func run(_ logIns: [ProviderLogIn]) throws -> [(ProviderLogIn, User)] {
+    private func run(_ logIns: [ProviderLogIn], _ withholdingTOTP: Bool) throws -> [(ProviderLogIn, LinkedUser)] {
         try pool.withConnection { connection in
             guard logIns.contains(where: { $0.session.session.installationId != nil }) else {
-                return try Self.insertSessions(logIns, on: connection)
+                return try Self.insertSessions(logIns, withholdingTOTP, on: connection)
             }
             return try connection.transaction { tx in
                 try tx.execute("""
@@ -65,14 +73,16 @@ extension UserStore {
                     JOIN users u ON u.object_id = i.user_id
                     ORDER BY u.object_id FOR UPDATE OF u
                     """)
-                return try Self.insertSessions(logIns, on: tx)
+                return try Self.insertSessions(logIns, withholdingTOTP, on: tx)
             }
         }
     }
 
     /// The one statement: finds each log-in's user, deletes the sessions its installation had,
     /// inserts its session and remembers its installation, and returns the users found.
-    private static func insertSessions(_ logIns: [ProviderLogIn], on connection: some PostgresQueryable) throws -> [(ProviderLogIn, User)] {
+    private static func insertSessions(
+        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, on connection: some PostgresQueryable
+    ) throws -> [(ProviderLogIn, LinkedUser)] {
         let sessions = logIns.map(\.session.session)
         let rows = try connection.query("""
             WITH wanted AS (
@@ -86,27 +96,33 @@ extension UserStore {
                                        created_at, expires_at, user_agent, n)
             ), found AS (
                 SELECT w.*, u.object_id AS user_id, u.username, u.email, u.email_verified, u.acl::text AS acl,
-                       u.created_at AS user_created_at, u.updated_at AS user_updated_at
+                       u.created_at AS user_created_at, u.updated_at AS user_updated_at,
+                       CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld
                 FROM wanted w
                 JOIN user_identities i ON i.provider = w.provider AND i.provider_user_id = w.provider_user_id
                 JOIN users u ON u.object_id = i.user_id
+                LEFT JOIN user_totp t ON t.user_id = u.object_id
             ), replaced AS (
                 DELETE FROM sessions s USING found f
-                WHERE f.installation_id IS NOT NULL AND s.user_id = f.user_id AND s.installation_id = f.installation_id
+                WHERE f.withheld IS NULL AND f.installation_id IS NOT NULL
+                  AND s.user_id = f.user_id AND s.installation_id = f.installation_id
             ), added AS (
                 INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
                                       created_at, updated_at, last_used_at, user_agent)
                 SELECT session_id, token_digest, user_id, installation_id, created_with::jsonb, expires_at,
                        created_at, created_at, created_at, user_agent
-                FROM found
+                FROM found WHERE withheld IS NULL
                 RETURNING user_id, installation_id, expires_at
             ), known AS (
                 INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
                 SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM added WHERE installation_id IS NOT NULL
                 ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
             )
-            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at FROM found
+            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at, withheld FROM found
             """)
-        return try rows.map { row in (logIns[Int(try row.decode(Int64.self, at: 0)) - 1], try user(row, from: 1)) }
+        return try rows.map { row in
+            (logIns[Int(try row.decode(Int64.self, at: 0)) - 1],
+             LinkedUser(user: try user(row, from: 1), withheldForTOTP: try row.decode([UInt8]?.self, at: 8)))
+        }
     }
 }

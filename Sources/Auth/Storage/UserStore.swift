@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Postgres
 
 /// The users and sessions tables, through parameterised statements on the pool.
@@ -24,7 +25,7 @@ struct UserStore: Sendable {
     /// The session columns, selected in this order (from `s`): see ``session(_:from:)``.
     static let sessionColumns: StaticString = """
         s.object_id, s.created_at, s.updated_at, s.expires_at, s.last_used_at, s.installation_id,
-        s.created_with->>'action', s.created_with->>'authProvider', s.user_agent
+        s.created_with->>'action', s.created_with->>'authProvider', s.user_agent, (s.created_with->'factors')::text
         """
 
     /// Decodes ``sessionColumns`` starting at `column`.
@@ -35,7 +36,15 @@ struct UserStore: Sendable {
             lastUsedAt: try row.decode(Date.self, at: column + 4), installationId: try row.decode(String?.self, at: column + 5),
             action: try row.decode(String?.self, at: column + 6) ?? "login",
             authProvider: try row.decode(String?.self, at: column + 7) ?? "password",
-            userAgent: try row.decode(String?.self, at: column + 8))
+            userAgent: try row.decode(String?.self, at: column + 8),
+            factors: try row.decode(String?.self, at: column + 9).flatMap(factors(json:)))
+    }
+
+    /// `created_with`'s `factors` (a JSON array of strings); nil for sessions stored without one.
+    static func factors(json: String) -> [String]? {
+        guard let array = (try? JSON.parse(json))?.arrayValue else { return nil }
+        let names = array.compactMap(\.stringValue)
+        return names.count == array.count && !names.isEmpty ? names : nil
     }
 
     /// Decodes the public user columns, selected in this order:
@@ -103,6 +112,8 @@ struct UserStore: Sendable {
         var fromOtherNetworks: Int
         /// Whether the request's installation had a session of this account since `knownSince`.
         var installationKnown: Bool
+        /// The account's sealed TOTP secret; nil when it has none.
+        var sealedTOTPSecret: [UInt8]?
     }
 
     /// The account `name` logs in, with this attempt counted against it and `network` in the
@@ -136,7 +147,8 @@ struct UserStore: Sendable {
                         WHERE o.user_id = found.object_id AND o.expires_at = \(windowEnd) AND o.network <> \(network)),
                        EXISTS (SELECT 1 FROM known_installations k
                                WHERE k.user_id = found.object_id AND k.installation_digest = \(installation)
-                                 AND k.session_ends_at > \(knownSince))
+                                 AND k.session_ends_at > \(knownSince)),
+                       (SELECT t.sealed_secret FROM user_totp t WHERE t.user_id = found.object_id)
                 FROM found
                 """) else { return nil }
             return LogInAttempt(
@@ -144,7 +156,7 @@ struct UserStore: Sendable {
                     user: try Self.user(row), passwordHash: try row.decode(String?.self, at: 7),
                     failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9)),
                 fromNetwork: try row.decode(Int.self, at: 10), fromOtherNetworks: try row.decode(Int.self, at: 11),
-                installationKnown: try row.decode(Bool.self, at: 12))
+                installationKnown: try row.decode(Bool.self, at: 12), sealedTOTPSecret: try row.decode([UInt8]?.self, at: 13))
         } }
     }
 
@@ -192,9 +204,13 @@ struct UserStore: Sendable {
         }
     }
 
-    /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`).
+    /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`,
+    /// and the factors it was made with).
     static func createdWith(_ session: Session) -> String {
-        #"{"action":"\#(session.action)","authProvider":"\#(session.authProvider)"}"#
+        String(decoding: JSON.object([
+            "action": .string(session.action), "authProvider": .string(session.authProvider),
+            "factors": .array(session.factors.map(JSON.string)),
+        ]).serialized(), as: UTF8.self)
     }
 
     /// Inserts the session and, when it has an installation id, remembers that installation
