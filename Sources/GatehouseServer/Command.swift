@@ -84,7 +84,9 @@ public enum Command {
                 pool.close()
                 if let embedded { try? embedded.stop() }
             }
-            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            let applied = try DatabaseWait(seconds: settings.databaseWait, logger: logger).run("migrations") {
+                try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            }
             let version = try pool.withConnection { try Migrator.currentVersion($0) }
             print(applied.isEmpty
                 ? "database is up to date (schema version \(version))"

@@ -99,7 +99,9 @@ public final class GatehouseServer: Sendable {
             }
         }
         do {
-            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            let applied = try DatabaseWait(seconds: settings.databaseWait, logger: logger).run("migrations") {
+                try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            }
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
         } catch {
             throw StartError("database migration failed: \(error)")
@@ -171,7 +173,8 @@ public final class GatehouseServer: Sendable {
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
                 devMailbox: devMailbox != nil,
                 providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
-            mailSender: mailSender, devMailbox: devMailbox)
+            mailSender: mailSender, devMailbox: devMailbox,
+            sessionCache: cache.flatMap { cache in listener.map { (cache, $0) } })
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
@@ -274,12 +277,15 @@ public final class GatehouseServer: Sendable {
 
     /// The session cache and the listener that keeps it honest: notifications drop
     /// changed sessions and users; a dropped listening connection empties the cache
-    /// and bypasses it until listening resumes.
+    /// and bypasses it until listening resumes; every (re)connect empties it again, as
+    /// notifications may have been missed meanwhile.
     static func sessionCache(
         _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger
     ) -> (SessionCache?, NotificationListener?) {
         guard settings.sessionCache else { return (nil, nil) }
         let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: settings.sessionCacheTTL)
+        // Whether the connection was lost (or never made) since the cache was last switched on.
+        let wasLost = Lock(false)
         let listener = NotificationListener(
             configuration: connection, channels: [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users],
             onNotification: { notification in
@@ -291,10 +297,15 @@ public final class GatehouseServer: Sendable {
             },
             onConnect: {
                 cache.reset(live: true)
-                logger.debug("session cache live")
+                if wasLost.withLock({ lost in defer { lost = false }; return lost }) {
+                    logger.info("session cache on again: notification connection restored, cache emptied")
+                } else {
+                    logger.debug("session cache live")
+                }
             },
             onDisconnect: { error in
                 cache.reset(live: false)
+                wasLost.withLock { $0 = true }
                 logger.warn("session cache off: notification connection lost", ["error": .string(String(describing: error))])
             })
         listener.start()

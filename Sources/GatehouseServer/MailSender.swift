@@ -31,13 +31,16 @@ final class MailSender: @unchecked Sendable {
     let batchSize: Int
     let pollInterval: Double
     private let logger: Logger
-    private var listener: NotificationListener!
+    /// Wakes the sender on `NOTIFY`; its reconnects are counted for `/metrics`.
+    private(set) var listener: NotificationListener!
 
     private let mutex = ConditionMutex()
     private let wake = ConditionMutex.Condition()
     private let exited = ConditionMutex.Condition()
     /// Set by a notification (or a reconnect), cleared by the round it starts.
     private var woken = true
+    /// Whether the notification connection was lost (or never made) since it last connected.
+    private var lostListener = false
     private var stopping = false
     private var running = false
     private var counts = Counts()
@@ -57,7 +60,17 @@ final class MailSender: @unchecked Sendable {
         self.pollInterval = pollInterval
         listener = NotificationListener(
             configuration: connection, channels: [AuthMigrations.Channel.mail],
-            onNotification: { [unowned self] _ in signal() }, onConnect: { [unowned self] in signal() })
+            onNotification: { [unowned self] _ in signal() },
+            onConnect: { [unowned self] in
+                if exchangeListenerLost(false) { logger.info("mail wake-ups on again: notification connection restored") }
+                signal()
+            },
+            onDisconnect: { [unowned self] error in
+                _ = exchangeListenerLost(true)
+                logger.warn("mail wake-ups off, polling every \(Int(pollInterval)) s: notification connection lost", [
+                    "error": .string(String(describing: error)),
+                ])
+            })
     }
 
     /// Seconds one delivery may take (the SMTP client's whole-transfer timeout).
@@ -102,6 +115,14 @@ final class MailSender: @unchecked Sendable {
     }
 
     private var isStopping: Bool { mutex.withLock { stopping } }
+
+    /// Sets ``lostListener`` and returns what it was.
+    private func exchangeListenerLost(_ value: Bool) -> Bool {
+        mutex.withLock {
+            defer { lostListener = value }
+            return lostListener
+        }
+    }
 
     private func run() {
         defer {

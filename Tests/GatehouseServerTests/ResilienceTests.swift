@@ -1,0 +1,205 @@
+import Foundation
+@testable import GatehouseServer
+import JSON
+import Postgres
+import ServerTestSupport
+import Synchronization
+import TestSupport
+import Testing
+
+/// What a failover looks like from one instance: a database that is away or read-only for a
+/// while (at start-up or under a running server), and `LISTEN` connections that drop.
+@Suite struct ResilienceTests {
+    /// A password in the connection string; trust authentication ignores it, and no log line or
+    /// error may show it.
+    static let password = "pw-never-logged-11"
+
+    /// Starts a server on another thread (its start blocks while it waits for the database).
+    final class Starting: Sendable {
+        private let outcome = Mutex<Result<GatehouseServer, GatehouseServer.StartError>?>(nil)
+
+        init(_ settings: Settings, _ logs: LogCapture) {
+            Thread { [self] in
+                let result = Result { () throws(GatehouseServer.StartError) in
+                    try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
+                }
+                outcome.withLock { $0 = result }
+            }.start()
+        }
+
+        /// The outcome, once the start returned or failed.
+        var result: Result<GatehouseServer, GatehouseServer.StartError>? { outcome.withLock { $0 } }
+    }
+
+    static func settings(_ databaseURL: String) -> Settings {
+        var settings = Settings()
+        settings.databaseURL = databaseURL
+        settings.port = 0
+        settings.hashCost = "minimum"
+        settings.poolSize = 2
+        settings.httpThreads = 4
+        return settings
+    }
+
+    /// The lines saying start-up is waiting for the database.
+    static func waitLines(_ logs: LogCapture) -> [String] {
+        logs.lines.filter { $0.contains("database not ready for migrations, trying again") }
+    }
+
+    /// Started while its database is down (as while the proxy has no primary to route to), the
+    /// server waits, logging each attempt, and starts once the database is up.
+    @Test func startUpWaitsForTheDatabaseToComeUp() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let cluster = privateCluster.cluster
+        let connectionString = try cluster.start() + " password=\(Self.password)"
+        try cluster.stop()
+        let logs = LogCapture()
+        var settings = Self.settings(connectionString)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(try eventually { Self.waitLines(logs).count >= 2 })
+        #expect(starting.result == nil, "still waiting")
+        try cluster.start()
+        #expect(try eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(try HTTPConnection(port: server.port).request("GET", "/ready").status == 200)
+        let line = try JSONParser().parse(Array(try #require(Self.waitLines(logs).first).utf8))
+        #expect(line["level"] == "warn" && line["attempt"] == 1 && line["retryInSeconds"] != nil)
+        #expect(line["error"]?.stringValue?.hasPrefix("database unavailable: cannot connect to PostgreSQL") == true, "\(line)")
+        #expect(!logs.text.contains(Self.password))
+    }
+
+    /// A database that stays away past `GATEHOUSE_DATABASE_WAIT` stops the start with the last
+    /// error, as without waiting; 0 tries once.
+    @Test(arguments: [0.0, 1.0])
+    func startUpGivesUpAfterTheWait(_ seconds: Double) throws {
+        let directory = TemporaryDirectory.make(prefix: "ghnodb")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let logs = LogCapture()
+        var settings = Self.settings("host=\(directory) dbname=gatehouse password=\(Self.password)")
+        settings.databaseWait = seconds
+        let error = try #require(throws: GatehouseServer.StartError.self) {
+            _ = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
+        }
+        #expect(error.description.hasPrefix("database migration failed: database unavailable: cannot connect to PostgreSQL"), "\(error)")
+        #expect(!error.description.contains(Self.password) && !logs.text.contains(Self.password))
+        if seconds == 0 { #expect(Self.waitLines(logs).isEmpty) } else { #expect(Self.waitLines(logs).count >= 2) }
+    }
+
+    /// Started while its database answers read-only (the proxy still points at the standby), the
+    /// server waits instead of exiting on `25006`, and starts once writes are taken: the
+    /// read-only connection is not kept.
+    @Test func startUpWaitsWhileTheDatabaseIsReadOnly() throws {
+        let database = try TestDatabase.create()
+        let admin = try database.connect()
+        defer { admin.close() }
+        try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) SET default_transaction_read_only = on")
+        let logs = LogCapture()
+        var settings = Self.settings(database.connectionString)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(try eventually { !Self.waitLines(logs).isEmpty })
+        #expect(Self.waitLines(logs).first?.contains("25006 (read_only_sql_transaction)") == true, "\(logs.text)")
+        #expect(starting.result == nil, "still waiting")
+        try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) RESET default_transaction_read_only")
+        #expect(try eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(logs.text.contains("migration applied"))
+    }
+
+    /// Only errors that pass by themselves are waited out; any other stops at once.
+    @Test func otherErrorsAreNotWaitedOut() throws {
+        let logs = LogCapture()
+        let runs = Mutex(0)
+        let wait = DatabaseWait(seconds: 60, logger: Logger(level: .info, write: logs.write))
+        let error = try #require(throws: PostgresError.self) {
+            try wait.run("migrations") {
+                runs.withLock { $0 += 1 }
+                throw PostgresError(.server, message: "syntax error", sqlState: "42601")
+            }
+        }
+        #expect(error.sqlState == "42601")
+        #expect(runs.withLock { $0 } == 1)
+        #expect(Self.waitLines(logs).isEmpty)
+    }
+}
+
+extension ResilienceTests {
+    /// A `/metrics` sample: `name` with its labels as written (`name{a="b"}`).
+    static func sample(_ live: LiveServer, _ name: String) throws -> Double? {
+        let text = try live.get("/metrics").text
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
+    /// Both `LISTEN` connections (session cache, mail wake-ups) come back after their server
+    /// processes are killed; the session cache is emptied and serves again, each listener's
+    /// reconnect is counted in `/metrics` and logged, and a mail written afterwards is sent at
+    /// once (its wake-up arrived).
+    @Test func listeningConnectionsComeBackAndTheCacheIsEmptied() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { $0.smtpURL = smtp.url }
+        let sessionReconnects = #"gatehouse_notification_reconnects_total{listener="session_cache"}"#
+        let mailReconnects = #"gatehouse_notification_reconnects_total{listener="mail"}"#
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_live") == 1 })
+        #expect(try Self.sample(live, sessionReconnects) == 0 && Self.sample(live, mailReconnects) == 0)
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("lena", "password11"), operationName: "SignUp")
+        let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
+        #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let killed = try admin.query("""
+            SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+            WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+            """).count
+        #expect(killed == 2)
+        #expect(try eventually {
+            try Self.sample(live, sessionReconnects) == 1 && Self.sample(live, mailReconnects) == 1
+                && Self.sample(live, "gatehouse_session_cache_live") == 1 && live.logs.text.contains("session cache on again")
+        })
+        #expect(try Self.sample(live, "gatehouse_session_cache_sessions") == 0, "emptied on reconnect")
+        for message in [
+            "session cache off: notification connection lost", "session cache on again: notification connection restored, cache emptied",
+            "mail wake-ups off", "mail wake-ups on again: notification connection restored",
+        ] {
+            #expect(live.logs.text.contains(message), "\(message)")
+        }
+        // The cache serves again, and the mail listener hears NOTIFY again.
+        #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+        let ids = try Outbox(live.server).insert()
+        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+    }
+
+    /// A database that turns read-only under a running server (a primary demoted, or the proxy
+    /// pointing at a standby): `/ready` says so, a write fails with 503 and `Retry-After` (the
+    /// client may try again), and once writes are taken again both work with no restart.
+    @Test func aReadOnlyDatabaseAnswers503UntilWritesAreTakenAgain() throws {
+        let live = try LiveServer()
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let name = try #require(try admin.queryFirst("SELECT current_database()")?.decode(String.self, at: 0))
+        try admin.unsafeExecuteScript("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        // The pool's connections were made read-write: end them, so that it reconnects read-only.
+        try admin.execute("""
+            SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'
+            """)
+        let ready = try live.get("/ready")
+        #expect(ready.status == 503)
+        #expect(try ready.json() == ["status": "unavailable", "reason": "database read-only"])
+        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.header("Retry-After") == "1")
+        #expect(try refused.json()["errors"]?[0]?["extensions"]?["code"] == 1)
+
+        try admin.unsafeExecuteScript("ALTER DATABASE \(name) RESET default_transaction_read_only")
+        #expect(try eventually { try live.get("/ready").status == 200 })
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        #expect(try signUp.status == 200 && signUp.json()["errors"] == nil, "\(signUp.text)")
+    }
+}
