@@ -99,9 +99,7 @@ public final class GatehouseServer: Sendable {
             }
         }
         do {
-            let applied = try DatabaseWait(seconds: settings.databaseWait, logger: logger).run("migrations") {
-                try Migrator(migrations: AuthMigrations.all).migrate(pool)
-            }
+            let applied = try Self.migrate(settings, pool, logger)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
         } catch {
             throw StartError("database migration failed: \(error)")
@@ -159,8 +157,8 @@ public final class GatehouseServer: Sendable {
         let outbox = OutboxStore(pool: pool)
         let mailSender = smtp.map { smtp in
             MailSender(
-                store: outbox, connection: connection, client: smtp, composer: composer,
-                retryBase: settings.mailRetryBase, logger: logger)
+                store: outbox, connection: settings.pollInterval > 0 ? nil : connection, client: smtp, composer: composer,
+                retryBase: settings.mailRetryBase, logger: logger, pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
         let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
@@ -174,7 +172,7 @@ public final class GatehouseServer: Sendable {
                 devMailbox: devMailbox != nil,
                 providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
             mailSender: mailSender, devMailbox: devMailbox,
-            sessionCache: cache.flatMap { cache in listener.map { (cache, $0) } })
+            sessionCache: cache, sessionListener: listener)
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
@@ -275,6 +273,13 @@ public final class GatehouseServer: Sendable {
         return (embedded, pool, connection)
     }
 
+    /// Applies the migrations, waiting out a failover (``DatabaseWait``), under the lock the
+    /// engine has (``Settings/pollInterval``).
+    static func migrate(_ settings: Settings, _ pool: Pool, _ logger: Logger) throws -> [Migration] {
+        let migrator = Migrator(migrations: AuthMigrations.all, lock: settings.pollInterval > 0 ? .row : .advisory)
+        return try DatabaseWait(seconds: settings.databaseWait, logger: logger).run("migrations") { try migrator.migrate(pool) }
+    }
+
     /// The session cache and the listener that keeps it honest: notifications drop
     /// changed sessions and users; a dropped listening connection empties the cache
     /// and bypasses it until listening resumes; every (re)connect empties it again, as
@@ -283,6 +288,13 @@ public final class GatehouseServer: Sendable {
         _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger
     ) -> (SessionCache?, NotificationListener?) {
         guard settings.sessionCache else { return (nil, nil) }
+        if settings.pollInterval > 0 {
+            // No notifications: an entry is trusted for the staleness bound at most, then read again.
+            let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: min(settings.sessionCacheTTL, settings.pollInterval))
+            cache.reset(live: true)
+            logger.info("session cache without notifications", ["ttlSeconds": .double(cache.ttl)])
+            return (cache, nil)
+        }
         let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: settings.sessionCacheTTL)
         // Whether the connection was lost (or never made) since the cache was last switched on.
         let wasLost = Lock(false)

@@ -8,7 +8,8 @@ import Postgres
 /// Delivers the mail outbox over SMTP: one thread per instance, woken by `NOTIFY gatehouse_mail`
 /// (a message was written), by the listening connection (re)connecting (notifications may have
 /// been missed), and by a timer when the next retry is due or, at the latest, every
-/// `pollInterval` seconds.
+/// `pollInterval` seconds (the only wake-up without a listening connection: for engines
+/// without `LISTEN/NOTIFY`).
 ///
 /// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), renders each
 /// with ``MailComposer`` and sends it with ``SMTPClient``, one after the other in order of
@@ -31,8 +32,8 @@ final class MailSender: @unchecked Sendable {
     let batchSize: Int
     let pollInterval: Double
     private let logger: Logger
-    /// Wakes the sender on `NOTIFY`; its reconnects are counted for `/metrics`.
-    private(set) var listener: NotificationListener!
+    /// Wakes the sender on `NOTIFY` (none when polling); its reconnects are counted for `/metrics`.
+    private(set) var listener: NotificationListener?
 
     private let mutex = ConditionMutex()
     private let wake = ConditionMutex.Condition()
@@ -46,9 +47,10 @@ final class MailSender: @unchecked Sendable {
     private var counts = Counts()
     private var pending: (count: Int, oldestAge: Double) = (0, 0)
 
-    /// A sender for the outbox of `connection`'s database; call ``start()``.
+    /// A sender for the outbox of `store`, listening for new mail on `connection` (nil: polling
+    /// only); call ``start()``.
     init(
-        store: OutboxStore, connection: ConnectionConfiguration, client: SMTPClient, composer: MailComposer,
+        store: OutboxStore, connection: ConnectionConfiguration?, client: SMTPClient, composer: MailComposer,
         retryBase: Int, logger: Logger, batchSize: Int = 10, pollInterval: Double = 30
     ) {
         self.store = store
@@ -58,6 +60,7 @@ final class MailSender: @unchecked Sendable {
         self.logger = logger
         self.batchSize = batchSize
         self.pollInterval = pollInterval
+        guard let connection else { return }
         listener = NotificationListener(
             configuration: connection, channels: [AuthMigrations.Channel.mail],
             onNotification: { [unowned self] _ in signal() },
@@ -84,7 +87,7 @@ final class MailSender: @unchecked Sendable {
     /// Starts listening and the sending thread.
     func start() {
         mutex.withLock { running = true }
-        listener.start()
+        listener?.start()
         let thread = Thread { [self] in run() }
         thread.name = "gatehouse-mail"
         thread.start()
@@ -93,7 +96,7 @@ final class MailSender: @unchecked Sendable {
     /// Stops the thread after the message being sent (if any); messages of its batch not yet
     /// tried are made due again for the other instances (or the next start).
     func stop() {
-        listener.stop()
+        listener?.stop()
         mutex.withLock {
             stopping = true
             wake.signal()

@@ -24,14 +24,15 @@ final class Router: HTTPHandler {
     let pages: Pages
     let mailSender: MailSender?
     let devMailbox: DevMailbox?
-    /// The session cache and the listener that keeps it honest, for `/metrics`.
-    let sessionCache: (cache: SessionCache, listener: NotificationListener)?
+    /// The session cache and the listener that keeps it honest (none when polling), for `/metrics`.
+    let sessionCache: SessionCache?
+    let sessionListener: NotificationListener?
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
         metrics: Metrics, pool: Pool, hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(),
         pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil,
-        sessionCache: (cache: SessionCache, listener: NotificationListener)? = nil
+        sessionCache: SessionCache? = nil, sessionListener: NotificationListener? = nil
     ) {
         self.responder = responder
         self.contexts = contexts
@@ -45,6 +46,7 @@ final class Router: HTTPHandler {
         self.mailSender = mailSender
         self.devMailbox = devMailbox
         self.sessionCache = sessionCache
+        self.sessionListener = sessionListener
     }
 
     /// The answer to `request`; logged and counted when its response is made.
@@ -219,13 +221,14 @@ final class Router: HTTPHandler {
         var gauges: [(name: String, help: String, labels: String, value: Double)] = []
         if let sessionCache {
             gauges.append(("gatehouse_session_cache_live", "1 while the session cache serves (its notification connection is up), else 0.", "",
-                           sessionCache.cache.isLive ? 1 : 0))
-            gauges.append(("gatehouse_session_cache_sessions", "Sessions in the session cache.", "", Double(sessionCache.cache.count)))
-            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"session_cache\"",
-                           Double(sessionCache.listener.reconnectCount)))
+                           sessionCache.isLive ? 1 : 0))
+            gauges.append(("gatehouse_session_cache_sessions", "Sessions in the session cache.", "", Double(sessionCache.count)))
         }
-        if let mailSender {
-            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"mail\"", Double(mailSender.listener.reconnectCount)))
+        if let sessionListener {
+            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"session_cache\"", Double(sessionListener.reconnectCount)))
+        }
+        if let listener = mailSender?.listener {
+            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"mail\"", Double(listener.reconnectCount)))
         }
         return gauges
     }

@@ -203,3 +203,38 @@ extension ResilienceTests {
         #expect(try signUp.status == 200 && signUp.json()["errors"] == nil, "\(signUp.text)")
     }
 }
+
+extension ResilienceTests {
+    /// `GATEHOUSE_POLL_INTERVAL` above 0 (engines without LISTEN/NOTIFY and session advisory
+    /// locks), on plain PostgreSQL: no connection listens, migrations took the row lock, a
+    /// session ended elsewhere stops being served from the cache within the bound, and mail
+    /// written elsewhere is sent without a wake-up.
+    @Test func withoutNotificationsTheServerPolls() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer {
+            $0.smtpURL = smtp.url
+            $0.pollInterval = 1
+        }
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let listening = try admin.queryFirst(
+            "SELECT count(*)::int8 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")
+        #expect(try listening?.decode(Int.self, at: 0) == 0)
+        #expect(try admin.queryFirst("SELECT count(*)::int8 FROM schema_migrations_lock")?.decode(Int.self, at: 0) == 1)
+        #expect(live.logs.text.contains(#""msg":"session cache without notifications""#) && live.logs.text.contains(#""ttlSeconds":1"#))
+        let metrics = try live.get("/metrics").text
+        #expect(metrics.contains("gatehouse_session_cache_live 1") && !metrics.contains("gatehouse_notification_reconnects_total"))
+
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("nora", "password11"), operationName: "SignUp")
+        let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
+        let viewer = { try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).json()["errors"]?[0]?["extensions"]?["code"] }
+        #expect(try viewer() == nil)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+        // Ended by another instance: no notification comes; the cache forgets it within the bound.
+        try admin.execute("DELETE FROM sessions")
+        #expect(try eventually(timeout: .seconds(10)) { try viewer() == 209 })
+
+        let ids = try Outbox(live.server).insert()
+        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+    }
+}

@@ -48,6 +48,7 @@ let settingCases: [SettingCase] = [
     SettingCase("pool-size", "GATEHOUSE_POOL_SIZE", "3", { $0.poolSize == 3 }),
     SettingCase("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "2.5", { $0.poolTimeout == 2.5 }),
     SettingCase("database-wait", "GATEHOUSE_DATABASE_WAIT", "0", { $0.databaseWait == 0 }),
+    SettingCase("poll-interval", "GATEHOUSE_POLL_INTERVAL", "1.5", { $0.pollInterval == 1.5 }),
     SettingCase("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "500", { $0.statementTimeout == 500 }),
     SettingCase("http-threads", "GATEHOUSE_HTTP_THREADS", "6", { $0.httpThreads == 6 }),
     SettingCase("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "50", { $0.maxConnections == 50 }),

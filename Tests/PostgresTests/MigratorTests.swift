@@ -60,6 +60,45 @@ import Testing
         #expect(try #require(try connection.queryFirst("SELECT count(*) FROM log")).decode(Int.self, at: 0) == 1)
     }
 
+    /// `Lock.row`, for engines without session advisory locks: concurrent migrators on a fresh
+    /// database (the lock table made by whichever comes first) apply each migration once, and
+    /// none of them takes the advisory lock (held by another session here, it blocks nobody).
+    @Test func rowLockSerialisesMigratorsWithoutAdvisoryLocks() throws {
+        let database = try TestDatabase.create()
+        let blocker = try database.connect()
+        defer { blocker.close() }
+        try blocker.execute("SELECT pg_advisory_lock(\(Migrator.advisoryLockKey))")
+        let migrator = Migrator(migrations: Self.migrations, lock: .row)
+        let applied = Mutex<[Int]>([])
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                let pool = database.makePool(size: 1)
+                defer { pool.close() }
+                do {
+                    let done = try migrator.migrate(pool)
+                    applied.withLock { $0 += done.map(\.version) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        group.wait()
+        #expect(failures.withLock { $0 } == [])
+        #expect(applied.withLock { $0 }.sorted() == [1, 2])
+        let connection = try database.connect()
+        defer { connection.close() }
+        #expect(try appliedVersions(connection) == [1, 2])
+        #expect(try #require(try connection.queryFirst("SELECT count(*) FROM log")).decode(Int.self, at: 0) == 1)
+        #expect(try #require(try connection.queryFirst("SELECT count(*) FROM schema_migrations_lock")).decode(Int.self, at: 0) == 1)
+        let pool = database.makePool(size: 1)
+        defer { pool.close() }
+        #expect(try migrator.migrate(pool).isEmpty)
+    }
+
     @Test func newerDatabaseIsRefused() throws {
         let connection = try TestDatabase.create().connect()
         try Migrator(migrations: Self.migrations + [Migration(version: 3, name: "future", sql: "SELECT 1")]).migrate(connection)
