@@ -238,3 +238,75 @@ extension ResilienceTests {
         #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
     }
 }
+
+extension ResilienceTests {
+    /// Runs a PostgreSQL client program (from `pg_config --bindir`) as the clusters' account when
+    /// root (as the clusters' files belong to it); returns its exit status and output.
+    static func runPostgresTool(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
+        func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
+            let process = Process()
+            process.executableURL = URL(fileURLWithPath: path)
+            process.arguments = arguments
+            let pipe = Pipe()
+            process.standardOutput = pipe
+            process.standardError = pipe
+            try process.run()
+            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
+            process.waitUntilExit()
+            return (process.terminationStatus, output)
+        }
+        let bin = try run("/usr/bin/pg_config", ["--bindir"]).1.trimmingCharacters(in: .whitespacesAndNewlines)
+        if getuid() == 0 {
+            return try run("/usr/sbin/runuser", ["-u", ServiceAccount.name, "--", bin + "/" + tool] + arguments)
+        }
+        return try run(bin + "/" + tool, arguments)
+    }
+
+    /// The issue's case, with a real standby: started while the proxy still points at the standby
+    /// (`pg_is_in_recovery()`), the server waits instead of exiting on `25006`, and starts on
+    /// the same connection string once the standby is promoted.
+    @Test func startUpWaitsForTheStandbyToBePromoted() throws {
+        let primary = try PrivateTestCluster()
+        defer { primary.destroy() }
+        try primary.cluster.start()
+        // Only socket connections, trusted; replication needs its own entry.
+        let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: primary.cluster.clusterDirectory + "/pg_hba.conf"))
+        hba.seekToEndOfFile()
+        hba.write(Data("local replication all trust\n".utf8))
+        try hba.close()
+        let primaryAdmin = try Connection(primary.cluster.connectionString(database: "postgres"))
+        defer { primaryAdmin.close() }
+        _ = try primaryAdmin.query("SELECT pg_reload_conf()")
+
+        let standbyDirectory = TemporaryDirectory.make(prefix: "ghstandby")
+        if getuid() == 0 {
+            let account = try ServiceAccount.ensure()
+            #expect(chown(standbyDirectory, account.uid, account.gid) == 0)
+        }
+        let standby = try PrivateTestCluster(dataDirectory: standbyDirectory)
+        defer { standby.destroy() }
+        let (status, output) = try Self.runPostgresTool("pg_basebackup", [
+            "-D", standby.cluster.clusterDirectory, "-R", "--no-sync", "-X", "stream", "--checkpoint=fast",
+            "-h", primary.cluster.socketDirectory, "-p", String(primary.cluster.options.port), "-U", primary.cluster.options.user,
+        ])
+        #expect(status == 0, "\(output)")
+        let standbyURL = try standby.cluster.start()
+        let standbyAdmin = try Connection(standbyURL)
+        defer { standbyAdmin.close() }
+        #expect(try standbyAdmin.queryFirst("SELECT pg_is_in_recovery()")?.decode(Bool.self, at: 0) == true)
+
+        let logs = LogCapture()
+        var settings = Self.settings(standbyURL)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(eventually { Self.waitLines(logs).count >= 2 })
+        #expect(Self.waitLines(logs).first?.contains("25006 (read_only_sql_transaction)") == true, "\(logs.text)")
+        #expect(starting.result == nil, "still waiting")
+        #expect(try standbyAdmin.queryFirst("SELECT pg_promote()")?.decode(Bool.self, at: 0) == true)
+        #expect(eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(logs.text.contains("migration applied"))
+        #expect(try HTTPConnection(port: server.port).request("GET", "/ready").status == 200)
+    }
+}
