@@ -214,7 +214,6 @@ final class Router: HTTPHandler {
         ]
     }
 
-    /// The mail sender's counts and the outbox's backlog (as of the sender's last round: no query per scrape).
     /// Whether the session cache serves, and how often each `LISTEN` connection came back after a loss.
     private func notificationGauges() -> [(name: String, help: String, labels: String, value: Double)] {
         let help = "Times a LISTEN connection was lost and listening resumed (session cache: emptied each time)."
@@ -233,6 +232,7 @@ final class Router: HTTPHandler {
         return gauges
     }
 
+    /// The mail sender's counts and the outbox's backlog (as of the sender's last round: no query per scrape).
     private func mailGauges() -> [(name: String, help: String, labels: String, value: Double)] {
         guard let mailSender else { return [] }
         let counts = mailSender.deliveryCounts

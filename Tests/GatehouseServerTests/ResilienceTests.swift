@@ -31,15 +31,6 @@ import Testing
         var result: Result<GatehouseServer, GatehouseServer.StartError>? { outcome.withLock { $0 } }
     }
 
-    static func settings(_ databaseURL: String) -> Settings {
-        var settings = Settings()
-        settings.databaseURL = databaseURL
-        settings.port = 0
-        settings.hashCost = "minimum"
-        settings.poolSize = 2
-        settings.httpThreads = 4
-        return settings
-    }
 
     /// The lines saying start-up is waiting for the database.
     static func waitLines(_ logs: LogCapture) -> [String] {
@@ -55,7 +46,7 @@ import Testing
         let connectionString = try cluster.start() + " password=\(Self.password)"
         try cluster.stop()
         let logs = LogCapture()
-        var settings = Self.settings(connectionString)
+        var settings = Settings.forTest(databaseURL: connectionString)
         settings.databaseWait = 120
         let starting = Starting(settings, logs)
         #expect(try eventually { Self.waitLines(logs).count >= 2 })
@@ -78,7 +69,7 @@ import Testing
         let directory = TemporaryDirectory.make(prefix: "ghnodb")
         defer { try? FileManager.default.removeItem(atPath: directory) }
         let logs = LogCapture()
-        var settings = Self.settings("host=\(directory) dbname=gatehouse password=\(Self.password)")
+        var settings = Settings.forTest(databaseURL: "host=\(directory) dbname=gatehouse password=\(Self.password)")
         settings.databaseWait = seconds
         let error = try #require(throws: GatehouseServer.StartError.self) {
             _ = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
@@ -97,7 +88,7 @@ import Testing
         defer { admin.close() }
         try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) SET default_transaction_read_only = on")
         let logs = LogCapture()
-        var settings = Self.settings(database.connectionString)
+        var settings = Settings.forTest(databaseURL: database.connectionString)
         settings.databaseWait = 120
         let starting = Starting(settings, logs)
         #expect(try eventually { !Self.waitLines(logs).isEmpty })
@@ -242,24 +233,12 @@ extension ResilienceTests {
 extension ResilienceTests {
     /// Runs a PostgreSQL client program (from `pg_config --bindir`) as the clusters' account when
     /// root (as the clusters' files belong to it); returns its exit status and output.
-    static func runPostgresTool(_ tool: String, _ arguments: [String]) throws -> (Int32, String) {
-        func run(_ path: String, _ arguments: [String]) throws -> (Int32, String) {
-            let process = Process()
-            process.executableURL = URL(fileURLWithPath: path)
-            process.arguments = arguments
-            let pipe = Pipe()
-            process.standardOutput = pipe
-            process.standardError = pipe
-            try process.run()
-            let output = String(decoding: pipe.fileHandleForReading.readDataToEndOfFile(), as: UTF8.self)
-            process.waitUntilExit()
-            return (process.terminationStatus, output)
-        }
-        let bin = try run("/usr/bin/pg_config", ["--bindir"]).1.trimmingCharacters(in: .whitespacesAndNewlines)
-        if getuid() == 0 {
-            return try run("/usr/sbin/runuser", ["-u", ServiceAccount.name, "--", bin + "/" + tool] + arguments)
-        }
-        return try run(bin + "/" + tool, arguments)
+    static func runPostgresTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let bin = try Child.run(executable: "/usr/bin/pg_config", ["--bindir"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = getuid() == 0
+            ? try Child.run(executable: "/usr/sbin/runuser", ["-u", ServiceAccount.name, "--", bin + "/" + tool] + arguments)
+            : try Child.run(executable: bin + "/" + tool, arguments)
+        return (result.status, result.stdout + result.stderr)
     }
 
     /// The case, with a real standby: started while the proxy still points at the standby
@@ -296,7 +275,7 @@ extension ResilienceTests {
         #expect(try standbyAdmin.queryFirst("SELECT pg_is_in_recovery()")?.decode(Bool.self, at: 0) == true)
 
         let logs = LogCapture()
-        var settings = Self.settings(standbyURL)
+        var settings = Settings.forTest(databaseURL: standbyURL)
         settings.databaseWait = 120
         let starting = Starting(settings, logs)
         #expect(eventually { Self.waitLines(logs).count >= 2 })

@@ -2,8 +2,9 @@
 /// `schema_migrations (version, name, applied_at)`.
 ///
 /// Several instances starting at once are serialised by a lock (``Lock``): the first applies
-/// what is missing, the others then find nothing to do. Re-running is a no-op. A database that records a version newer than any this binary knows is
-/// refused, so that an old binary never runs against a newer schema.
+/// what is missing, the others then find nothing to do. Re-running is a no-op. A database that
+/// records a version newer than any this binary knows is refused, so that an old binary never
+/// runs against a newer schema.
 public struct Migrator: Sendable {
     /// The advisory lock key ("gatehous" in ASCII), the same for every Gatehouse instance.
     public static let advisoryLockKey: Int64 = 0x6761_7465_686F_7573
