@@ -267,7 +267,12 @@ public final class GatehouseServer: Sendable {
                 throw StartError("embedded database: \(error)")
             }
         }
-        let connection = ConnectionConfiguration(connectionString, statementTimeoutMilliseconds: settings.statementTimeout)
+        // A connect (to a host that does not answer, during a failover) is bounded by the pool
+        // timeout as a wait for a free connection is, so a request fails within it either way
+        // (libpq's minimum is 2 s; a connect_timeout in the connection string wins).
+        let connection = ConnectionConfiguration(
+            connectionString, connectTimeoutSeconds: max(2, Int(settings.poolTimeout.rounded(.up))),
+            statementTimeoutMilliseconds: settings.statementTimeout)
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)

@@ -101,6 +101,19 @@ import Testing
         #expect(logs.text.contains("migration applied"))
     }
 
+    /// Connecting is bounded by the pool timeout (rounded up; libpq's minimum is 2 s), as
+    /// waiting for a free connection is: a request that cannot reach a primary fails within it.
+    @Test(arguments: [(0.5, 2), (5.0, 5), (7.5, 8)])
+    func connectTimeoutFollowsThePoolTimeout(_ poolTimeout: Double, _ connectTimeout: Int) throws {
+        var settings = Settings.forTest(databaseURL: "host=/nonexistent dbname=gatehouse")
+        settings.poolTimeout = poolTimeout
+        let (_, pool, connection) = try GatehouseServer.openDatabase(settings, Logger(level: .error, write: { _ in }))
+        defer { pool.close() }
+        #expect(connection.connectTimeoutSeconds == connectTimeout)
+        #expect(pool.configuration.connection.connectTimeoutSeconds == connectTimeout)
+        #expect(pool.configuration.checkoutTimeoutSeconds == poolTimeout)
+    }
+
     /// Only errors that pass by themselves are waited out; any other stops at once.
     @Test func otherErrorsAreNotWaitedOut() throws {
         let logs = LogCapture()
