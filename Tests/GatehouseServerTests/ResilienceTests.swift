@@ -31,7 +31,6 @@ import Testing
         var result: Result<GatehouseServer, GatehouseServer.StartError>? { outcome.withLock { $0 } }
     }
 
-
     /// The lines saying start-up is waiting for the database.
     static func waitLines(_ logs: LogCapture) -> [String] {
         logs.lines.filter { $0.contains("database not ready for migrations, trying again") }
@@ -49,10 +48,10 @@ import Testing
         var settings = Settings.forTest(databaseURL: connectionString)
         settings.databaseWait = 120
         let starting = Starting(settings, logs)
-        #expect(try eventually { Self.waitLines(logs).count >= 2 })
+        #expect(eventually { Self.waitLines(logs).count >= 2 })
         #expect(starting.result == nil, "still waiting")
         try cluster.start()
-        #expect(try eventually { starting.result != nil })
+        #expect(eventually { starting.result != nil })
         let server = try #require(try starting.result?.get())
         defer { server.stop() }
         #expect(try HTTPConnection(port: server.port).request("GET", "/ready").status == 200)
@@ -91,11 +90,11 @@ import Testing
         var settings = Settings.forTest(databaseURL: database.connectionString)
         settings.databaseWait = 120
         let starting = Starting(settings, logs)
-        #expect(try eventually { !Self.waitLines(logs).isEmpty })
+        #expect(eventually { !Self.waitLines(logs).isEmpty })
         #expect(Self.waitLines(logs).first?.contains("25006 (read_only_sql_transaction)") == true, "\(logs.text)")
         #expect(starting.result == nil, "still waiting")
         try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) RESET default_transaction_read_only")
-        #expect(try eventually { starting.result != nil })
+        #expect(eventually { starting.result != nil })
         let server = try #require(try starting.result?.get())
         defer { server.stop() }
         #expect(logs.text.contains("migration applied"))
