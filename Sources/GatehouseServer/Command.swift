@@ -84,7 +84,7 @@ public enum Command {
                 pool.close()
                 if let embedded { try? embedded.stop() }
             }
-            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            let applied = try GatehouseServer.migrate(settings, pool, logger)
             let version = try pool.withConnection { try Migrator.currentVersion($0) }
             print(applied.isEmpty
                 ? "database is up to date (schema version \(version))"
@@ -180,8 +180,10 @@ public enum Command {
 
         Applies the migrations compiled into this binary to the database (DATABASE_URL, or
         the embedded database under GATEHOUSE_DATA_DIR) and exits. Safe to run while other
-        instances start: migrations are serialised with an advisory lock. Takes the same
-        database options as serve (see gatehouse serve --help).
+        instances start: migrations are serialised with an advisory lock (a row lock with
+        GATEHOUSE_POLL_INTERVAL). While the database is unreachable or read-only (a failover)
+        it tries again for up to GATEHOUSE_DATABASE_WAIT seconds. Takes the same database
+        options as serve (see gatehouse serve --help).
         """
 
     static let schemaHelp = """

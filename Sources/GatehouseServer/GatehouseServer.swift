@@ -102,7 +102,7 @@ public final class GatehouseServer: Sendable {
         }
         if let embedded { totpBox = try Self.totpBox(settings, keyDirectory: embedded.dataDirectory) }
         do {
-            let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
+            let applied = try Self.migrate(settings, pool, logger)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
         } catch {
             throw StartError("database migration failed: \(error)")
@@ -162,8 +162,8 @@ public final class GatehouseServer: Sendable {
         let outbox = OutboxStore(pool: pool)
         let mailSender = smtp.map { smtp in
             MailSender(
-                store: outbox, connection: connection, client: smtp, composer: composer,
-                retryBase: settings.mailRetryBase, logger: logger)
+                store: outbox, connection: settings.pollInterval > 0 ? nil : connection, client: smtp, composer: composer,
+                retryBase: settings.mailRetryBase, logger: logger, pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
         let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
@@ -176,7 +176,8 @@ public final class GatehouseServer: Sendable {
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
                 devMailbox: devMailbox != nil,
                 providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
-            mailSender: mailSender, devMailbox: devMailbox)
+            mailSender: mailSender, devMailbox: devMailbox,
+            sessionCache: cache, sessionListener: listener)
 
         janitor = SessionJanitorThread(
             janitor: SessionJanitor(pool: pool, idleTimeout: settings.sessionIdleTimeout), intervalSeconds: 300,
@@ -271,7 +272,12 @@ public final class GatehouseServer: Sendable {
                 throw StartError("embedded database: \(error)")
             }
         }
-        let connection = ConnectionConfiguration(connectionString, statementTimeoutMilliseconds: settings.statementTimeout)
+        // A connect (to a host that does not answer, during a failover) is bounded by the pool
+        // timeout as a wait for a free connection is, so a request fails within it either way
+        // (libpq's minimum is 2 s; a connect_timeout in the connection string wins).
+        let connection = ConnectionConfiguration(
+            connectionString, connectTimeoutSeconds: max(2, Int(settings.poolTimeout.rounded(.up))),
+            statementTimeoutMilliseconds: settings.statementTimeout)
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)
@@ -302,14 +308,31 @@ public final class GatehouseServer: Sendable {
         }
     }
 
+    /// Applies the migrations, waiting out a failover (``DatabaseWait``), under the lock the
+    /// engine has (``Settings/pollInterval``).
+    static func migrate(_ settings: Settings, _ pool: Pool, _ logger: Logger) throws -> [Migration] {
+        let migrator = Migrator(migrations: AuthMigrations.all, lock: settings.pollInterval > 0 ? .row : .advisory)
+        return try DatabaseWait(seconds: settings.databaseWait, logger: logger).run("migrations") { try migrator.migrate(pool) }
+    }
+
     /// The session cache and the listener that keeps it honest: notifications drop
     /// changed sessions and users; a dropped listening connection empties the cache
-    /// and bypasses it until listening resumes.
+    /// and bypasses it until listening resumes; every (re)connect empties it again, as
+    /// notifications may have been missed meanwhile.
     static func sessionCache(
         _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger
     ) -> (SessionCache?, NotificationListener?) {
         guard settings.sessionCache else { return (nil, nil) }
+        if settings.pollInterval > 0 {
+            // No notifications: an entry is trusted for the staleness bound at most, then read again.
+            let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: min(settings.sessionCacheTTL, settings.pollInterval))
+            cache.reset(live: true)
+            logger.info("session cache without notifications", ["ttlSeconds": .double(cache.ttl)])
+            return (cache, nil)
+        }
         let cache = SessionCache(capacity: settings.sessionCacheSize, ttl: settings.sessionCacheTTL)
+        // Whether the connection was lost (or never made) since the cache was last switched on.
+        let wasLost = Lock(false)
         let listener = NotificationListener(
             configuration: connection, channels: [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users],
             onNotification: { notification in
@@ -321,10 +344,15 @@ public final class GatehouseServer: Sendable {
             },
             onConnect: {
                 cache.reset(live: true)
-                logger.debug("session cache live")
+                if wasLost.withLock({ lost in defer { lost = false }; return lost }) {
+                    logger.info("session cache on again: notification connection restored, cache emptied")
+                } else {
+                    logger.debug("session cache live")
+                }
             },
             onDisconnect: { error in
                 cache.reset(live: false)
+                wasLost.withLock { $0 = true }
                 logger.warn("session cache off: notification connection lost", ["error": .string(String(describing: error))])
             })
         listener.start()

@@ -8,7 +8,8 @@ import Postgres
 /// Delivers the mail outbox over SMTP: one thread per instance, woken by `NOTIFY gatehouse_mail`
 /// (a message was written), by the listening connection (re)connecting (notifications may have
 /// been missed), and by a timer when the next retry is due or, at the latest, every
-/// `pollInterval` seconds.
+/// `pollInterval` seconds (the only wake-up without a listening connection: for engines
+/// without `LISTEN/NOTIFY`).
 ///
 /// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), renders each
 /// with ``MailComposer`` and sends it with ``SMTPClient``, one after the other in order of
@@ -31,21 +32,25 @@ final class MailSender: @unchecked Sendable {
     let batchSize: Int
     let pollInterval: Double
     private let logger: Logger
-    private var listener: NotificationListener!
+    /// Wakes the sender on `NOTIFY` (none when polling); its reconnects are counted for `/metrics`.
+    private(set) var listener: NotificationListener?
 
     private let mutex = ConditionMutex()
     private let wake = ConditionMutex.Condition()
     private let exited = ConditionMutex.Condition()
     /// Set by a notification (or a reconnect), cleared by the round it starts.
     private var woken = true
+    /// Whether the notification connection was lost (or never made) since it last connected.
+    private var lostListener = false
     private var stopping = false
     private var running = false
     private var counts = Counts()
     private var pending: (count: Int, oldestAge: Double) = (0, 0)
 
-    /// A sender for the outbox of `connection`'s database; call ``start()``.
+    /// A sender for the outbox of `store`, listening for new mail on `connection` (nil: polling
+    /// only); call ``start()``.
     init(
-        store: OutboxStore, connection: ConnectionConfiguration, client: SMTPClient, composer: MailComposer,
+        store: OutboxStore, connection: ConnectionConfiguration?, client: SMTPClient, composer: MailComposer,
         retryBase: Int, logger: Logger, batchSize: Int = 10, pollInterval: Double = 30
     ) {
         self.store = store
@@ -55,9 +60,20 @@ final class MailSender: @unchecked Sendable {
         self.logger = logger
         self.batchSize = batchSize
         self.pollInterval = pollInterval
+        guard let connection else { return }
         listener = NotificationListener(
             configuration: connection, channels: [AuthMigrations.Channel.mail],
-            onNotification: { [unowned self] _ in signal() }, onConnect: { [unowned self] in signal() })
+            onNotification: { [unowned self] _ in signal() },
+            onConnect: { [unowned self] in
+                if exchangeListenerLost(false) { logger.info("mail wake-ups on again: notification connection restored") }
+                signal()
+            },
+            onDisconnect: { [unowned self] error in
+                _ = exchangeListenerLost(true)
+                logger.warn("mail wake-ups off, polling every \(Int(pollInterval)) s: notification connection lost", [
+                    "error": .string(String(describing: error)),
+                ])
+            })
     }
 
     /// Seconds one delivery may take (the SMTP client's whole-transfer timeout).
@@ -71,7 +87,7 @@ final class MailSender: @unchecked Sendable {
     /// Starts listening and the sending thread.
     func start() {
         mutex.withLock { running = true }
-        listener.start()
+        listener?.start()
         let thread = Thread { [self] in run() }
         thread.name = "gatehouse-mail"
         thread.start()
@@ -80,7 +96,7 @@ final class MailSender: @unchecked Sendable {
     /// Stops the thread after the message being sent (if any); messages of its batch not yet
     /// tried are made due again for the other instances (or the next start).
     func stop() {
-        listener.stop()
+        listener?.stop()
         mutex.withLock {
             stopping = true
             wake.signal()
@@ -102,6 +118,14 @@ final class MailSender: @unchecked Sendable {
     }
 
     private var isStopping: Bool { mutex.withLock { stopping } }
+
+    /// Sets ``lostListener`` and returns what it was.
+    private func exchangeListenerLost(_ value: Bool) -> Bool {
+        mutex.withLock {
+            defer { lostListener = value }
+            return lostListener
+        }
+    }
 
     private func run() {
         defer {

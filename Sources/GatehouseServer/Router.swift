@@ -24,11 +24,15 @@ final class Router: HTTPHandler {
     let pages: Pages
     let mailSender: MailSender?
     let devMailbox: DevMailbox?
+    /// The session cache and the listener that keeps it honest (none when polling), for `/metrics`.
+    let sessionCache: SessionCache?
+    let sessionListener: NotificationListener?
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
         metrics: Metrics, pool: Pool, hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(),
-        pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil
+        pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil,
+        sessionCache: SessionCache? = nil, sessionListener: NotificationListener? = nil
     ) {
         self.responder = responder
         self.contexts = contexts
@@ -41,6 +45,8 @@ final class Router: HTTPHandler {
         self.pages = pages
         self.mailSender = mailSender
         self.devMailbox = devMailbox
+        self.sessionCache = sessionCache
+        self.sessionListener = sessionListener
     }
 
     /// The answer to `request`; logged and counted when its response is made.
@@ -166,10 +172,20 @@ final class Router: HTTPHandler {
         }
     }
 
-    /// `GET /ready`: 200 when a pooled connection answers, else 503.
+    /// `GET /ready`: 200 when a pooled connection answers and may write, else 503: a
+    /// load balancer then sends no traffic to an instance whose database is down or is a
+    /// standby (every transaction read-only), as during a failover.
     private func ready() -> HTTPResponse {
         do {
-            _ = try pool.withConnection { connection in try connection.query("SELECT 1") }
+            let readOnly = try pool.withConnection(retry: .once) { connection in
+                let readOnly = try connection.queryFirst("SELECT current_setting('transaction_read_only') = 'on'")?.decode(Bool.self, at: 0)
+                // Of no use to a pool that writes: the next checkout connects afresh (and may find the new primary).
+                if readOnly == true { connection.close() }
+                return readOnly
+            }
+            if readOnly == true {
+                return Self.json(["status": "unavailable", "reason": "database read-only"], status: 503)
+            }
             return Self.json(["status": "ready"])
         } catch {
             return Self.json(["status": "unavailable", "reason": "database unavailable"], status: 503)
@@ -179,12 +195,13 @@ final class Router: HTTPHandler {
     private func gauges() -> [(name: String, help: String, labels: String, value: Double)] {
         let stats = pool.stats
         let hashingMetrics = hashing.metrics
-        return mailGauges() + [
+        return mailGauges() + notificationGauges() + [
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"in_use\"", Double(stats.inUse)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"idle\"", Double(stats.idle)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"connecting\"", Double(stats.connecting)),
             ("gatehouse_db_pool_waiting", "Requests waiting for a PostgreSQL connection.", "", Double(stats.waiting)),
             ("gatehouse_db_pool_capacity", "Size of the PostgreSQL connection pool.", "", Double(stats.capacity)),
+            ("gatehouse_db_retries_total", "Reads and idempotent writes run again on a fresh connection after theirs was lost.", "", Double(pool.retriedCount)),
             ("gatehouse_hashing_queue_depth", "Password hashes waiting for a worker.", "", Double(hashingMetrics.queued)),
             ("gatehouse_hashing_busy_workers", "Password hashing workers at work.", "", Double(hashingMetrics.busyWorkers)),
             ("gatehouse_hashing_mean_job_seconds", "Recent mean CPU time of a password hashing job, which admission divides the maximum wait by.", "", hashingMetrics.meanJobSeconds),
@@ -195,6 +212,24 @@ final class Router: HTTPHandler {
             ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"request_timeout\"",
              Double(connectionCounts.timedOut.load(ordering: .relaxed))),
         ]
+    }
+
+    /// Whether the session cache serves, and how often each `LISTEN` connection came back after a loss.
+    private func notificationGauges() -> [(name: String, help: String, labels: String, value: Double)] {
+        let help = "Times a LISTEN connection was lost and listening resumed (session cache: emptied each time)."
+        var gauges: [(name: String, help: String, labels: String, value: Double)] = []
+        if let sessionCache {
+            gauges.append(("gatehouse_session_cache_live", "1 while the session cache serves (its notification connection is up), else 0.", "",
+                           sessionCache.isLive ? 1 : 0))
+            gauges.append(("gatehouse_session_cache_sessions", "Sessions in the session cache.", "", Double(sessionCache.count)))
+        }
+        if let sessionListener {
+            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"session_cache\"", Double(sessionListener.reconnectCount)))
+        }
+        if let listener = mailSender?.listener {
+            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"mail\"", Double(listener.reconnectCount)))
+        }
+        return gauges
     }
 
     /// The mail sender's counts and the outbox's backlog (as of the sender's last round: no query per scrape).

@@ -33,6 +33,10 @@ public struct Settings: Sendable, Hashable {
     public var poolSize = 10
     public var sessionLookupBatches = AuthService.defaultSessionLookupBatches
     public var poolTimeout = 5.0
+    /// Seconds start-up waits for a writable database (see `DatabaseWait`).
+    public var databaseWait = 60.0
+    /// 0: LISTEN/NOTIFY and session advisory locks; above 0: polling with this staleness bound.
+    public var pollInterval = 0.0
     public var statementTimeout = 10_000
     public var httpThreads = ProcessInfo.processInfo.activeProcessorCount
     public var httpBlockingThreads = 256
@@ -132,6 +136,8 @@ extension Settings {
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
         integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each)", 1...1000, \.sessionLookupBatches),
         decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
+        decimal("database-wait", "GATEHOUSE_DATABASE_WAIT", "Seconds start-up and migrations wait for a writable database (unreachable or read-only, e.g. during a failover), trying again with a short back-off; then the start fails. 0: try once", 0...3600, \.databaseWait),
+        decimal("poll-interval", "GATEHOUSE_POLL_INTERVAL", "0: other instances' changes arrive by PostgreSQL LISTEN/NOTIFY and migrations take a session advisory lock. Above 0, for engines without them (YugabyteDB, CockroachDB): seconds a session ended on another instance may still be served from this one's cache (its TTL is cut to this) and mail written there may wait; migrations take a row lock", 0...3600, \.pollInterval),
         integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout in milliseconds", 1...3_600_000, \.statementTimeout),
         integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP event threads, each serving many connections; requests that block (log-ins, database lookups) run elsewhere. 0: one thread per connection", 0...1024, \.httpThreads),
         integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, /ready); more wait", 1...100_000, \.httpBlockingThreads),

@@ -14,14 +14,8 @@ import TestSupport
         let privateCluster = try PrivateTestCluster()
         defer { privateCluster.destroy() }
         let connectionString = try privateCluster.cluster.start()
-        var settings = Settings()
-        settings.databaseURL = connectionString
-        settings.secretKey = InProcessServer.secretKey
-        settings.port = 0
-        settings.hashCost = "minimum"
-        settings.poolSize = 2
+        var settings = Settings.forTest(databaseURL: connectionString)
         settings.poolTimeout = 1
-        settings.httpThreads = 4
         let logs = LogCapture()
         let server = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
         defer { server.stop() }

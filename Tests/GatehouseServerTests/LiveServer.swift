@@ -12,6 +12,21 @@ extension LogCapture {
     }
 }
 
+extension Settings {
+    /// A server on `databaseURL` for tests that start it themselves: port 0, minimum hashing
+    /// cost, small pool, few threads.
+    static func forTest(databaseURL: String) -> Settings {
+        var settings = Settings()
+        settings.databaseURL = databaseURL
+        settings.secretKey = InProcessServer.secretKey
+        settings.port = 0
+        settings.hashCost = "minimum"
+        settings.poolSize = 2
+        settings.httpThreads = 4
+        return settings
+    }
+}
+
 /// An `InProcessServer` with small pools, logging into a `LogCapture`; stopped on deinit.
 final class LiveServer {
     let server: GatehouseServer

@@ -14,6 +14,27 @@ import Testing
         try connection.query("SELECT version FROM schema_migrations ORDER BY version").map { try $0.decode(Int.self, at: 0) }
     }
 
+    /// Runs `migrate` on three threads at once: the versions they applied, and their errors.
+    func onThreads(_ migrate: @escaping @Sendable () throws -> [Migration]) -> (applied: [Int], failures: [String]) {
+        let applied = Mutex<[Int]>([])
+        let failures = Mutex<[String]>([])
+        let group = DispatchGroup()
+        for _ in 0..<3 {
+            group.enter()
+            Thread {
+                defer { group.leave() }
+                do {
+                    let done = try migrate()
+                    applied.withLock { $0 += done.map(\.version) }
+                } catch {
+                    failures.withLock { $0.append("\(error)") }
+                }
+            }.start()
+        }
+        group.wait()
+        return (applied.withLock { $0 }, failures.withLock { $0 })
+    }
+
     @Test func appliesInOrderAndRerunningIsANoOp() throws {
         let connection = try TestDatabase.create().connect()
         let migrator = Migrator(migrations: Self.migrations.reversed())
@@ -35,29 +56,42 @@ import Testing
     @Test func concurrentMigratorsApplyEachMigrationOnce() throws {
         let database = try TestDatabase.create()
         let migrator = Migrator(migrations: Self.migrations)
-        let applied = Mutex<[Int]>([])
-        let failures = Mutex<[String]>([])
-        let group = DispatchGroup()
-        for _ in 0..<3 {
-            group.enter()
-            Thread {
-                defer { group.leave() }
-                do {
-                    let connection = try database.connect()
-                    let done = try migrator.migrate(connection)
-                    applied.withLock { $0 += done.map(\.version) }
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
-                }
-            }.start()
+        let (applied, failures) = onThreads {
+            let connection = try database.connect()
+            return try migrator.migrate(connection)
         }
-        group.wait()
-        #expect(failures.withLock { $0 } == [])
-        #expect(applied.withLock { $0 }.sorted() == [1, 2])
+        #expect(failures == [])
+        #expect(applied.sorted() == [1, 2])
         let connection = try database.connect()
         #expect(try appliedVersions(connection) == [1, 2])
         // Migration 2's side effect happened exactly once.
         #expect(try #require(try connection.queryFirst("SELECT count(*) FROM log")).decode(Int.self, at: 0) == 1)
+    }
+
+    /// `Lock.row`, for engines without session advisory locks: concurrent migrators on a fresh
+    /// database (the lock table made by whichever comes first) apply each migration once, and
+    /// none of them takes the advisory lock (held by another session here, it blocks nobody).
+    @Test func rowLockSerialisesMigratorsWithoutAdvisoryLocks() throws {
+        let database = try TestDatabase.create()
+        let blocker = try database.connect()
+        defer { blocker.close() }
+        try blocker.execute("SELECT pg_advisory_lock(\(Migrator.advisoryLockKey))")
+        let migrator = Migrator(migrations: Self.migrations, lock: .row)
+        let (applied, failures) = onThreads {
+            let pool = database.makePool(size: 1)
+            defer { pool.close() }
+            return try migrator.migrate(pool)
+        }
+        #expect(failures == [])
+        #expect(applied.sorted() == [1, 2])
+        let connection = try database.connect()
+        defer { connection.close() }
+        #expect(try appliedVersions(connection) == [1, 2])
+        #expect(try #require(try connection.queryFirst("SELECT count(*) FROM log")).decode(Int.self, at: 0) == 1)
+        #expect(try #require(try connection.queryFirst("SELECT count(*) FROM schema_migrations_lock")).decode(Int.self, at: 0) == 1)
+        let pool = database.makePool(size: 1)
+        defer { pool.close() }
+        #expect(try migrator.migrate(pool).isEmpty)
     }
 
     @Test func newerDatabaseIsRefused() throws {

@@ -464,9 +464,10 @@ public final class AuthService: Sendable {
         } catch let error as AuthError {
             throw error
         } catch let error as PostgresError {
+            // Unreachable, lost, or read-only (a standby during a failover): HTTP 503, retry later.
             // 57014: the statement timeout fired (the database is overloaded or a lock is held):
-            // as unavailable as a full pool, and worth a retry (make faults saw "Internal server error").
-            if error.kind == .databaseUnavailable || error.isConnectionFailure || error.sqlState == "57014" {
+            // as unavailable as a full pool, and worth a retry.
+            if error.isUnavailable || error.sqlState == SQLState.queryCanceled {
                 log("database unavailable: \(error)")
                 throw .databaseUnavailable
             }

@@ -26,7 +26,7 @@ struct AccountStore: Sendable {
 
     /// The user `objectId` and its password hash (nil: the user has no password).
     func user(objectId: String) throws -> (User, passwordHash: String?)? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst(
                 "SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(objectId)") else { return nil }
             return (try UserStore.user(row), try row.decode(String?.self, at: 7))
@@ -42,7 +42,7 @@ struct AccountStore: Sendable {
         kind: String, email: String, unverifiedOnly: Bool, token: NewToken, context: MailContext,
         mail: (User) -> OutboxStore.Message
     ) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> Bool in
                 guard let row = try tx.queryFirst("""
                     SELECT \(sql: Self.userColumns) FROM users u
@@ -95,7 +95,7 @@ struct AccountStore: Sendable {
 
     /// A reset token's user and expiry (nil: no such token).
     func resetToken(digest: [UInt8]) throws -> (User, expiresAt: Date)? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst("""
                 SELECT \(sql: Self.userColumns), t.expires_at
                 FROM account_tokens t JOIN users u ON u.object_id = t.user_id
@@ -113,7 +113,7 @@ struct AccountStore: Sendable {
         digest: [UInt8], userId: String, passwordHash: String, context: MailContext,
         notice: (User) -> OutboxStore.Message?
     ) throws -> User? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
                 guard try tx.queryFirst("""
                     DELETE FROM account_tokens
@@ -141,7 +141,7 @@ struct AccountStore: Sendable {
     /// the verification token, if the token has not expired and is for the address the user has
     /// now: the user's objectId, nil when the token does not.
     func verifyEmail(digest: [UInt8], name: String, now: Date) throws -> String? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst("""
                 SELECT u.object_id, u.email_verified
                 FROM account_tokens t JOIN users u ON u.object_id = t.user_id
@@ -183,7 +183,7 @@ struct AccountStore: Sendable {
         userId: String, change: Change, context: MailContext,
         mail: (_ old: User, _ new: User) -> (messages: [OutboxStore.Message], verification: NewToken?)
     ) throws -> User? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
                 let names = ([change.username, change.email].compactMap { $0?.lowercased() }).sorted()
                 for name in Set(names).sorted() { try tx.execute("SELECT pg_advisory_xact_lock(hashtext(\(name)))") }
@@ -250,7 +250,7 @@ struct AccountStore: Sendable {
     /// Deletes the user with its sessions, tokens, installations, log-in counts and pending mail,
     /// and adds `notice` (the "account deleted" mail), in one transaction. Nil when there is no such user.
     func delete(userId: String, context: MailContext, notice: (User) -> OutboxStore.Message?) throws -> User? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
                 guard let row = try tx.queryFirst("DELETE FROM users u WHERE u.object_id = \(userId) RETURNING \(sql: Self.userColumns)")
                 else { return nil }

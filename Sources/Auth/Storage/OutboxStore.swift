@@ -185,7 +185,7 @@ public struct OutboxStore: Sendable {
 
     /// Seconds until the earliest pending message is due (0 if one is due now); nil when none is pending.
     public func secondsUntilNextDue() throws -> Double? {
-        let row = try pool.withConnection { connection in
+        let row = try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT extract(epoch FROM min(next_attempt_at) - now())::float8 FROM mail_outbox WHERE state = 'pending'
                 """)
@@ -195,7 +195,7 @@ public struct OutboxStore: Sendable {
 
     /// Pending messages and the age in seconds of the oldest (0 when none).
     public func pendingSummary() throws -> (count: Int, oldestAge: Double) {
-        let row = try pool.withConnection { connection in
+        let row = try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT count(*)::int8, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
                 FROM mail_outbox WHERE state = 'pending'
@@ -207,7 +207,7 @@ public struct OutboxStore: Sendable {
 
     /// The newest `limit` messages, newest first, in any state (the dev mailbox).
     public func newest(limit: Int) throws -> [StoredMessage] {
-        let result = try pool.withConnection { connection in
+        let result = try pool.withConnection(retry: .once) { connection in
             try connection.query("SELECT \(sql: Self.columns) FROM mail_outbox ORDER BY id DESC LIMIT \(limit)")
         }
         return try result.map(Self.message)
@@ -218,7 +218,7 @@ public struct OutboxStore: Sendable {
     /// can lose the last few of them, which only means a message is tried again, as delivery is
     /// at least once anyway; in exchange, delivery waits for no disk flush per message.
     private func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { transaction in
                 try transaction.unsafeExecuteScript("SET LOCAL synchronous_commit = off")
                 return try body(transaction)

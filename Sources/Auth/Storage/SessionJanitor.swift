@@ -110,7 +110,7 @@ public struct SessionJanitor: Sendable {
     private func deleteInBatches(_ statement: PostgresQuery) throws -> (deleted: Int, batches: Int) {
         var deleted = 0, batches = 0
         while true {
-            let count = try pool.withConnection { connection in try connection.execute(statement) }
+            let count = try pool.withConnection(retry: .once) { connection in try connection.execute(statement) }
             deleted += count
             batches += 1
             if count < batchSize { return (deleted, batches) }

@@ -32,7 +32,7 @@ struct SessionStore: Sendable {
 
     /// The user's live sessions, newest first.
     func liveSessions(userId: String, now: Date, idleCutoff: Date) throws -> [Session] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.query("""
                 SELECT \(sql: UserStore.sessionColumns) FROM sessions s
                 WHERE s.user_id = \(userId) AND s.expires_at > \(now) AND s.last_used_at > \(idleCutoff)
@@ -43,7 +43,7 @@ struct SessionStore: Sendable {
 
     /// The user's live session `objectId`, if any.
     func liveSession(objectId: String, userId: String, now: Date, idleCutoff: Date) throws -> Session? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT \(sql: UserStore.sessionColumns) FROM sessions s
                 WHERE s.object_id = \(objectId) AND s.user_id = \(userId)
@@ -55,7 +55,7 @@ struct SessionStore: Sendable {
     /// Deletes the session with this token digest; the digest if there was one.
     @discardableResult
     func delete(digest: [UInt8], now: Date) throws -> [UInt8]? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try Self.ended(connection.query("""
                 WITH ended AS (
                     DELETE FROM sessions WHERE token_digest = \(digest)
@@ -67,7 +67,7 @@ struct SessionStore: Sendable {
 
     /// Deletes the user's live session `objectId`; its token's digest, nil when there was none.
     func delete(objectId: String, userId: String, now: Date, idleCutoff: Date) throws -> [UInt8]? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try Self.ended(connection.query("""
                 WITH ended AS (
                     DELETE FROM sessions
@@ -82,7 +82,7 @@ struct SessionStore: Sendable {
     /// Deletes every session of the user but `keeping` (expired and idle ones too); the ended
     /// tokens' digests, each with whether its session was still live.
     func deleteOthers(userId: String, keeping objectId: String, now: Date, idleCutoff: Date) throws -> [(digest: [UInt8], live: Bool)] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try Self.ended(connection.query("""
                 WITH ended AS (
                     DELETE FROM sessions WHERE user_id = \(userId) AND object_id <> \(objectId)
@@ -97,7 +97,7 @@ struct SessionStore: Sendable {
     /// within `resolution` seconds of it (another instance wrote it, or an earlier use): the
     /// sessions' use, many in one statement. Returns the rows written.
     func recordUse(_ uses: [(objectId: String, at: Date)], resolution: TimeInterval) throws -> Int {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.execute("""
                 UPDATE sessions s SET last_used_at = u.at
                 FROM unnest(\(PostgresArray(uses.map(\.objectId))), \(PostgresArray(uses.map(\.at)))) AS u(object_id, at)

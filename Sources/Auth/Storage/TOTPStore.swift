@@ -15,7 +15,7 @@ struct TOTPStore: Sendable {
 
     /// The user's enrolment, if any.
     func enrolment(userId: String) throws -> Enrolment? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("SELECT sealed_secret, last_step FROM user_totp WHERE user_id = \(userId)").map {
                 Enrolment(sealedSecret: try $0.decode([UInt8].self, at: 0), lastStep: try $0.decode(Int64.self, at: 1))
             }
@@ -29,7 +29,7 @@ struct TOTPStore: Sendable {
         userId: String, sealedSecret: [UInt8], step: Int64, recoveryDigests: [[UInt8]],
         upgradeSession: (objectId: String, factors: String)?, now: Date
     ) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 try tx.execute("""
                     INSERT INTO user_totp (user_id, sealed_secret, last_step, created_at)
@@ -51,7 +51,7 @@ struct TOTPStore: Sendable {
     /// Takes the code of `step`: true when the user is enrolled and no code of this step or a
     /// later one was accepted before (then none can be again).
     func takeStep(userId: String, step: Int64) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.queryFirst(
                 "UPDATE user_totp SET last_step = \(step) WHERE user_id = \(userId) AND last_step < \(step) RETURNING 1") != nil
         }
@@ -59,7 +59,7 @@ struct TOTPStore: Sendable {
 
     /// Uses up the recovery code with this digest: true when the user had it.
     func takeRecoveryCode(userId: String, digest: [UInt8]) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.queryFirst(
                 "DELETE FROM user_recovery_codes WHERE user_id = \(userId) AND code_digest = \(digest) RETURNING 1") != nil
         }
@@ -67,7 +67,7 @@ struct TOTPStore: Sendable {
 
     /// Replaces the user's recovery codes; false when the user is not enrolled.
     func replaceRecoveryCodes(userId: String, digests: [[UInt8]]) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 guard try tx.queryFirst("SELECT 1 FROM user_totp WHERE user_id = \(userId) FOR UPDATE") != nil else { return false }
                 try Self.replaceRecoveryCodes(userId: userId, digests: digests, in: tx)
@@ -78,7 +78,7 @@ struct TOTPStore: Sendable {
 
     /// Removes the user's enrolment and recovery codes; whether there was one.
     func remove(userId: String) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.queryFirst("DELETE FROM user_totp WHERE user_id = \(userId) RETURNING 1") != nil
         }
     }
@@ -86,7 +86,7 @@ struct TOTPStore: Sendable {
     /// The second factors a user has, by factor name (`totp`). The one place that tells whether a
     /// user has a second factor: a new kind (passkeys) adds its own `UNION ALL` branch here.
     func secondFactors(userId: String) throws -> [String] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.query("SELECT 'totp' FROM user_totp WHERE user_id = \(userId)").map { try $0.decode(String.self, at: 0) }
         }
     }

@@ -9,7 +9,7 @@ extension UserStore {
 
     /// The user's linked providers and their ids, by provider name.
     func identities(userId: String) throws -> [(provider: String, id: String)] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.query(
                 "SELECT provider, provider_user_id FROM user_identities WHERE user_id = \(userId) ORDER BY provider"
             ).map { (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1)) }

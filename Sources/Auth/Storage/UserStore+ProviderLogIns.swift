@@ -61,7 +61,7 @@ extension UserStore {
     }
 
     private func run(_ logIns: [ProviderLogIn], _ withholdingTOTP: Bool) throws -> [(ProviderLogIn, LinkedUser)] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             guard logIns.contains(where: { $0.session.session.installationId != nil }) else {
                 return try Self.insertSessions(logIns, withholdingTOTP, on: connection)
             }

@@ -59,7 +59,7 @@ struct UserStore: Sendable {
 
     /// Whether `name` logs an account in: some user's username or email (case-insensitively).
     func logInNameTaken(_ name: String) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst(
                 "SELECT 1 FROM users WHERE lower(username) = lower(\(name)) OR lower(email) = lower(\(name)) LIMIT 1") != nil
         }
@@ -76,7 +76,7 @@ struct UserStore: Sendable {
     /// a lock per log-in name serialises the sign-ups that could shadow each other across them.
     /// `also` runs last in the same transaction (the verification mail of a sign-up).
     func insert(_ user: User, passwordHash: String?, session: NewSession?, also: (Transaction) throws -> Void = { _ in }) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 let names = Set([user.username.lowercased()] + (user.email.map { [$0.lowercased()] } ?? [])).sorted()
                 for name in names {
@@ -126,7 +126,7 @@ struct UserStore: Sendable {
     func logInAttempt(
         name: String, network: String, windowEnd: Date, limit: Int, installation: [UInt8]?, knownSince: Date
     ) throws -> LogInAttempt? {
-        try pool.withConnection { connection in try connection.transaction { tx in
+        try pool.withConnection(retry: .never) { connection in try connection.transaction { tx in
             try tx.execute("SET LOCAL synchronous_commit TO off")
             guard let row = try tx.queryFirst("""
                 WITH found AS (
@@ -166,7 +166,7 @@ struct UserStore: Sendable {
     /// The distinct prefixes of the stored password hashes that `pattern` (a POSIX regular
     /// expression) cuts, nil for hashes it does not match. Reads the whole table.
     func hashKindPrefixes(pattern: String) throws -> [String?] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.query("SELECT DISTINCT substring(password_hash FROM \(pattern)) FROM users")
                 .map { try $0.decode(String?.self, at: 0) }
         }
@@ -176,7 +176,7 @@ struct UserStore: Sendable {
     /// `keepLockout`: the owner let in past a lockout leaves it for everyone else), and create
     /// the session, replacing the user's sessions with the same installation id.
     func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 if session.session.installationId != nil {
                     // Serialise this user's log-ins: a concurrent one's new session must be
@@ -234,7 +234,7 @@ struct UserStore: Sendable {
     /// Counts a failed log-in; at `lockout.threshold` failures the account locks
     /// until `lockUntil` and the count starts again.
     func recordFailedLogIn(userId: String, lockout: LockoutPolicy?, lockUntil: Date) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             guard let lockout else { return }
             try connection.execute("""
                 UPDATE users SET
@@ -259,7 +259,7 @@ struct UserStore: Sendable {
     /// Written as `token_digest = ANY($1)`, the generic plan may scan `sessions` and hash
     /// `users` instead (it does while the tables are small).
     func sessions(digests: [[UInt8]]) throws -> [[UInt8]: StoredSession] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             let rows = try connection.query("""
                 SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
                     SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,

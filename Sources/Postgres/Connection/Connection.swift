@@ -284,7 +284,9 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         defer { PQclear(result) }
         if status == PGRES_FATAL_ERROR || status == PGRES_NONFATAL_ERROR {
             let error = Self.serverError(result)
-            if error.isConnectionFailure || isBroken { broken = true }
+            // A read-only server is a standby (or a demoted primary): a fresh connection may reach
+            // the new primary (through a proxy, or libpq's target_session_attrs), this one never will.
+            if error.isConnectionFailure || error.sqlState == SQLState.readOnlySQLTransaction || isBroken { broken = true }
             throw error
         }
         // COPY and pipeline results are not supported; get the connection out of that state by dropping it.

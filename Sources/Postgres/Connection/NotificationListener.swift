@@ -4,7 +4,8 @@ import Synchronization
 /// Keeps one dedicated connection listening on a few channels, on its own thread,
 /// and hands each notification to `onNotification`. When the connection drops it
 /// calls `onDisconnect` (notifications may have been missed) and reconnects with
-/// back-off; `onConnect` runs each time listening (re)starts.
+/// back-off; `onConnect` runs each time listening (re)starts, after the `LISTEN`s, so that
+/// nothing notified from then on is missed.
 public final class NotificationListener: Sendable {
     public let configuration: ConnectionConfiguration
     public let channels: [String]
@@ -18,6 +19,7 @@ public final class NotificationListener: Sendable {
         var started = false
         var finished = false
         var connected = false
+        var connects = 0
     }
 
     public init(
@@ -35,6 +37,9 @@ public final class NotificationListener: Sendable {
 
     /// Whether the listening connection is up now.
     public var isConnected: Bool { state.withLock { $0.connected } }
+
+    /// Times listening restarted after a lost connection (the first connect not counted).
+    public var reconnectCount: Int { state.withLock { max(0, $0.connects - 1) } }
 
     /// Starts the listening thread (once).
     public func start() {
@@ -65,7 +70,10 @@ public final class NotificationListener: Sendable {
             do {
                 let connection = try Connection(configuration: configuration)
                 for channel in channels { try connection.listen(channel) }
-                state.withLock { $0.connected = true }
+                state.withLock { state in
+                    state.connected = true
+                    state.connects += 1
+                }
                 onConnect()
                 backoff = 0.2
                 while !stopping {

@@ -84,6 +84,15 @@ public struct PostgresError: Error, Sendable, CustomStringConvertible {
         return code.hasPrefix("08") || code == "57P01" || code == "57P02" || code == "57P03"
     }
 
+    /// Whether the database cannot take this work now, for a reason that passes by itself once a
+    /// primary answers again (e.g. after a failover): no pooled connection in time, a lost or
+    /// refused connection (``isConnectionFailure``), or a read-only server (SQLSTATE 25006: a
+    /// standby, or a primary being demoted). The statement had no effect or its connection is
+    /// gone; worth trying again later, not a bug.
+    public var isUnavailable: Bool {
+        kind == .databaseUnavailable || isConnectionFailure || sqlState == SQLState.readOnlySQLTransaction
+    }
+
     /// Redacted: SQLSTATE, condition name and identifiers, never parameter values or `detail`.
     public var description: String {
         var text: String

@@ -16,13 +16,16 @@ public enum SQLState {
     public static let serializationFailure = "40001"
     /// 40P01 deadlock_detected.
     public static let deadlockDetected = "40P01"
+    /// 25006 read_only_sql_transaction: a write sent to a standby (or to a server with
+    /// `default_transaction_read_only` on).
+    public static let readOnlySQLTransaction = "25006"
 
     private static let names: [String: String] = [
         "23505": "unique_violation", "23503": "foreign_key_violation", "23502": "not_null_violation",
         "23514": "check_violation", "23P01": "exclusion_violation", "22P02": "invalid_text_representation",
         "22001": "string_data_right_truncation", "22003": "numeric_value_out_of_range",
         "22007": "invalid_datetime_format", "22008": "datetime_field_overflow", "22021": "character_not_in_repertoire",
-        "22P05": "untranslatable_character", "25P02": "in_failed_sql_transaction", "40001": "serialization_failure",
+        "22P05": "untranslatable_character", "25P02": "in_failed_sql_transaction", "25006": "read_only_sql_transaction", "40001": "serialization_failure",
         "40P01": "deadlock_detected", "42601": "syntax_error", "42501": "insufficient_privilege",
         "42P01": "undefined_table", "42703": "undefined_column", "42883": "undefined_function",
         "42804": "datatype_mismatch", "42P07": "duplicate_table", "42710": "duplicate_object",

@@ -28,6 +28,7 @@ public final class Pool: Sendable {
     /// The configuration the pool was made with.
     public let configuration: PoolConfiguration
     private let state: Lock<State>
+    private let retries = Atomic<Int>(0)
 
     /// A pool; no connection is opened until the first checkout.
     public init(configuration: PoolConfiguration) {
@@ -52,10 +53,40 @@ public final class Pool: Sendable {
     /// Throws `PostgresError` of kind `.databaseUnavailable` when no connection frees up in time,
     /// when connecting fails, or after ``close()``; otherwise rethrows what `body` throws. A
     /// transaction left open by `body` is rolled back; a broken connection is not reused.
+    /// `body` runs once: see ``withConnection(retry:_:)`` for reads that may run again.
     public func withConnection<Result>(_ body: (Connection) throws -> Result) throws -> Result {
         let connection = try checkout()
         defer { checkin(connection) }
         return try body(connection)
+    }
+
+    /// Whether a body may run again on a fresh connection when its connection fails under it.
+    public enum Retry: Sendable {
+        /// Never: the body writes something that must not happen twice, and a connection lost
+        /// during a write leaves its outcome unknown (it may have committed). The error goes to
+        /// the caller.
+        case never
+        /// Once more, on a fresh connection, when the body failed because its connection was
+        /// lost or reached a read-only server (``PostgresError/isUnavailable``, but not a
+        /// checkout that found no connection). Only for bodies that give the same result when
+        /// run twice: reads, and writes whose repetition is harmless (a delete by key, an
+        /// upsert to a fixed value).
+        case once
+    }
+
+    /// Bodies run a second time by ``Retry/once`` since the pool was made (for metrics).
+    public var retriedCount: Int { retries.load(ordering: .relaxed) }
+
+    /// Borrows a connection for `body`, as ``withConnection(_:)``; with ``Retry/once``, a body
+    /// whose connection failed under it runs once more on a fresh connection.
+    public func withConnection<Result>(retry: Retry, _ body: (Connection) throws -> Result) throws -> Result {
+        do {
+            return try withConnection(body)
+        } catch let error as PostgresError where retry == .once && error.kind != .databaseUnavailable && error.isUnavailable {
+            // The failed connection was dropped at check-in; the next checkout validates or opens another.
+            retries.add(1, ordering: .relaxed)
+            return try withConnection(body)
+        }
     }
 
     /// Closes idle connections and refuses further checkouts; connections in use close when returned.

@@ -1,0 +1,303 @@
+import Foundation
+@testable import GatehouseServer
+import JSON
+import Postgres
+import ServerTestSupport
+import Synchronization
+import TestSupport
+import Testing
+
+/// What a failover looks like from one instance: a database that is away or read-only for a
+/// while (at start-up or under a running server), and `LISTEN` connections that drop.
+@Suite struct ResilienceTests {
+    /// A password in the connection string; trust authentication ignores it, and no log line or
+    /// error may show it.
+    static let password = "pw-never-logged-11"
+
+    /// Starts a server on another thread (its start blocks while it waits for the database).
+    final class Starting: Sendable {
+        private let outcome = Mutex<Result<GatehouseServer, GatehouseServer.StartError>?>(nil)
+
+        init(_ settings: Settings, _ logs: LogCapture) {
+            Thread { [self] in
+                let result = Result { () throws(GatehouseServer.StartError) in
+                    try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
+                }
+                outcome.withLock { $0 = result }
+            }.start()
+        }
+
+        /// The outcome, once the start returned or failed.
+        var result: Result<GatehouseServer, GatehouseServer.StartError>? { outcome.withLock { $0 } }
+    }
+
+    /// The lines saying start-up is waiting for the database.
+    static func waitLines(_ logs: LogCapture) -> [String] {
+        logs.lines.filter { $0.contains("database not ready for migrations, trying again") }
+    }
+
+    /// Started while its database is down (as while the proxy has no primary to route to), the
+    /// server waits, logging each attempt, and starts once the database is up.
+    @Test func startUpWaitsForTheDatabaseToComeUp() throws {
+        let privateCluster = try PrivateTestCluster()
+        defer { privateCluster.destroy() }
+        let cluster = privateCluster.cluster
+        let connectionString = try cluster.start() + " password=\(Self.password)"
+        try cluster.stop()
+        let logs = LogCapture()
+        var settings = Settings.forTest(databaseURL: connectionString)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(eventually { Self.waitLines(logs).count >= 2 })
+        #expect(starting.result == nil, "still waiting")
+        try cluster.start()
+        #expect(eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(try HTTPConnection(port: server.port).request("GET", "/ready").status == 200)
+        let line = try JSONParser().parse(Array(try #require(Self.waitLines(logs).first).utf8))
+        #expect(line["level"] == "warn" && line["attempt"] == 1 && line["retryInSeconds"] != nil)
+        #expect(line["error"]?.stringValue?.hasPrefix("database unavailable: cannot connect to PostgreSQL") == true, "\(line)")
+        #expect(!logs.text.contains(Self.password))
+    }
+
+    /// A database that stays away past `GATEHOUSE_DATABASE_WAIT` stops the start with the last
+    /// error, as without waiting; 0 tries once.
+    @Test(arguments: [0.0, 1.0])
+    func startUpGivesUpAfterTheWait(_ seconds: Double) throws {
+        let directory = TemporaryDirectory.make(prefix: "ghnodb")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        let logs = LogCapture()
+        var settings = Settings.forTest(databaseURL: "host=\(directory) dbname=gatehouse password=\(Self.password)")
+        settings.databaseWait = seconds
+        let error = try #require(throws: GatehouseServer.StartError.self) {
+            _ = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
+        }
+        #expect(error.description.hasPrefix("database migration failed: database unavailable: cannot connect to PostgreSQL"), "\(error)")
+        #expect(!error.description.contains(Self.password) && !logs.text.contains(Self.password))
+        if seconds == 0 { #expect(Self.waitLines(logs).isEmpty) } else { #expect(Self.waitLines(logs).count >= 2) }
+    }
+
+    /// Started while its database answers read-only (the proxy still points at the standby), the
+    /// server waits instead of exiting on `25006`, and starts once writes are taken: the
+    /// read-only connection is not kept.
+    @Test func startUpWaitsWhileTheDatabaseIsReadOnly() throws {
+        let database = try TestDatabase.create()
+        let admin = try database.connect()
+        defer { admin.close() }
+        try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) SET default_transaction_read_only = on")
+        let logs = LogCapture()
+        var settings = Settings.forTest(databaseURL: database.connectionString)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(eventually { !Self.waitLines(logs).isEmpty })
+        #expect(Self.waitLines(logs).first?.contains("25006 (read_only_sql_transaction)") == true, "\(logs.text)")
+        #expect(starting.result == nil, "still waiting")
+        try admin.unsafeExecuteScript("ALTER DATABASE \(database.name) RESET default_transaction_read_only")
+        #expect(eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(logs.text.contains("migration applied"))
+    }
+
+    /// Connecting is bounded by the pool timeout (rounded up; libpq's minimum is 2 s), as
+    /// waiting for a free connection is: a request that cannot reach a primary fails within it.
+    @Test(arguments: [(0.5, 2), (5.0, 5), (7.5, 8)])
+    func connectTimeoutFollowsThePoolTimeout(_ poolTimeout: Double, _ connectTimeout: Int) throws {
+        var settings = Settings.forTest(databaseURL: "host=/nonexistent dbname=gatehouse")
+        settings.poolTimeout = poolTimeout
+        let (_, pool, connection) = try GatehouseServer.openDatabase(settings, Logger(level: .error, write: { _ in }))
+        defer { pool.close() }
+        #expect(connection.connectTimeoutSeconds == connectTimeout)
+        #expect(pool.configuration.connection.connectTimeoutSeconds == connectTimeout)
+        #expect(pool.configuration.checkoutTimeoutSeconds == poolTimeout)
+    }
+
+    /// Only errors that pass by themselves are waited out; any other stops at once.
+    @Test func otherErrorsAreNotWaitedOut() throws {
+        let logs = LogCapture()
+        let runs = Mutex(0)
+        let wait = DatabaseWait(seconds: 60, logger: Logger(level: .info, write: logs.write))
+        let error = try #require(throws: PostgresError.self) {
+            try wait.run("migrations") {
+                runs.withLock { $0 += 1 }
+                throw PostgresError(.server, message: "syntax error", sqlState: "42601")
+            }
+        }
+        #expect(error.sqlState == "42601")
+        #expect(runs.withLock { $0 } == 1)
+        #expect(Self.waitLines(logs).isEmpty)
+    }
+}
+
+extension ResilienceTests {
+    /// A `/metrics` sample: `name` with its labels as written (`name{a="b"}`).
+    static func sample(_ live: LiveServer, _ name: String) throws -> Double? {
+        let text = try live.get("/metrics").text
+        return text.split(separator: "\n").first { $0.hasPrefix(name + " ") }.flatMap { Double($0.split(separator: " ").last!) }
+    }
+
+    /// Both `LISTEN` connections (session cache, mail wake-ups) come back after their server
+    /// processes are killed; the session cache is emptied and serves again, each listener's
+    /// reconnect is counted in `/metrics` and logged, and a mail written afterwards is sent at
+    /// once (its wake-up arrived).
+    @Test func listeningConnectionsComeBackAndTheCacheIsEmptied() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { $0.smtpURL = smtp.url }
+        let sessionReconnects = #"gatehouse_notification_reconnects_total{listener="session_cache"}"#
+        let mailReconnects = #"gatehouse_notification_reconnects_total{listener="mail"}"#
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_live") == 1 })
+        #expect(try Self.sample(live, sessionReconnects) == 0 && Self.sample(live, mailReconnects) == 0)
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("lena", "password11"), operationName: "SignUp")
+        let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
+        #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let killed = try admin.query("""
+            SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+            WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
+            """).count
+        #expect(killed == 2)
+        #expect(try eventually {
+            try Self.sample(live, sessionReconnects) == 1 && Self.sample(live, mailReconnects) == 1
+                && Self.sample(live, "gatehouse_session_cache_live") == 1 && live.logs.text.contains("session cache on again")
+        })
+        #expect(try Self.sample(live, "gatehouse_session_cache_sessions") == 0, "emptied on reconnect")
+        for message in [
+            "session cache off: notification connection lost", "session cache on again: notification connection restored, cache emptied",
+            "mail wake-ups off", "mail wake-ups on again: notification connection restored",
+        ] {
+            #expect(live.logs.text.contains(message), "\(message)")
+        }
+        // The cache serves again, and the mail listener hears NOTIFY again.
+        #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+        let ids = try Outbox(live.server).insert()
+        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+    }
+
+    /// A database that turns read-only under a running server (a primary demoted, or the proxy
+    /// pointing at a standby): `/ready` says so, a write fails with 503 and `Retry-After` (the
+    /// client may try again), and once writes are taken again both work with no restart.
+    @Test func aReadOnlyDatabaseAnswers503UntilWritesAreTakenAgain() throws {
+        let live = try LiveServer()
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let name = try #require(try admin.queryFirst("SELECT current_database()")?.decode(String.self, at: 0))
+        try admin.unsafeExecuteScript("ALTER DATABASE \(name) SET default_transaction_read_only = on")
+        // The pool's connections were made read-write: end them, so that it reconnects read-only.
+        try admin.execute("""
+            SELECT pg_terminate_backend(pid, 10000) FROM pg_stat_activity
+            WHERE datname = current_database() AND pid <> pg_backend_pid() AND query NOT LIKE 'LISTEN%'
+            """)
+        let ready = try live.get("/ready")
+        #expect(ready.status == 503)
+        #expect(try ready.json() == ["status": "unavailable", "reason": "database read-only"])
+        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        #expect(refused.status == 503, "\(refused.text)")
+        #expect(refused.header("Retry-After") == "1")
+        #expect(try refused.json()["errors"]?[0]?["extensions"]?["code"] == 1)
+
+        try admin.unsafeExecuteScript("ALTER DATABASE \(name) RESET default_transaction_read_only")
+        #expect(try eventually { try live.get("/ready").status == 200 })
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        #expect(try signUp.status == 200 && signUp.json()["errors"] == nil, "\(signUp.text)")
+    }
+}
+
+extension ResilienceTests {
+    /// `GATEHOUSE_POLL_INTERVAL` above 0 (engines without LISTEN/NOTIFY and session advisory
+    /// locks), on plain PostgreSQL: no connection listens, migrations took the row lock, a
+    /// session ended elsewhere stops being served from the cache within the bound, and mail
+    /// written elsewhere is sent without a wake-up.
+    @Test func withoutNotificationsTheServerPolls() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer {
+            $0.smtpURL = smtp.url
+            $0.pollInterval = 1
+        }
+        let admin = try Connection(live.server.settings.databaseURL!)
+        defer { admin.close() }
+        let listening = try admin.queryFirst(
+            "SELECT count(*)::int8 FROM pg_stat_activity WHERE datname = current_database() AND query LIKE 'LISTEN%'")
+        #expect(try listening?.decode(Int.self, at: 0) == 0)
+        #expect(try admin.queryFirst("SELECT count(*)::int8 FROM schema_migrations_lock")?.decode(Int.self, at: 0) == 1)
+        #expect(live.logs.text.contains(#""msg":"session cache without notifications""#) && live.logs.text.contains(#""ttlSeconds":1"#))
+        let metrics = try live.get("/metrics").text
+        #expect(metrics.contains("gatehouse_session_cache_live 1") && !metrics.contains("gatehouse_notification_reconnects_total"))
+
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("nora", "password11"), operationName: "SignUp")
+        let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
+        let viewer = { try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).json()["errors"]?[0]?["extensions"]?["code"] }
+        #expect(try viewer() == nil)
+        #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
+        // Ended by another instance: no notification comes; the cache forgets it within the bound.
+        try admin.execute("DELETE FROM sessions")
+        #expect(try eventually(timeout: .seconds(10)) { try viewer() == 209 })
+
+        let ids = try Outbox(live.server).insert()
+        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+    }
+}
+
+extension ResilienceTests {
+    /// Runs a PostgreSQL client program (from `pg_config --bindir`) as the clusters' account when
+    /// root (as the clusters' files belong to it); returns its exit status and output.
+    static func runPostgresTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
+        let bin = try Child.run(executable: "/usr/bin/pg_config", ["--bindir"]).stdout.trimmingCharacters(in: .whitespacesAndNewlines)
+        let result = getuid() == 0
+            ? try Child.run(executable: "/usr/sbin/runuser", ["-u", ServiceAccount.name, "--", bin + "/" + tool] + arguments)
+            : try Child.run(executable: bin + "/" + tool, arguments)
+        return (result.status, result.stdout + result.stderr)
+    }
+
+    /// The issue's case, with a real standby: started while the proxy still points at the standby
+    /// (`pg_is_in_recovery()`), the server waits instead of exiting on `25006`, and starts on
+    /// the same connection string once the standby is promoted.
+    @Test func startUpWaitsForTheStandbyToBePromoted() throws {
+        let primary = try PrivateTestCluster()
+        defer { primary.destroy() }
+        try primary.cluster.start()
+        // Only socket connections, trusted; replication needs its own entry.
+        let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: primary.cluster.clusterDirectory + "/pg_hba.conf"))
+        hba.seekToEndOfFile()
+        hba.write(Data("local replication all trust\n".utf8))
+        try hba.close()
+        let primaryAdmin = try Connection(primary.cluster.connectionString(database: "postgres"))
+        defer { primaryAdmin.close() }
+        _ = try primaryAdmin.query("SELECT pg_reload_conf()")
+
+        let standbyDirectory = TemporaryDirectory.make(prefix: "ghstandby")
+        if getuid() == 0 {
+            let account = try ServiceAccount.ensure()
+            #expect(chown(standbyDirectory, account.uid, account.gid) == 0)
+        }
+        let standby = try PrivateTestCluster(dataDirectory: standbyDirectory)
+        defer { standby.destroy() }
+        let (status, output) = try Self.runPostgresTool("pg_basebackup", [
+            "-D", standby.cluster.clusterDirectory, "-R", "--no-sync", "-X", "stream", "--checkpoint=fast",
+            "-h", primary.cluster.socketDirectory, "-p", String(primary.cluster.options.port), "-U", primary.cluster.options.user,
+        ])
+        #expect(status == 0, "\(output)")
+        let standbyURL = try standby.cluster.start()
+        let standbyAdmin = try Connection(standbyURL)
+        defer { standbyAdmin.close() }
+        #expect(try standbyAdmin.queryFirst("SELECT pg_is_in_recovery()")?.decode(Bool.self, at: 0) == true)
+
+        let logs = LogCapture()
+        var settings = Settings.forTest(databaseURL: standbyURL)
+        settings.databaseWait = 120
+        let starting = Starting(settings, logs)
+        #expect(eventually { Self.waitLines(logs).count >= 2 })
+        #expect(Self.waitLines(logs).first?.contains("25006 (read_only_sql_transaction)") == true, "\(logs.text)")
+        #expect(starting.result == nil, "still waiting")
+        #expect(try standbyAdmin.queryFirst("SELECT pg_promote()")?.decode(Bool.self, at: 0) == true)
+        #expect(eventually { starting.result != nil })
+        let server = try #require(try starting.result?.get())
+        defer { server.stop() }
+        #expect(logs.text.contains("migration applied"))
+        #expect(try HTTPConnection(port: server.port).request("GET", "/ready").status == 200)
+    }
+}
