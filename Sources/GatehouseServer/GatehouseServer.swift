@@ -133,7 +133,10 @@ public final class GatehouseServer: Sendable {
                 accounts: AccountPolicy(
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
-                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL)),
+                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
+                relyingParty: AuthConfiguration.relyingParty(
+                    publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
+                    origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, log: log)
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {

@@ -75,6 +75,10 @@ public enum AuthError: Error, Sendable, Hashable {
     case authAlreadyUsed
     /// 142: an unlink would leave no password and no provider other than `anonymous`.
     case lastWayToLogIn
+    /// 142: a passkey registration failed a check (which one goes to the log only).
+    case invalidPasskeyRegistration
+    /// 101: a passkey log-in failed a check (which one goes to the log only).
+    case invalidPasskey
 
     /// Parse's error code.
     public var code: Int {
@@ -99,7 +103,8 @@ public enum AuthError: Error, Sendable, Hashable {
         case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
         case .objectNotFound, .invalidAuthData: 101
         case .authAlreadyUsed: 208
-        case .lastWayToLogIn: 142
+        case .lastWayToLogIn, .invalidPasskeyRegistration: 142
+        case .invalidPasskey: 101
         }
     }
 
@@ -142,6 +147,8 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidAuthData(let provider): "Invalid authData for provider \(provider)."
         case .authAlreadyUsed: "this auth is already used"
         case .lastWayToLogIn: "The last way to log in cannot be removed."
+        case .invalidPasskeyRegistration: "Invalid passkey registration."
+        case .invalidPasskey: "Invalid passkey."
         }
     }
 

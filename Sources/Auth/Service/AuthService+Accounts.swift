@@ -186,7 +186,7 @@ extension AuthService {
     /// Password and email changes and deletion: the master key, a session created within
     /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword` (a wrong one counts as a
     /// failed log-in). A given `currentPassword` must be right even within the window.
-    private func checkRecentAuthentication(
+    func checkRecentAuthentication(
         _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
     ) throws(AuthError) {
         if request.isMaster { return }
