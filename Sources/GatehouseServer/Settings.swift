@@ -185,7 +185,7 @@ extension Settings {
                      throw SettingsError("GATEHOUSE_WEBAUTHN_RP_ID (--webauthn-rp-id) must be a lowercase domain name such as example.com, not \"\(value)\".")
                  }
                  settings.webAuthnRPID = value
-             }, { $0.webAuthnRPID ?? "(host of the public URL)" }),
+             }, { $0.webAuthnRPID ?? "(none)" }),
         text("webauthn-origins", "GATEHOUSE_WEBAUTHN_ORIGINS", "ORIGINS",
              "Origins passkey ceremonies may run on, comma-separated (https://…, android:apk-key-hash:…); unset: the origin of GATEHOUSE_PUBLIC_URL",
              { settings, value throws(SettingsError) in
@@ -198,7 +198,7 @@ extension Settings {
                      origins.append(entry)
                  }
                  settings.webAuthnOrigins = origins
-             }, { $0.webAuthnOrigins.isEmpty ? "(origin of the public URL)" : $0.webAuthnOrigins.joined(separator: ",") }),
+             }, { $0.webAuthnOrigins.isEmpty ? "(none)" : $0.webAuthnOrigins.joined(separator: ",") }),
         text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://...; unset: mail stays in the outbox (dev mailbox)",
              { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
         text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",
