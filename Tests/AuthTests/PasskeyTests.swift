@@ -3,6 +3,7 @@ import Foundation
 import GraphQL
 import JSON
 import Postgres
+import Synchronization
 import Testing
 import WebAuthn
 import WebAuthnTestSupport
@@ -205,6 +206,21 @@ import WebAuthnTestSupport
         // Still usable after all of these.
         let good = try Self.authenticator.assert(options: try Self.loginOptions(h, username: "alice"), credential: &credential)
         #expect(Self.logIn(h, good).errors.isEmpty)
+    }
+
+    @Test func concurrentLogInsWithOneAssertionLetExactlyOneIn() throws {
+        let h = try Harness(poolSize: 8)
+        let alice = try Self.user(h, "alice")
+        var credential = try Self.registered(h, token: alice.token)
+        let assertion = try Self.authenticator.assert(options: try Self.loginOptions(h, username: "alice"), credential: &credential)
+        let outcomes = Mutex<[String?]>([])
+        DispatchQueue.concurrentPerform(iterations: 6) { _ in
+            let result = Self.logIn(h, assertion)
+            outcomes.withLock { $0.append(result.errors.isEmpty ? nil : Self.error(result)) }
+        }
+        let all = outcomes.withLock { $0 }
+        #expect(all.filter { $0 == nil }.count == 1, "\(all)")
+        #expect(all.compactMap { $0 }.allSatisfy { $0 == "101 Invalid passkey." }, "\(all)")
     }
 
     @Test func aCounterGoingBackwardsDisablesThePasskey() throws {
