@@ -164,6 +164,21 @@ import WebAuthnTestSupport
         #expect(h.capturedLogs.contains { $0.contains("Origin \"https://evil.example\" is not allowed.") })
     }
 
+    @Test func aCredentialIdIsRegisteredOnce() throws {
+        let h = try Harness()
+        let alice = try Self.user(h, "alice")
+        let (_, first) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        #expect(Self.register(h, first, token: alice.token).errors.isEmpty)
+        let (_, second) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        // The first response's credential (attestation `none`: nothing signed) under the second's challenge.
+        guard case .object(var replay) = first, case .object(var response)? = replay["response"] else { return }
+        response["clientDataJSON"] = second["response"]?["clientDataJSON"]
+        replay["response"] = .object(response)
+        #expect(Self.error(Self.register(h, .object(replay), token: alice.token)) == "142 Invalid passkey registration.")
+        #expect(h.capturedLogs.contains { $0.contains("the credential id is registered already") })
+        #expect(try h.count("SELECT count(*)::int FROM passkeys") == 1)
+    }
+
     @Test func registrationNeedsASessionAndRecentAuthentication() throws {
         let h = try Harness()
         #expect(Self.error(h.graphql(Self.registrationOptions)) == "209 Invalid session token")

@@ -53,14 +53,14 @@ extension AuthService {
             throw refuse(error.description)
         }
         let passkey = Passkey(objectId: SecureRandom.objectId(), name: name.isEmpty ? "Passkey" : name, createdAt: time, lastUsedAt: nil)
-        do {
-            try passkeyStore.insert(
-                passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
-                signCount: registered.signCount)
-        } catch is PasskeyStore.CredentialTaken {
-            throw refuse("the credential id is registered already")
-        } catch {
-            try database { () throws in throw error }
+        try database { () throws in
+            do {
+                try passkeyStore.insert(
+                    passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
+                    signCount: registered.signCount)
+            } catch is PasskeyStore.CredentialTaken {
+                throw refuse("the credential id is registered already")
+            }
         }
         return passkey
     }
