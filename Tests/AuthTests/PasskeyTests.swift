@@ -133,6 +133,17 @@ import WebAuthnTestSupport
         #expect(unknown["allowCredentials"] != known["allowCredentials"])
     }
 
+    @Test func expiredChallengesAreDeletedByLaterOnes() throws {
+        let h = try Harness()
+        for _ in 0..<3 { _ = try Self.loginOptions(h, username: nil) }
+        #expect(try h.count("SELECT count(*)::int FROM webauthn_challenges") == 3)
+        h.clock.advance(by: 301)
+        _ = try Self.loginOptions(h, username: nil)
+        #expect(try h.count("SELECT count(*)::int FROM webauthn_challenges") == 1)
+        // Only digests are stored, never a challenge itself.
+        #expect(try h.count("SELECT count(*)::int FROM webauthn_challenges WHERE length(digest) = 32") == 1)
+    }
+
     @Test func registrationRefusals() throws {
         let h = try Harness()
         let alice = try Self.user(h, "alice")
