@@ -45,12 +45,12 @@ bench-engine:
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
 	bench/engine.sh
 
-# libFuzzer + AddressSanitizer (LeakSanitizer included) on five targets, built outside
+# libFuzzer + AddressSanitizer (LeakSanitizer included) on six targets, built outside
 # SwiftPM into .build/fuzz (the normal build is untouched); see Fuzz/README.md.
 # Each runs FUZZ_SECONDS (default 600); exits non-zero on a crash, leak, timeout or OOM.
 # Short run: make fuzz FUZZ_SECONDS=60. One target: make fuzz FUZZ_TARGETS=json.
 FUZZ_SECONDS ?= 600
-FUZZ_TARGETS ?= lexer-parser validate-execute json http-request jwt
+FUZZ_TARGETS ?= lexer-parser validate-execute json http-request jwt cbor-cose
 fuzz-build: deps
 	Fuzz/build.sh $(FUZZ_TARGETS)
 

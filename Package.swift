@@ -29,7 +29,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
         // Auth domain: users, sessions, policies, AuthService, stores.
         .target(
-            name: "Auth", dependencies: ["Crypto", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["Crypto", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
@@ -40,6 +40,9 @@ let package = Package(
         // JSON Web Tokens and Keys: RS256 and ES256 signatures (libcrypto), ID token claims.
         .target(name: "Crypto", dependencies: ["CCrypto"]),
         .target(name: "JWT", dependencies: ["Crypto", "JSON"]),
+        // WebAuthn relying party: strict CBOR, COSE keys, authenticator and client data, the
+        // registration and authentication checks (ES256/RS256 through Crypto, SHA-256 through Sodium).
+        .target(name: "WebAuthn", dependencies: ["Crypto", "JSON", "Sodium"]),
         // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
         .target(name: "Mail"),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
@@ -67,6 +70,8 @@ let package = Package(
         // Shared test helpers (never products): TestSupport depends on nothing internal, so any
         // test target can use it; ServerTestSupport adds test databases and in-process servers.
         .target(name: "TestSupport"),
+        // A software authenticator making good and deliberately bad WebAuthn responses (tests, benchmarks).
+        .target(name: "WebAuthnTestSupport", dependencies: ["Crypto", "JSON", "Sodium", "WebAuthn"]),
         .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer"]),
 
         // Benchmarks: separate executables, never tests.
@@ -85,10 +90,11 @@ let package = Package(
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON", "TestSupport"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "Crypto", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "Crypto", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
         .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "WebAuthnTestSupport", "Crypto", "JSON", "Sodium", "TestSupport"]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),

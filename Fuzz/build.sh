@@ -4,7 +4,7 @@
 # is compiled once with coverage + ASan instrumentation, then each fuzz entry file is
 # linked against them; libFuzzer provides `main`.
 #
-#   Fuzz/build.sh [target...]      (default: all five)  -> .build/fuzz/bin/<target>
+#   Fuzz/build.sh [target...]      (default: all six)  -> .build/fuzz/bin/<target>
 #   SANITIZE=fuzzer,address (default)
 set -euo pipefail
 cd "$(dirname "$0")/.."
@@ -38,21 +38,28 @@ module() {
 } > "$OUT/gen/SchemaSDL.swift"
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt)
+[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt cbor-cose)
 
 module JSON Sources/JSON/*.swift
 module Locking Sources/Locking/*.swift
 module GraphQL $(find Sources/GraphQL -name '*.swift' | sort)
-needs_http=0 needs_jwt=0
+needs_http=0 needs_jwt=0 needs_webauthn=0
 for t in "${targets[@]}"; do
   [ "$t" = http-request ] && needs_http=1
   [ "$t" = jwt ] && needs_jwt=1
+  [ "$t" = cbor-cose ] && needs_webauthn=1
 done
-# Crypto imports CCrypto (Sources/CCrypto/module.modulemap); JWT imports Crypto; the fuzzer links libcrypto.
-if [ $needs_jwt = 1 ]; then
+# Crypto imports CCrypto (Sources/CCrypto/module.modulemap); JWT and WebAuthn import Crypto; their fuzzers link libcrypto.
+if [ $needs_jwt = 1 ] || [ $needs_webauthn = 1 ]; then
   FLAGS+=(-I "$ROOT/Sources/CCrypto")
   module Crypto Sources/Crypto/*.swift
-  module JWT Sources/JWT/*.swift
+fi
+[ $needs_jwt = 1 ] && module JWT Sources/JWT/*.swift
+# WebAuthn also imports Sodium (SHA-256), which imports CSodium and CCrypt; libsodium and libcrypt are linked.
+if [ $needs_webauthn = 1 ]; then
+  FLAGS+=(-I "$ROOT/Sources/CSodium" -I "$ROOT/Sources/CCrypt")
+  module Sodium Sources/Sodium/*.swift
+  module WebAuthn Sources/WebAuthn/*.swift
 fi
 if [ $needs_http = 1 ]; then
   # Only the plain value types of HTTPServer: the rest imports libmicrohttpd.
@@ -70,6 +77,7 @@ for t in "${targets[@]}"; do
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
     jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/Crypto.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
+    cbor-cose) objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/Crypto.o" "$OUT/obj/Sodium.o" "$OUT/obj/WebAuthn.o"); libs=(-lcrypto -lsodium -lcrypt) ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
   # From inside .build/fuzz/link: the driver leaves the entry module's .swiftmodule/.swiftdoc in the cwd.

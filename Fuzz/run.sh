@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Runs the fuzzers (built by Fuzz/build.sh), each for FUZZ_SECONDS (default 600):
 #
-#   Fuzz/run.sh [target...]          (default: all five, one after the other)
+#   Fuzz/run.sh [target...]          (default: all six, one after the other)
 #
 # New inputs go to Fuzz/corpus/<target>/; at the end the corpus is minimized with
 # -merge=1 into a fresh directory that replaces it (commit only that). Files not
@@ -21,7 +21,7 @@ export ASAN_OPTIONS=${ASAN_OPTIONS:-detect_leaks=1:detect_stack_use_after_return
 export LSAN_OPTIONS=${LSAN_OPTIONS:-suppressions=$PWD/Fuzz/lsan.supp:print_suppressions=0}
 
 targets=("$@")
-[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt)
+[ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt cbor-cose)
 failed=0
 summary=()
 for t in "${targets[@]}"; do
@@ -30,6 +30,7 @@ for t in "${targets[@]}"; do
     json) max_len=1048576; dict=Fuzz/json.dict ;;
     http-request) max_len=131072; dict=Fuzz/http.dict ;;
     jwt) max_len=20000; dict=Fuzz/jwt.dict ;;
+    cbor-cose) max_len=4096; dict=Fuzz/cbor.dict ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
   corpus=Fuzz/corpus/$t

@@ -63,7 +63,7 @@ public enum AuthGraphQL {
             }
         }
 
-        for payload in ["SignUpPayload", "LogInPayload", "LogInWithPayload"] {
+        for payload in ["SignUpPayload", "LogInPayload", "LogInWithPayload", "LogInWithPasskeyPayload"] {
             r.field("\(payload).viewer", on: Payload.self) { payload, _, _, _ in .value(payload.viewer) }
             r.field("\(payload).clientMutationId", on: Payload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
         }
@@ -91,6 +91,7 @@ public enum AuthGraphQL {
 
         bindAccounts(&r, auth: auth, log: log)
         bindSessions(&r, auth: auth, log: log)
+        bindPasskeys(&r, auth: auth, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in

@@ -6,6 +6,7 @@
 #include <openssl/hmac.h>
 #include <openssl/obj_mac.h>
 #include <openssl/param_build.h>
+#include <openssl/rsa.h>
 
 /// EVP_PKEY_PUBLIC_KEY is a macro expression, which Swift does not import.
 static inline int gatehouse_evp_pkey_public_key_selection(void) {
@@ -24,3 +25,5 @@ static inline const char *gatehouse_group_p256(void) { return SN_X9_62_prime256v
 /// Key type names for EVP_PKEY_CTX_new_from_name, which keeps the pointer in the context.
 static inline const char *gatehouse_key_type_rsa(void) { return "RSA"; }
 static inline const char *gatehouse_key_type_ec(void) { return "EC"; }
+static inline const char *gatehouse_param_ec_pub_x(void) { return OSSL_PKEY_PARAM_EC_PUB_X; }
+static inline const char *gatehouse_param_ec_pub_y(void) { return OSSL_PKEY_PARAM_EC_PUB_Y; }

@@ -119,8 +119,8 @@ public final class PublicKey: @unchecked Sendable {
         return key
     }
 
-    /// The one error funnel: libcrypto's 1 is success; anything else clears its error queue and throws.
-    private static func check(_ result: Int32, _ function: String) throws(CryptoError) {
+    /// The one error funnel (also `PrivateKey`'s): libcrypto's 1 is success; anything else clears its error queue and throws.
+    static func check(_ result: Int32, _ function: String) throws(CryptoError) {
         guard result == 1 else {
             ERR_clear_error()
             throw CryptoError.cryptoFailure(function)

@@ -137,7 +137,10 @@ public final class GatehouseServer: Sendable {
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
-                mfa: settings.mfa),
+                mfa: settings.mfa,
+                relyingParty: AuthConfiguration.relyingParty(
+                    publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
+                    origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
             log: log)
         let refreshHashKinds: @Sendable () -> Void = {

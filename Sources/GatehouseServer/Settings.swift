@@ -55,6 +55,10 @@ public struct Settings: Sendable, Hashable {
     /// Base of the links in mail; nil: `http://<host>:<port>` of the listener.
     public var publicURL: String? = nil
     public var appName = "Gatehouse"
+    /// The passkeys' relying party id; nil: the host of the public URL.
+    public var webAuthnRPID: String? = nil
+    /// Origins passkey ceremonies may run on; empty: the origin of the public URL.
+    public var webAuthnOrigins: [String] = []
     public var smtpURL: String? = nil
     public var smtpCAFile: String? = nil
     /// The From header; nil: `<app name> <no-reply@localhost>`.
@@ -183,6 +187,28 @@ extension Settings {
                  }
                  settings.appName = value
              }, { $0.appName }),
+        text("webauthn-rp-id", "GATEHOUSE_WEBAUTHN_RP_ID", "DOMAIN", "The passkeys' relying party id; unset: the host of GATEHOUSE_PUBLIC_URL",
+             { settings, value throws(SettingsError) in
+                 if value.isEmpty { settings.webAuthnRPID = nil; return }
+                 let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
+                 guard value.count <= 253, value.allSatisfy(allowed.contains), !value.hasPrefix("."), !value.hasSuffix(".") else {
+                     throw SettingsError("GATEHOUSE_WEBAUTHN_RP_ID (--webauthn-rp-id) must be a lowercase domain name such as example.com, not \"\(value)\".")
+                 }
+                 settings.webAuthnRPID = value
+             }, { $0.webAuthnRPID ?? "(none)" }),
+        text("webauthn-origins", "GATEHOUSE_WEBAUTHN_ORIGINS", "ORIGINS",
+             "Origins passkey ceremonies may run on, comma-separated (https://…, android:apk-key-hash:…); unset: the origin of GATEHOUSE_PUBLIC_URL",
+             { settings, value throws(SettingsError) in
+                 var origins: [String] = []
+                 for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+                     let web = entry.hasPrefix("https://") || entry.hasPrefix("http://")
+                     guard web ? !entry.dropFirst(8).contains("/") : entry.hasPrefix("android:apk-key-hash:") else {
+                         throw SettingsError("GATEHOUSE_WEBAUTHN_ORIGINS (--webauthn-origins): \"\(entry)\" is not an origin (https://host[:port] or android:apk-key-hash:…).")
+                     }
+                     origins.append(entry)
+                 }
+                 settings.webAuthnOrigins = origins
+             }, { $0.webAuthnOrigins.isEmpty ? "(none)" : $0.webAuthnOrigins.joined(separator: ",") }),
         text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://...; unset: mail stays in the outbox (dev mailbox)",
              { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
         text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",

@@ -56,6 +56,7 @@ import TestSupport
         #expect(Set(mutation["fields"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == [
             "signUp", "logIn", "logOut", "logInWith", "resetPassword", "confirmResetPassword", "sendVerificationEmail",
             "challenge", "updateUser", "deleteUser", "verifyEmail", "revokeSession", "revokeOtherSessions",
+            "passkeyRegistrationOptions", "registerPasskey", "passkeyLoginOptions", "logInWithPasskey", "removePasskey",
         ])
         let user = try #require(types.first { $0["name"] == "User" })
         #expect(Set(user["interfaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["ParseObject", "Node"])

@@ -131,11 +131,11 @@ import TestSupport
         let environment = childEnvironment(["DATABASE_URL": database.connectionString])
         let first = try Child.run(["migrate"], environment: environment)
         #expect(first.status == 0, "\(first.stderr)")
-        #expect(first.stdout.contains("applied") && first.stdout.contains("schema version \(AuthMigrations.all.count)"), "\(first.stdout)")
+        #expect(first.stdout.contains("applied") && first.stdout.contains("schema version \(AuthMigrations.all.last!.version)"), "\(first.stdout)")
 
         let second = try Child.run(["migrate"], environment: environment)
         #expect(second.status == 0)
-        #expect(second.stdout.contains("database is up to date (schema version \(AuthMigrations.all.count))"), "\(second.stdout)")
+        #expect(second.stdout.contains("database is up to date (schema version \(AuthMigrations.all.last!.version))"), "\(second.stdout)")
 
         // The schema is really there.
         let connection = try database.connect()

@@ -71,6 +71,9 @@ let settingCases: [SettingCase] = [
     SettingCase("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "0.5", { $0.shutdownTimeout == 0.5 }),
     SettingCase("public-url", "GATEHOUSE_PUBLIC_URL", "https://auth.example.com", { $0.publicURL == "https://auth.example.com" }),
     SettingCase("app-name", "GATEHOUSE_APP_NAME", "Acme Notes", { $0.appName == "Acme Notes" }),
+    SettingCase("webauthn-rp-id", "GATEHOUSE_WEBAUTHN_RP_ID", "example.com", { $0.webAuthnRPID == "example.com" }),
+    SettingCase("webauthn-origins", "GATEHOUSE_WEBAUTHN_ORIGINS", "https://example.com, android:apk-key-hash:abc",
+                { $0.webAuthnOrigins == ["https://example.com", "android:apk-key-hash:abc"] }),
     SettingCase("smtp-url", "GATEHOUSE_SMTP_URL", "smtp://mail.example.com:587", { $0.smtpURL == "smtp://mail.example.com:587" }),
     SettingCase("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "/etc/ssl/private-ca.pem", { $0.smtpCAFile == "/etc/ssl/private-ca.pem" }),
     SettingCase("mail-from", "GATEHOUSE_MAIL_FROM", "Acme <no-reply@acme.example>", { $0.mailFrom == "Acme <no-reply@acme.example>" }),
@@ -174,6 +177,8 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_PUBLIC_URL", "public-url", "auth.example.com", #"GATEHOUSE_PUBLIC_URL (--public-url) must be an http:// or https:// URL with a host and no query, not "auth.example.com"."#),
         ("GATEHOUSE_PUBLIC_URL", "public-url", "ftp://auth.example.com", #"GATEHOUSE_PUBLIC_URL (--public-url) must be an http:// or https:// URL with a host and no query, not "ftp://auth.example.com"."#),
         ("GATEHOUSE_APP_NAME", "app-name", "two\nlines", "GATEHOUSE_APP_NAME (--app-name) must be 1 to 100 characters on one line."),
+        ("GATEHOUSE_WEBAUTHN_RP_ID", "webauthn-rp-id", "https://example.com", #"GATEHOUSE_WEBAUTHN_RP_ID (--webauthn-rp-id) must be a lowercase domain name such as example.com, not "https://example.com"."#),
+        ("GATEHOUSE_WEBAUTHN_ORIGINS", "webauthn-origins", "https://example.com/path", #"GATEHOUSE_WEBAUTHN_ORIGINS (--webauthn-origins): "https://example.com/path" is not an origin (https://host[:port] or android:apk-key-hash:…)."#),
         ("GATEHOUSE_RESET_TOKEN_TTL", "reset-token-ttl", "10", #"GATEHOUSE_RESET_TOKEN_TTL (--reset-token-ttl) must be a whole number from 60 to 2592000, not "10"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {

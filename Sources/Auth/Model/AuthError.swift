@@ -84,6 +84,10 @@ public enum AuthError: Error, Sendable, Hashable {
     case invalidMFASecret
     /// 206: `GATEHOUSE_MFA=required` and the session was made without a second factor.
     case secondFactorEnrolmentRequired
+    /// 142: a passkey registration failed a check (which one goes to the log only).
+    case invalidPasskeyRegistration
+    /// 101: a passkey log-in failed a check (which one goes to the log only).
+    case invalidPasskey
 
     /// Parse's error code.
     public var code: Int {
@@ -108,7 +112,8 @@ public enum AuthError: Error, Sendable, Hashable {
         case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
         case .objectNotFound, .invalidAuthData: 101
         case .authAlreadyUsed: 208
-        case .lastWayToLogIn: 142
+        case .lastWayToLogIn, .invalidPasskeyRegistration: 142
+        case .invalidPasskey: 101
         case .secondFactorMissing: -1
         case .invalidMFAToken: 141
         case .invalidMFASecret: 142
@@ -159,6 +164,8 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidMFAToken: "Invalid MFA token"
         case .invalidMFASecret: "Invalid MFA secret"
         case .secondFactorEnrolmentRequired: "Second factor enrolment required."
+        case .invalidPasskeyRegistration: "Invalid passkey registration."
+        case .invalidPasskey: "Invalid passkey."
         }
     }
 

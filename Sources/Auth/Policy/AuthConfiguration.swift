@@ -1,3 +1,6 @@
+public import WebAuthn
+import Foundation
+
 /// The auth domain's settings: sessions, password policy, abuse limits.
 public struct AuthConfiguration: Sendable {
     /// How long a new session lasts, in seconds (default: one year, as Parse).
@@ -10,11 +13,14 @@ public struct AuthConfiguration: Sendable {
     public var accounts: AccountPolicy
     /// `GATEHOUSE_MFA`: whether users may, or must, have a second factor.
     public var mfa: SecondFactorMode
+    /// The WebAuthn relying party of passkeys (`GATEHOUSE_WEBAUTHN_RP_ID`, `GATEHOUSE_WEBAUTHN_ORIGINS`,
+    /// `GATEHOUSE_APP_NAME`); nil: the host and origin of `accounts.publicURL`, named "Gatehouse".
+    public var relyingParty: RelyingParty?
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
         rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
-        accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional
+        accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional, relyingParty: RelyingParty? = nil
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
@@ -23,6 +29,17 @@ public struct AuthConfiguration: Sendable {
         self.masterKey = masterKey
         self.accounts = accounts
         self.mfa = mfa
+        self.relyingParty = relyingParty
+    }
+
+    /// The relying party for `publicURL`: `id` or else the URL's host, `origins` or else the
+    /// URL's origin (`scheme://host[:port]`).
+    public static func relyingParty(publicURL: String, name: String, id: String? = nil, origins: Set<String>? = nil) -> RelyingParty {
+        let components = URLComponents(string: publicURL)
+        let host = components?.host ?? "localhost"
+        var origin = "\(components?.scheme ?? "http")://\(host.contains(":") ? "[\(host)]" : host)"
+        if let port = components?.port { origin += ":\(port)" }
+        return RelyingParty(id: id ?? host, name: name, origins: origins ?? [origin])
     }
 }
 

@@ -6,7 +6,7 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities, totp]
+    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -32,6 +32,8 @@ public enum AuthMigrations {
         public static let sessionPrimaryKey = "sessions_pkey"
         /// A provider's user id belongs to one user.
         public static let identityPrimaryKey = "user_identities_pkey"
+        /// A WebAuthn credential id is registered once.
+        public static let passkeyCredentialIdUnique = "passkeys_credential_id_key"
     }
 
     /// Migration 1: users and sessions. No column holds a raw token or password: sessions keep the
@@ -257,5 +259,36 @@ public enum AuthMigrations {
                 code_digest bytea NOT NULL,
                 CONSTRAINT user_recovery_codes_pkey PRIMARY KEY (user_id, code_digest)
             );
+            """)
+
+    /// Migration 7: passkeys (WebAuthn credentials) and the challenges given out for their
+    /// ceremonies. A passkey keeps its COSE public key as registered and its signature counter;
+    /// `disabled_at` is set when the counter suggests a cloned authenticator. A challenge is kept
+    /// only as its SHA-256 digest and is used once: taking it is a conditional DELETE, so two
+    /// concurrent ceremonies with one challenge cannot both succeed.
+    static let passkeys = Migration(
+        version: 7, name: "passkeys and WebAuthn challenges",
+        sql: """
+            CREATE TABLE passkeys (
+                object_id text PRIMARY KEY,
+                credential_id bytea NOT NULL,
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                public_key bytea NOT NULL,
+                sign_count bigint NOT NULL DEFAULT 0,
+                name text NOT NULL,
+                created_at timestamptz NOT NULL,
+                last_used_at timestamptz,
+                disabled_at timestamptz,
+                CONSTRAINT passkeys_credential_id_key UNIQUE (credential_id)
+            );
+            CREATE INDEX passkeys_user_id_idx ON passkeys (user_id);
+            CREATE TABLE webauthn_challenges (
+                digest bytea PRIMARY KEY,
+                -- NULL: a log-in challenge that names no user (discoverable credentials, unknown names).
+                user_id text REFERENCES users (object_id) ON DELETE CASCADE,
+                purpose text NOT NULL CHECK (purpose IN ('registration', 'authentication')),
+                expires_at timestamptz NOT NULL
+            );
+            CREATE INDEX webauthn_challenges_expires_at_idx ON webauthn_challenges (expires_at);
             """)
 }

@@ -41,13 +41,14 @@ extension UserStore {
         try tx.queryFirst("DELETE FROM user_identities WHERE user_id = \(userId) AND provider = \(provider) RETURNING 1") != nil
     }
 
-    /// Whether the user can still log in: a password, or a linked provider other than `anonymous`
-    /// (an anonymous id is a guest's, not a way back into an account).
+    /// Whether the user can still log in: a password, a linked provider other than `anonymous`
+    /// (an anonymous id is a guest's, not a way back into an account), or a passkey not disabled.
     static func hasWayToLogIn(userId: String, in tx: Transaction) throws -> Bool {
         try tx.queryFirst("""
             SELECT 1 FROM users u WHERE u.object_id = \(userId)
               AND (u.password_hash IS NOT NULL
-                   OR EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.object_id AND i.provider <> 'anonymous'))
+                   OR EXISTS (SELECT 1 FROM user_identities i WHERE i.user_id = u.object_id AND i.provider <> 'anonymous')
+                   OR EXISTS (SELECT 1 FROM passkeys p WHERE p.user_id = u.object_id AND p.disabled_at IS NULL))
             """) != nil
     }
 }

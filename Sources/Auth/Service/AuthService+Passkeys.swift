@@ -1,0 +1,177 @@
+import Foundation
+import JSON
+import Sodium
+import WebAuthn
+
+/// Passkeys (contract: mfa.md, Passkeys): registration and log-in options, registration,
+/// log-in, the list and removal. Challenges are stored as digests and taken once; every failed
+/// check answers the contract's single message, the specific reason going to the log.
+extension AuthService {
+    /// Passkeys and challenges, on the users' pool.
+    var passkeyStore: PasskeyStore { PasskeyStore(pool: store.pool) }
+
+    /// The relying party: the configured one, or the host and origin of the public URL.
+    var relyingParty: RelyingParty {
+        configuration.relyingParty ?? AuthConfiguration.relyingParty(publicURL: configuration.accounts.publicURL, name: "Gatehouse")
+    }
+
+    /// Options for registering a passkey of the caller (recent authentication required): a
+    /// fresh challenge, valid for five minutes and usable once, and the caller's passkeys to exclude.
+    public func passkeyRegistrationOptions(caller: SessionGrant, request: AuthRequest) throws(AuthError) -> JSON {
+        try checkRecentAuthentication(caller, nil, nil, caller.user, request)
+        let user = caller.user
+        let existing = try database { () throws in try passkeyStore.passkeys(userId: user.objectId) }
+        let challenge = try newChallenge(userId: user.objectId, purpose: .registration)
+        return relyingParty.registrationOptions(
+            challenge: challenge, userHandle: Array(user.objectId.utf8), userName: user.username,
+            displayName: user.email ?? user.username, excludeCredentials: existing.map(\.credentialId))
+    }
+
+    /// Verifies and stores a new passkey of the caller: the challenge must be one this user was
+    /// given for registration, unused and unexpired; any failed check is 142.
+    public func registerPasskey(credential: JSON, name: String?, caller: SessionGrant, request: AuthRequest) throws(AuthError) -> Passkey {
+        let user = caller.user
+        let refuse = { (reason: String) -> AuthError in
+            self.log("passkey registration refused for user \(user.objectId): \(reason)")
+            return .invalidPasskeyRegistration
+        }
+        let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
+        guard name.count <= Self.passkeyNameLimit else { throw .tooLong(field: "name", limit: "\(Self.passkeyNameLimit) characters") }
+        let response: RegistrationResponse
+        do { response = try RegistrationResponse(json: credential) } catch { throw refuse(error.description) }
+        let time = timestamp()
+        let owner = try database { () throws in
+            try passkeyStore.takeChallenge(digest: SHA256.digest(response.clientData.challenge), purpose: .registration, now: time)
+        }
+        guard case .some(.some(let ownerId)) = owner, ownerId == user.objectId else {
+            throw refuse("the challenge was not given to this user, was used, or expired")
+        }
+        let registered: RelyingParty.RegisteredCredential
+        do {
+            registered = try relyingParty.verify(response, expectedChallenge: response.clientData.challenge)
+        } catch {
+            throw refuse(error.description)
+        }
+        let passkey = Passkey(objectId: SecureRandom.objectId(), name: name.isEmpty ? "Passkey" : name, createdAt: time, lastUsedAt: nil)
+        try database { () throws in
+            do {
+                try passkeyStore.insert(
+                    passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
+                    signCount: registered.signCount)
+            } catch is PasskeyStore.CredentialTaken {
+                throw refuse("the credential id is registered already")
+            }
+        }
+        return passkey
+    }
+
+    /// Options for logging in with a passkey: a fresh challenge (five minutes, once) and the
+    /// named user's credential ids. An unknown username, or a user without passkeys, gets a
+    /// decoy id derived from the name, so the answer does not tell which names exist; no
+    /// username: no ids (discoverable credentials).
+    public func passkeyLoginOptions(username: String?, request: AuthRequest) throws(AuthError) -> JSON {
+        try FieldLimits.check(request)
+        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+        var userId: String? = nil
+        var ids: [[UInt8]] = []
+        if let username, !username.isEmpty {
+            if !username.contains("\0"), username.utf8.count <= FieldLimits.logInNameBytes,
+                let user = try database({ () throws in try passkeyStore.user(logInName: username) })
+            {
+                userId = user.objectId
+                ids = try database { () throws in try passkeyStore.passkeys(userId: user.objectId) }.filter { !$0.disabled }.map(\.credentialId)
+            }
+            if ids.isEmpty { ids = [Self.decoyCredentialId(username)] }
+        }
+        let challenge = try newChallenge(userId: userId, purpose: .authentication)
+        return relyingParty.authenticationOptions(challenge: challenge, allowCredentials: ids)
+    }
+
+    /// Logs in with a passkey assertion: a new session with `factors: ["passkey"]`. The challenge
+    /// must be one this server gave for log-in, unused and unexpired (and, if it named a user,
+    /// that user's); the passkey must exist and not be disabled; then the signature, user handle
+    /// and counter are checked. A counter that did not increase disables the passkey. Every
+    /// attempt counts against the client address limit; any failed check is 101 `Invalid passkey.`
+    public func logInWithPasskey(credential: JSON, request: AuthRequest) throws(AuthError) -> SessionGrant {
+        try FieldLimits.check(request)
+        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+        let refuse = { (reason: String) -> AuthError in
+            self.log("passkey log-in refused: \(reason)")
+            return .invalidPasskey
+        }
+        let response: AuthenticationResponse
+        do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description) }
+        let time = timestamp()
+        let taken = try database { () throws in
+            try passkeyStore.takeChallenge(digest: SHA256.digest(response.clientData.challenge), purpose: .authentication, now: time)
+        }
+        guard case .some(let namedUser) = taken else { throw refuse("the challenge was not given out, was used, or expired") }
+        guard let stored = try database({ () throws in try passkeyStore.passkey(credentialId: response.credentialId) }), !stored.disabled else {
+            throw refuse("no such passkey, or it is disabled")
+        }
+        if let namedUser, namedUser != stored.userId { throw refuse("the passkey is not the named user's") }
+        let signCount: UInt32
+        do {
+            let key = try COSEKey(encoded: stored.publicKey)
+            signCount = try relyingParty.verify(
+                response, expectedChallenge: response.clientData.challenge,
+                credential: .init(publicKey: key, signCount: stored.signCount, userHandle: Array(stored.userId.utf8)),
+                userHandleRequired: namedUser == nil)
+        } catch {
+            if case .counterNotIncreased = error {
+                try database { () throws in try passkeyStore.disable(objectId: stored.passkey.objectId, now: time) }
+                throw refuse("passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)")
+            }
+            throw refuse(error.description)
+        }
+        let recorded = try database { () throws in
+            try passkeyStore.recordUse(objectId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, now: time)
+        }
+        guard recorded else { throw refuse("a concurrent log-in with the passkey changed its counter first") }
+        guard let user = try database({ () throws in try accounts.user(objectId: stored.userId) })?.0 else {
+            throw refuse("the passkey's user is gone")
+        }
+        let (token, session) = newSession(action: "login", authProvider: "passkey", request: request, now: time)
+        try database { () throws in try store.completeLogIn(userId: user.objectId, rehash: nil, session: session, now: time) }
+        return SessionGrant(sessionToken: token, user: user, session: session.session)
+    }
+
+    /// The caller's passkeys, oldest first (disabled ones included, so the owner sees them).
+    public func passkeys(of caller: SessionGrant) throws(AuthError) -> [Passkey] {
+        try database { () throws in try passkeyStore.passkeys(userId: caller.user.objectId) }.map(\.passkey)
+    }
+
+    /// Removes the caller's passkey `id` (an object id or a Relay global id; recent
+    /// authentication required): 101 `Object not found.` when it is not the caller's, 142 when
+    /// it is the last way to log in.
+    public func removePasskey(id: String, caller: SessionGrant, request: AuthRequest) throws(AuthError) {
+        try checkRecentAuthentication(caller, nil, nil, caller.user, request)
+        let objectId = Self.objectId(id, type: "Passkey")
+        let removed = try database { () throws in
+            try Self.identityConflicts { try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId) }
+        }
+        guard removed else { throw .objectNotFound }
+    }
+
+    /// Longest passkey name, in characters.
+    static let passkeyNameLimit = 100
+
+    private func newChallenge(userId: String?, purpose: PasskeyStore.Purpose) throws(AuthError) -> [UInt8] {
+        let challenge = RelyingParty.newChallenge()
+        let time = timestamp()
+        try database { () throws in
+            try passkeyStore.insertChallenge(
+                digest: SHA256.digest(challenge), userId: userId, purpose: purpose,
+                expiresAt: time.addingTimeInterval(Double(RelyingParty.challengeLifetimeMilliseconds) / 1000), now: time)
+        }
+        return challenge
+    }
+
+    /// A credential id for names without passkeys: 16 bytes keyed by a per-process secret, so it
+    /// is stable for a name, looks like a real id, and cannot be computed from the name alone.
+    static func decoyCredentialId(_ username: String) -> [UInt8] {
+        Array(SHA256.digest(decoyKey + Array(username.lowercased().utf8)).prefix(16))
+    }
+
+    private static let decoyKey = SecureRandom.bytes(32)
+}

@@ -1,0 +1,144 @@
+import Foundation
+import Postgres
+
+/// Passkeys and WebAuthn challenges (migration 7), through parameterised statements on the pool.
+struct PasskeyStore: Sendable {
+    let pool: Pool
+
+    /// What a ceremony's challenge was given out for.
+    enum Purpose: String {
+        case registration, authentication
+    }
+
+    /// A stored passkey with what verification needs.
+    struct StoredPasskey {
+        var passkey: Passkey
+        var userId: String
+        var credentialId: [UInt8]
+        /// The COSE public key as registered.
+        var publicKey: [UInt8]
+        var signCount: UInt32
+        var disabled: Bool
+    }
+
+    /// The credential id is registered already (a unique violation).
+    struct CredentialTaken: Error {}
+
+    private static let columns: StaticString =
+        "object_id, user_id, credential_id, public_key, sign_count, name, created_at, last_used_at, disabled_at IS NOT NULL"
+
+    private static func passkey(_ row: PostgresRow) throws(PostgresError) -> StoredPasskey {
+        StoredPasskey(
+            passkey: Passkey(
+                objectId: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 5),
+                createdAt: try row.decode(Date.self, at: 6), lastUsedAt: try row.decode(Date?.self, at: 7)),
+            userId: try row.decode(String.self, at: 1), credentialId: try row.decode([UInt8].self, at: 2),
+            publicKey: try row.decode([UInt8].self, at: 3), signCount: UInt32(clamping: try row.decode(Int64.self, at: 4)),
+            disabled: try row.decode(Bool.self, at: 8))
+    }
+
+    /// Stores a challenge's digest until `expiresAt`, and deletes some expired ones (challenges
+    /// given out and never answered would otherwise stay).
+    func insertChallenge(digest: [UInt8], userId: String?, purpose: Purpose, expiresAt: Date, now: Date) throws {
+        try pool.withConnection { connection in
+            try connection.execute("""
+                DELETE FROM webauthn_challenges WHERE digest IN
+                    (SELECT digest FROM webauthn_challenges WHERE expires_at <= \(now) LIMIT 100)
+                """)
+            try connection.execute("""
+                INSERT INTO webauthn_challenges (digest, user_id, purpose, expires_at)
+                VALUES (\(digest), \(userId), \(purpose.rawValue), \(expiresAt))
+                """)
+        }
+    }
+
+    /// Takes (deletes) the unexpired challenge with this digest and purpose; the user it was
+    /// given to (`.some(nil)`: none named), or nil when there is no such challenge. Of two
+    /// concurrent takes of one challenge, exactly one finds it.
+    func takeChallenge(digest: [UInt8], purpose: Purpose, now: Date) throws -> String?? {
+        try pool.withConnection { connection in
+            try connection.queryFirst("""
+                DELETE FROM webauthn_challenges
+                WHERE digest = \(digest) AND purpose = \(purpose.rawValue) AND expires_at > \(now)
+                RETURNING user_id
+                """).map { try $0.decode(String?.self, at: 0) }
+        }
+    }
+
+    /// The user whose username or email is `name` (ignoring case), if any.
+    func user(logInName name: String) throws -> User? {
+        try pool.withConnection { connection in
+            try connection.queryFirst("""
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
+                FROM users u WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name)) LIMIT 1
+                """).map { try UserStore.user($0) }
+        }
+    }
+
+    /// The user's passkeys, oldest first.
+    func passkeys(userId: String) throws -> [StoredPasskey] {
+        try pool.withConnection { connection in
+            try connection.query(
+                "SELECT \(sql: Self.columns) FROM passkeys WHERE user_id = \(userId) ORDER BY created_at, object_id"
+            ).map { try Self.passkey($0) }
+        }
+    }
+
+    /// The passkey with this credential id, if any.
+    func passkey(credentialId: [UInt8]) throws -> StoredPasskey? {
+        try pool.withConnection { connection in
+            try connection.queryFirst("SELECT \(sql: Self.columns) FROM passkeys WHERE credential_id = \(credentialId)")
+                .map { try Self.passkey($0) }
+        }
+    }
+
+    /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
+    func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
+        do {
+            try pool.withConnection { connection in
+                try connection.execute("""
+                    INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
+                    VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
+                            \(passkey.name), \(passkey.createdAt))
+                    """)
+            }
+        } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.passkeyCredentialIdUnique) {
+            throw CredentialTaken()
+        }
+    }
+
+    /// Records a log-in with the passkey: its new counter and last use, only if the counter is
+    /// still `previous` and the passkey is not disabled (compare-and-set: of two concurrent
+    /// log-ins with one counter value, one wins). Whether it was recorded.
+    func recordUse(objectId: String, previous: UInt32, signCount: UInt32, now: Date) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.execute("""
+                UPDATE passkeys SET sign_count = \(Int64(signCount)), last_used_at = \(now)
+                WHERE object_id = \(objectId) AND sign_count = \(Int64(previous)) AND disabled_at IS NULL
+                """) == 1
+        }
+    }
+
+    /// Disables the passkey (its counter suggests a cloned authenticator).
+    func disable(objectId: String, now: Date) throws {
+        try pool.withConnection { connection in
+            _ = try connection.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(objectId) AND disabled_at IS NULL")
+        }
+    }
+
+    /// Removes the user's passkey; whether there was one. ``AccountStore/LastWayToLogIn`` (and
+    /// nothing removed) when the user would be left with no way to log in.
+    func remove(objectId: String, userId: String) throws -> Bool {
+        try pool.withConnection { connection in
+            try connection.transaction { tx in
+                // Serialise with other removals of this user's ways to log in.
+                _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
+                guard try tx.queryFirst("DELETE FROM passkeys WHERE object_id = \(objectId) AND user_id = \(userId) RETURNING 1") != nil else {
+                    return false
+                }
+                guard try UserStore.hasWayToLogIn(userId: userId, in: tx) else { throw AccountStore.LastWayToLogIn() }
+                return true
+            }
+        }
+    }
+}

@@ -1,0 +1,78 @@
+import Auth
+import Foundation
+import GraphQL
+import JSON
+
+/// Passkeys: `Viewer.passkeys`, `Passkey`, and the five operations of mfa.md.
+extension AuthGraphQL {
+    struct OptionsPayload: Sendable {
+        let options: JSON
+        let clientMutationId: String?
+    }
+
+    struct PasskeyPayload: Sendable {
+        let passkey: Passkey
+        let clientMutationId: String?
+    }
+
+    static func bindPasskeys(_ r: inout Resolvers<RequestContext>, auth: AuthService, log: @escaping @Sendable (String) -> Void) {
+        r.bind(Passkey.self, to: "Passkey")
+        r.field("Viewer.passkeys", on: SessionGrant.self) { grant, _, context, _ in
+            try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                .list(try auth.passkeys(of: grant).map { .value($0) })
+            }
+        }
+        r.field("Passkey.id", on: Passkey.self) { passkey, _, _, _ in .string(passkey.globalId) }
+        r.field("Passkey.objectId", on: Passkey.self) { passkey, _, _, _ in .string(passkey.objectId) }
+        r.field("Passkey.name", on: Passkey.self) { passkey, _, _, _ in .string(passkey.name) }
+        r.field("Passkey.createdAt", on: Passkey.self) { passkey, _, _, _ in .value(passkey.createdAt) }
+        r.field("Passkey.lastUsedAt", on: Passkey.self) { passkey, _, _, _ in passkey.lastUsedAt.map { .value($0) } ?? .null }
+
+        r.field("Mutation.passkeyRegistrationOptions") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
+                let options = try auth.passkeyRegistrationOptions(caller: caller, request: context.request)
+                return .value(OptionsPayload(options: options, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.registerPasskey") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
+                let passkey = try auth.registerPasskey(
+                    credential: input["credential"] ?? .null, name: input["name"]?.stringValue, caller: caller, request: context.request)
+                return .value(PasskeyPayload(passkey: passkey, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.passkeyLoginOptions") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let options = try auth.passkeyLoginOptions(username: input["username"]?.stringValue, request: context.request)
+                return .value(OptionsPayload(options: options, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.logInWithPasskey") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                let grant = try auth.logInWithPasskey(credential: input["credential"] ?? .null, request: context.request)
+                return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+        r.field("Mutation.removePasskey") { _, arguments, context, _ in
+            let input = arguments["input"]?.objectValue ?? [:]
+            return try run(context, log) { () throws(AuthError) -> ResolvedValue in
+                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
+                try auth.removePasskey(id: input["id"]?.stringValue ?? "", caller: caller, request: context.request)
+                return .value(OKPayload(clientMutationId: input["clientMutationId"]?.stringValue))
+            }
+        }
+
+        r.field("PasskeyOptionsPayload.options", on: OptionsPayload.self) { payload, _, _, _ in .json(payload.options) }
+        r.field("PasskeyOptionsPayload.clientMutationId", on: OptionsPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        r.field("RegisterPasskeyPayload.passkey", on: PasskeyPayload.self) { payload, _, _, _ in .value(payload.passkey) }
+        r.field("RegisterPasskeyPayload.clientMutationId", on: PasskeyPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        r.field("RemovePasskeyPayload.ok", on: OKPayload.self) { _, _, _, _ in .bool(true) }
+        r.field("RemovePasskeyPayload.clientMutationId", on: OKPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+    }
+}
