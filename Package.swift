@@ -79,6 +79,8 @@ let package = Package(
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
+        .executableTarget(name: "TOTPBench", dependencies: ["Crypto", "Sodium"], path: "bench/TOTPBench"),
+        .executableTarget(name: "PasskeyBench", dependencies: ["JSON", "TestSupport", "WebAuthnTestSupport"], path: "bench/PasskeyBench"),
         // GraphQL engine against graphql-core: conformance corpus runner and engine throughput.
         .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL", "JSON"], path: "Tools/ConformanceRunner"),
         .executableTarget(name: "EngineBench", dependencies: ["GraphQL", "JSON"], path: "bench/EngineBench"),

@@ -95,7 +95,7 @@ import WebAuthnTestSupport
         let result = Self.logIn(h, try Self.authenticator.assert(options: loginOptions, credential: &authenticator))
         let viewer = try #require(result.data?["logInWithPasskey"]?["viewer"], "\(result.json)")
         #expect(viewer["user"]?["objectId"]?.stringValue == alice.id)
-        #expect(viewer["session"]?["createdWith"] == ["action": "login", "authProvider": "passkey"])
+        #expect(viewer["session"]?["createdWith"] == ["action": "login", "authProvider": "passkey", "factors": ["passkey"]])
         #expect(result.data?["logInWithPasskey"]?["clientMutationId"] == "l")
 
         let listed = h.graphql(Self.passkeys, token: try #require(viewer["sessionToken"]?.stringValue))
