@@ -13,14 +13,7 @@ extension DemoTests {
         _ arguments: [String], server: InProcessServer, sessionDirectory: URL, answering prompt: String,
         with answer: (String) throws -> String
     ) throws -> Run {
-        let process = Process()
-        process.executableURL = try Self.demoBinary()
-        process.arguments = ["--server", server.server.endpoint, "--session-dir", sessionDirectory.path] + arguments
-        let output = Pipe(), error = Pipe(), stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
+        let (process, output, error, stdin) = try launch(arguments, server: server, sessionDirectory: sessionDirectory)
         var seen = Data()
         while !String(decoding: seen, as: UTF8.self).contains(prompt) {
             let chunk = output.fileHandleForReading.availableData
