@@ -51,7 +51,8 @@ extension GatehouseAuth {
     }
 
     /// Replaces the signed-in user's recovery codes with ten new ones, shown this once; the old
-    /// ones stop working. `code` is the authenticator app's current code.
+    /// ones stop working. `code` is the authenticator app's current code, or a recovery code
+    /// (used up by this).
     ///
     /// - Parameter currentPassword: proves a recent log-in; `nil` when the session is recent enough.
     /// - Throws: ``GatehouseError/invalidSecondFactorCode`` (also when TOTP is not on),
