@@ -64,7 +64,7 @@ let package = Package(
 
         // Swift client SDK: Foundation (URLSession) only and no internal dependency, so it builds on Apple platforms.
         .target(name: "GatehouseClient"),
-        // Command-line demo of the SDK: sign-up and log-in, password reset, email verification, account changes, devices.
+        // Command-line demo of the SDK: sign-up and log-in, password reset, email verification, account changes, devices, TOTP.
         .executableTarget(name: "gatehouse-demo", dependencies: ["GatehouseClient"]),
 
         // Shared test helpers (never products): TestSupport depends on nothing internal, so any
@@ -106,7 +106,9 @@ let package = Package(
             dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
-        .testTarget(name: "GatehouseClientTests", dependencies: ["GatehouseClient", "GatehouseServer", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(
+            name: "GatehouseClientTests",
+            dependencies: ["GatehouseClient", "GatehouseServer", "Crypto", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "Crypto", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]

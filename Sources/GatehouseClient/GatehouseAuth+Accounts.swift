@@ -72,7 +72,7 @@ extension GatehouseAuth {
     ///   ``GatehouseError/sessionInvalid``, or a network, storage or server error.
     @discardableResult
     public func updateEmail(_ email: String, currentPassword: String? = nil) async throws(GatehouseError) -> User {
-        try await updateUser(["email": .string(email)], currentPassword: currentPassword)
+        try await updateUser(["email": .string(email)], currentPassword: currentPassword).user
     }
 
     /// Changes the signed-in user's password and stores the updated user. This session stays
@@ -84,7 +84,7 @@ extension GatehouseAuth {
     ///   ``GatehouseError/sessionInvalid``, or a network, storage or server error.
     @discardableResult
     public func updatePassword(_ newPassword: String, currentPassword: String? = nil) async throws(GatehouseError) -> User {
-        try await updateUser(["password": .string(newPassword)], currentPassword: currentPassword)
+        try await updateUser(["password": .string(newPassword)], currentPassword: currentPassword).user
     }
 
     /// Deletes the signed-in user's account with all its sessions, and clears the stored
@@ -143,19 +143,23 @@ extension GatehouseAuth {
         return revoked
     }
 
-    /// `updateUser` of the signed-in user with `fields`; stores and returns the updated user.
-    func updateUser(_ fields: [String: JSONValue], currentPassword: String?) async throws(GatehouseError) -> User {
+    /// `updateUser` of the signed-in user with `fields`; stores the updated user and returns it
+    /// with the answer's `authDataResponse` (the recovery codes after a TOTP enrolment or
+    /// regeneration, `null` otherwise).
+    func updateUser(_ fields: [String: JSONValue], currentPassword: String?) async throws(GatehouseError)
+        -> (user: User, authDataResponse: JSONValue?)
+    {
         let session = try requireSession()
         var input = userInput(session, currentPassword: currentPassword)
         input["fields"] = .object(fields)
         let data = try await authenticated(
-            "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields } } } "
+            "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields authDataResponse } } } "
                 + User.fragment,
             variables: ["input": .object(input)], as: session)
         guard let json = data["updateUser"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
         let user = try User(json: json)
         try keep(user, of: session)
-        return user
+        return (user, json["authDataResponse"])
     }
 
     /// The `id` and `currentPassword` of an `updateUser` or `deleteUser` input for the session's user.

@@ -45,14 +45,19 @@ extension GatehouseAuth {
     /// session. The first log-in with a provider account creates a user; it is never joined
     /// to an existing account by a matching email.
     ///
+    /// - Parameter totpCode: the TOTP or recovery code of a user with a second factor, who gets
+    ///   ``GatehouseError/secondFactorRequired`` without it (as with a password).
     /// - Throws: ``GatehouseError/unsupportedProvider``, ``GatehouseError/invalidProviderToken(provider:)``,
+    ///   ``GatehouseError/secondFactorRequired``, ``GatehouseError/invalidSecondFactorCode``,
     ///   ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
     @discardableResult
-    public func logIn(with provider: AuthProvider) async throws(GatehouseError) -> User {
+    public func logIn(with provider: AuthProvider, totpCode: String? = nil) async throws(GatehouseError) -> User {
+        var authData: [String: JSONValue] = [provider.name: try authData(provider)]
+        if let totpCode { authData["mfa"] = ["token": .string(totpCode)] }
         let data = try await transport.execute(
             "mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
                 + User.fragment,
-            variables: ["input": ["authData": .object([provider.name: try authData(provider)])]])
+            variables: ["input": ["authData": .object(authData)]])
         return try signIn(data["logInWith"]?["viewer"])
     }
 
@@ -64,7 +69,7 @@ extension GatehouseAuth {
     ///   ``GatehouseError/sessionInvalid``, or a network, storage or server error.
     @discardableResult
     public func link(_ provider: AuthProvider) async throws(GatehouseError) -> User {
-        try await updateUser(["authData": .object([provider.name: try authData(provider)])], currentPassword: nil)
+        try await updateUser(["authData": .object([provider.name: try authData(provider)])], currentPassword: nil).user
     }
 
     /// Unlinks the provider named `provider` (see ``AuthProvider/name``) from the signed-in
@@ -74,7 +79,7 @@ extension GatehouseAuth {
     ///   remain), ``GatehouseError/sessionInvalid``, or a network, storage or server error.
     @discardableResult
     public func unlink(provider: String) async throws(GatehouseError) -> User {
-        try await updateUser(["authData": .object([provider: .null])], currentPassword: nil)
+        try await updateUser(["authData": .object([provider: .null])], currentPassword: nil).user
     }
 
     /// The `authData.<name>` object of `provider`: its user id and token.
@@ -111,9 +116,7 @@ extension GatehouseAuth {
     static func subject(of token: String, provider: String) throws(GatehouseError) -> String {
         let parts = token.split(separator: ".", omittingEmptySubsequences: false)
         guard parts.count == 3 else { throw .invalidProviderToken(provider: provider) }
-        var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
-        base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
-        guard let payload = Data(base64Encoded: base64),
+        guard let payload = JSONValue.string(String(parts[1])).base64URLData,
             let claims = try? JSONDecoder().decode(JSONValue.self, from: payload),
             let subject = claims["sub"]?.string, !subject.isEmpty
         else { throw .invalidProviderToken(provider: provider) }

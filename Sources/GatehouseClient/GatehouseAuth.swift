@@ -99,15 +99,28 @@ public final class GatehouseAuth: Sendable {
 
     /// Logs in with a username or an email address and stores the new session.
     ///
+    /// For an account with TOTP, the first try without `totpCode` throws
+    /// ``GatehouseError/secondFactorRequired``: ask for the authenticator app's code (or a
+    /// recovery code, which works once) and call again with it.
+    ///
+    /// ```swift
+    /// do { try await auth.logIn(username: name, password: password) }
+    /// catch .secondFactorRequired { try await auth.logIn(username: name, password: password, totpCode: askForCode()) }
+    /// ```
+    ///
+    /// - Parameter totpCode: the current 6-digit code, or a recovery code (`abcde-12345`).
     /// - Throws: ``GatehouseError/invalidCredentials(message:)`` (also when the account is
-    ///   locked: see ``GatehouseError/isAccountLocked``), ``GatehouseError/rateLimited(retryAfter:)``,
+    ///   locked: see ``GatehouseError/isAccountLocked``), ``GatehouseError/secondFactorRequired``,
+    ///   ``GatehouseError/invalidSecondFactorCode``, ``GatehouseError/rateLimited(retryAfter:)``,
     ///   or a network, storage or server error.
     @discardableResult
-    public func logIn(username: String, password: String) async throws(GatehouseError) -> User {
+    public func logIn(username: String, password: String, totpCode: String? = nil) async throws(GatehouseError) -> User {
+        var input: [String: JSONValue] = ["username": .string(username), "password": .string(password)]
+        if let totpCode { input["authData"] = ["mfa": ["token": .string(totpCode)]] }
         let data = try await transport.execute(
             "mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
                 + User.fragment,
-            variables: ["input": ["username": .string(username), "password": .string(password)]])
+            variables: ["input": .object(input)])
         return try signIn(data["logIn"]?["viewer"])
     }
 

@@ -46,6 +46,22 @@ public enum GatehouseError: Error, Sendable, Hashable {
     /// 142: unlinking would leave the account without a way to log in (no password and no
     /// other provider); set a password or link another provider first.
     case lastLogInMethod
+    /// -1 `Missing additional authData mfa`: the password was right and the account has a second
+    /// factor; ask for the authenticator app's code (or a recovery code) and log in again with it.
+    case secondFactorRequired
+    /// 141 `Invalid MFA token`: the code is wrong, out of its time window or used already, or the
+    /// recovery code is unknown or used up. Counts as a failed log-in on the server.
+    case invalidSecondFactorCode
+    /// 142 `Invalid MFA secret`: the TOTP secret is not base32 or shorter than 32 characters.
+    case invalidTOTPSecret
+    /// 206 `Second factor enrolment required.`: the server requires a second factor and this
+    /// session was made without one; enrol TOTP or a passkey (or log out).
+    case secondFactorEnrollmentRequired
+    /// 101 `Invalid passkey.`: the server refused a passkey log-in (any check, or an expired or
+    /// used challenge: ask for new options), or the passkey is disabled as possibly cloned.
+    case invalidPasskey
+    /// 142 `Invalid passkey registration.`: the server refused the new credential.
+    case invalidPasskeyRegistration
     /// 155: too many attempts; `retryAfter` is the server's `Retry-After` in seconds, when sent.
     case rateLimited(retryAfter: Int?)
     /// HTTP 403 `{"error":"unauthorized"}`: the application id is missing or wrong.
@@ -67,6 +83,12 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 101 where message.hasPrefix(Self.invalidAuthDataPrefix) && message.hasSuffix("."):
             self = .invalidProviderToken(provider: String(message.dropFirst(Self.invalidAuthDataPrefix.count).dropLast()))
         case 208 where message == "this auth is already used": self = .providerAlreadyLinked
+        case -1 where message == "Missing additional authData mfa": self = .secondFactorRequired
+        case 141 where message == "Invalid MFA token": self = .invalidSecondFactorCode
+        case 142 where message == "Invalid MFA secret": self = .invalidTOTPSecret
+        case 142 where message == "Invalid passkey registration.": self = .invalidPasskeyRegistration
+        case 101 where message == "Invalid passkey.": self = .invalidPasskey
+        case 206 where message == "Second factor enrolment required.": self = .secondFactorEnrollmentRequired
         case 142 where message == "The last way to log in cannot be removed.": self = .lastLogInMethod
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142 where message == "Password is too common.": self = .commonPassword
@@ -92,14 +114,15 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod: 142
-        case .invalidCredentials, .invalidProviderToken: 101
+        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .invalidTOTPSecret, .invalidPasskeyRegistration: 142
+        case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
+        case .invalidSecondFactorCode: 141
         case .unsupportedProvider: 252
         case .providerAlreadyLinked: 208
         case .sessionInvalid: 209
         case .rateLimited: 155
-        case .recentLoginRequired: 206
-        case .invalidLink, .linkExpired: -1
+        case .recentLoginRequired, .secondFactorEnrollmentRequired: 206
+        case .invalidLink, .linkExpired, .secondFactorRequired: -1
         case .emailNotVerified: 205
         case .server(let code, _): code
         case .unauthorized, .network, .storage, .noEmail: nil
@@ -144,6 +167,14 @@ extension GatehouseError: LocalizedError {
             return "The sign-in with \(provider) was not accepted. Sign in with \(provider) again."
         case .providerAlreadyLinked: return "That account is already linked to another user."
         case .lastLogInMethod: return "This is your last way to log in. Set a password or link another account first."
+        case .secondFactorRequired: return "Enter the code from your authenticator app, or one of your recovery codes."
+        case .invalidSecondFactorCode:
+            return "That code is wrong or was used already. Enter the current code from your authenticator app, or an unused recovery code."
+        case .invalidTOTPSecret: return "The authenticator app's secret is not valid. Start the setup again."
+        case .secondFactorEnrollmentRequired:
+            return "This account needs a second factor. Set up an authenticator app or a passkey to continue."
+        case .invalidPasskey: return "The passkey was not accepted. Try again, or log in another way."
+        case .invalidPasskeyRegistration: return "The passkey could not be added. Try again."
         case .unauthorized: return "The server did not accept this app's application id."
         case .network(let detail): return "Cannot reach the server (\(detail)). Check the address and your connection."
         case .storage(let detail): return "The session could not be saved or read on this device (\(detail))."

@@ -19,11 +19,15 @@ public struct Session: Sendable, Hashable {
     public var userAgent: String?
     /// Whether this is the session of this ``GatehouseAuth``.
     public var isCurrent: Bool
+    /// How the session was made (`createdWith.factors`): `["password"]`, `["password", "totp"]`,
+    /// `["passkey"]`, …; empty when the server does not say. Removing TOTP needs a session made
+    /// with a second factor (`totp` or `passkey`).
+    public var factors: [String]
 
     /// Creates a session value (the SDK builds these from server responses).
     public init(
         id: String, objectId: String, createdAt: Date, lastUsedAt: Date, expiresAt: Date, installationId: String?,
-        userAgent: String?, isCurrent: Bool
+        userAgent: String?, isCurrent: Bool, factors: [String] = []
     ) {
         self.id = id
         self.objectId = objectId
@@ -33,11 +37,12 @@ public struct Session: Sendable, Hashable {
         self.installationId = installationId
         self.userAgent = userAgent
         self.isCurrent = isCurrent
+        self.factors = factors
     }
 
     /// The fields the SDK asks for, as a GraphQL fragment on `Session`.
     static let fragment =
-        "fragment SessionFields on Session { id objectId createdAt lastUsedAt expiresAt installationId userAgent current }"
+        "fragment SessionFields on Session { id objectId createdAt lastUsedAt expiresAt installationId userAgent current createdWith }"
 
     /// Reads a session from the JSON of a `SessionFields` selection.
     init(json: JSONValue) throws(GatehouseError) {
@@ -48,7 +53,8 @@ public struct Session: Sendable, Hashable {
         else { throw .server(code: nil, message: "The server's session object is incomplete.") }
         self.init(
             id: id, objectId: objectId, createdAt: createdAt, lastUsedAt: lastUsedAt, expiresAt: expiresAt,
-            installationId: json["installationId"]?.string, userAgent: json["userAgent"]?.string, isCurrent: isCurrent)
+            installationId: json["installationId"]?.string, userAgent: json["userAgent"]?.string, isCurrent: isCurrent,
+            factors: json["createdWith"]?["factors"]?.array?.compactMap(\.string) ?? [])
     }
 }
 

@@ -8,7 +8,7 @@ let usage = """
 
     commands:
       register USERNAME PASSWORD [EMAIL]   create an account and log in
-      login USERNAME|EMAIL PASSWORD        log in
+      login USERNAME|EMAIL PASSWORD        log in (asks for the authenticator app's code if the account has one)
       guest                                log in as this installation's guest (anonymous user)
       link PROVIDER ID-TOKEN               link a provider to your account (apple, google or a
                                            configured OpenID Connect provider) with its ID token
@@ -25,10 +25,14 @@ let usage = """
       devices revoke ID                    sign out one device
       devices revoke-others                sign out every other device
       delete                               delete your account (asks to confirm, and for the password)
+      totp-enroll                          set up an authenticator app: prints its otpauth:// URI, asks for
+                                           its code, prints the recovery codes
+      totp-disable                         turn the authenticator app off (needs a log-in made with a code)
       (none)                               an interactive prompt
 
     The server defaults to $GATEHOUSE_SERVER or http://127.0.0.1:1337/graphql; the session
-    directory to $GATEHOUSE_DEMO_DIR or the SDK's default for the server.
+    directory to $GATEHOUSE_DEMO_DIR or the SDK's default for the server; the issuer an
+    authenticator app shows to $GATEHOUSE_APP_NAME or Gatehouse.
     """
 
 func fail(_ message: String, code: Int32 = 1) -> Never {
@@ -109,6 +113,56 @@ func provider(_ name: String, token: String) -> AuthProvider {
     case "google": .google(idToken: token)
     default: .oidc(provider: name, idToken: token)
     }
+}
+
+/// Logs in; asks for the authenticator app's code when the account has a second factor.
+func logIn(_ username: String, _ password: String) async throws(GatehouseError) -> User {
+    do {
+        return try await auth.logIn(username: username, password: password)
+    } catch .secondFactorRequired {
+        guard let code = ask("Code from your authenticator app (or a recovery code): ") else { throw .secondFactorRequired }
+        return try await auth.logIn(username: username, password: password, totpCode: code.trimmingCharacters(in: .whitespaces))
+    }
+}
+
+/// Sets up an authenticator app: shows the `otpauth://` URI (what a QR code would hold), asks
+/// for the app's code and prints the recovery codes; returns whether it did.
+func enrollTOTP(_ user: User) async throws(GatehouseError) -> Bool {
+    let secret = GatehouseAuth.newTOTPSecret()
+    let issuer = ProcessInfo.processInfo.environment["GATEHOUSE_APP_NAME"] ?? "Gatehouse"
+    print("Add this to your authenticator app (scan it as a QR code, or type the secret):")
+    print(GatehouseAuth.totpURI(secret: secret, issuer: issuer, username: user.username ?? user.objectId))
+    print("Secret: \(secret)")
+    guard let code = ask("Code the app shows: ")?.trimmingCharacters(in: .whitespaces) else { return false }
+    let codes: [String]
+    do {
+        codes = try await auth.enrollTOTP(secret: secret, code: code)
+    } catch .recentLoginRequired {
+        print(describe(.recentLoginRequired))
+        guard let password = askSecret("Current password: ") else { return false }
+        codes = try await auth.enrollTOTP(secret: secret, code: code, currentPassword: password)
+    }
+    print("Authenticator app set up. Recovery codes (each works once in place of a code; keep them safe, they are not shown again):")
+    for code in codes { print("  \(code)") }
+    return true
+}
+
+/// Turns the authenticator app off; asks for the password when the log-in is old. Returns whether it did.
+func disableTOTP() async throws(GatehouseError) -> Bool {
+    do {
+        try await auth.disableTOTP()
+    } catch .recentLoginRequired {
+        let factors = try await auth.sessions().first(where: \.isCurrent)?.factors ?? []
+        guard factors.contains("totp") || factors.contains("passkey") else {
+            print("Turning it off needs a log-in made with a code: log out, then log in with your authenticator app's code.")
+            return false
+        }
+        print(describe(.recentLoginRequired))
+        guard let password = askSecret("Current password: ") else { return false }
+        try await auth.disableTOTP(currentPassword: password)
+    }
+    print("Authenticator app turned off.")
+    return true
 }
 
 /// Sends the password reset mail.
@@ -209,7 +263,7 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
             let user = try await auth.signUp(username: rest[0], password: rest[1], email: rest.count == 3 ? rest[2] : nil)
             print(welcome(user))
         case ("login", 2):
-            print(welcome(try await auth.logIn(username: rest[0], password: rest[1])))
+            print(welcome(try await logIn(rest[0], rest[1])))
         case ("guest", 0):
             let user = try await auth.logIn(with: .anonymous)
             print("Welcome guest \(user.username ?? user.objectId)")
@@ -262,6 +316,12 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
         case ("delete", 0):
             guard let user = signedInUser() else { return 1 }
             return try await deleteAccount(user) ? 0 : 1
+        case ("totp-enroll", 0):
+            guard let user = signedInUser() else { return 1 }
+            return try await enrollTOTP(user) ? 0 : 1
+        case ("totp-disable", 0):
+            guard signedInUser() != nil else { return 1 }
+            return try await disableTOTP() ? 0 : 1
         default:
             FileHandle.standardError.write(Data("\(usage)\n".utf8))
             return 2
@@ -342,7 +402,7 @@ func interactive() async -> Int32 {
                 await attempt { try await auth.signUp(username: username, password: password, email: email.isEmpty ? nil : email) }
             case "2", "login":
                 guard let username = ask("Username or email: "), let password = askSecret("Password: ") else { return 0 }
-                await attempt { try await auth.logIn(username: username, password: password) }
+                await attempt { _ = try await logIn(username, password) }
             case "3", "forgot":
                 guard let email = ask("Email: ") else { return 0 }
                 await attempt { try await forgot(email) }

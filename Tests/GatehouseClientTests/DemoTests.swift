@@ -27,6 +27,21 @@ struct DemoTests {
         return found
     }
 
+    /// Starts the demo on `server` with `arguments`; its process and its output, error and input pipes.
+    func launch(_ arguments: [String], server: InProcessServer, sessionDirectory: URL) throws
+        -> (process: Process, output: Pipe, error: Pipe, input: Pipe)
+    {
+        let process = Process()
+        process.executableURL = try Self.demoBinary()
+        process.arguments = ["--server", server.server.endpoint, "--session-dir", sessionDirectory.path] + arguments
+        let output = Pipe(), error = Pipe(), input = Pipe()
+        process.standardOutput = output
+        process.standardError = error
+        process.standardInput = input
+        try process.run()
+        return (process, output, error, input)
+    }
+
     /// Runs the demo with `input` on its standard input. `more`, when given, is then asked until
     /// it returns further input (such as a link mailed by what the first input did), which is
     /// written too before the input ends.
@@ -34,14 +49,7 @@ struct DemoTests {
         _ arguments: [String], server: InProcessServer, sessionDirectory: URL, input: String? = nil,
         more: (() throws -> String?)? = nil
     ) throws -> Run {
-        let process = Process()
-        process.executableURL = try Self.demoBinary()
-        process.arguments = ["--server", server.server.endpoint, "--session-dir", sessionDirectory.path] + arguments
-        let output = Pipe(), error = Pipe(), stdin = Pipe()
-        process.standardOutput = output
-        process.standardError = error
-        process.standardInput = stdin
-        try process.run()
+        let (process, output, error, stdin) = try launch(arguments, server: server, sessionDirectory: sessionDirectory)
         if let input { stdin.fileHandleForWriting.write(Data(input.utf8)) }
         if let more {
             var next: String? = nil

@@ -1,8 +1,10 @@
 import Foundation
 
-/// A JSON value: what the SDK sends as GraphQL variables and reads from responses.
+/// A JSON value: what the SDK sends as GraphQL variables and reads from responses, and the
+/// WebAuthn options and credentials of the passkey calls. `Codable`, so `JSONEncoder` and
+/// `JSONDecoder` turn it into and from `Data` (e.g. for a web view's `navigator.credentials`).
 /// (The client's own small type: the SDK does not depend on the server's GraphQL engine.)
-enum JSONValue: Sendable, Hashable, Codable {
+public enum JSONValue: Sendable, Hashable, Codable {
     case null
     case bool(Bool)
     case number(Double)
@@ -10,7 +12,7 @@ enum JSONValue: Sendable, Hashable, Codable {
     case array([JSONValue])
     case object([String: JSONValue])
 
-    init(from decoder: any Decoder) throws {
+    public init(from decoder: any Decoder) throws {
         let container = try decoder.singleValueContainer()
         if container.decodeNil() {
             self = .null
@@ -27,7 +29,7 @@ enum JSONValue: Sendable, Hashable, Codable {
         }
     }
 
-    func encode(to encoder: any Encoder) throws {
+    public func encode(to encoder: any Encoder) throws {
         var container = encoder.singleValueContainer()
         switch self {
         case .null: try container.encodeNil()
@@ -40,24 +42,27 @@ enum JSONValue: Sendable, Hashable, Codable {
     }
 
     /// The member `key` of an object; `nil` for other values or a missing key.
-    subscript(key: String) -> JSONValue? {
+    public subscript(key: String) -> JSONValue? {
         if case .object(let object) = self { return object[key] }
         return nil
     }
 
-    var string: String? { if case .string(let value) = self { value } else { nil } }
-    var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
-    var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
+    /// The string, for a string value.
+    public var string: String? { if case .string(let value) = self { value } else { nil } }
+    /// The boolean, for a boolean value.
+    public var bool: Bool? { if case .bool(let value) = self { value } else { nil } }
+    /// The elements, for an array value.
+    public var array: [JSONValue]? { if case .array(let value) = self { value } else { nil } }
     /// A number that is an exact integer (error codes).
-    var int: Int? {
+    public var int: Int? {
         if case .number(let value) = self, value.rounded() == value, abs(value) < 1e15 { return Int(value) }
         return nil
     }
 }
 
 extension JSONValue: ExpressibleByStringLiteral, ExpressibleByDictionaryLiteral {
-    init(stringLiteral value: String) { self = .string(value) }
-    init(dictionaryLiteral elements: (String, JSONValue)...) {
+    public init(stringLiteral value: String) { self = .string(value) }
+    public init(dictionaryLiteral elements: (String, JSONValue)...) {
         self = .object(Dictionary(elements, uniquingKeysWith: { $1 }))
     }
 }
