@@ -4,6 +4,7 @@ import GraphQL
 import JSON
 import Postgres
 import Synchronization
+import TestSupport
 import Testing
 import WebAuthn
 import WebAuthnTestSupport
@@ -69,6 +70,20 @@ import WebAuthnTestSupport
 
     static func logIn(_ h: Harness, _ assertion: JSON, address: String = "192.0.2.1") -> ExecutionResult {
         h.graphql(logIn, variables: ["input": ["credential": assertion, "clientMutationId": "l"]], address: address)
+    }
+
+    /// A passkey logs its owner in past a password lockout and leaves the lockout in place: the
+    /// lockout counts password guesses, which a passkey does not end.
+    @Test func aPasskeyLogsInPastAPasswordLockoutAndLeavesIt() throws {
+        let h = try Harness(configuration: LogInLimitTests.configuration(
+            perAccount: 0, lockout: LockoutPolicy(threshold: 3, durationMinutes: 5)))
+        let alice = try Self.user(h, "alice")
+        var credential = try Self.registered(h, token: alice.token)
+        for _ in 0..<3 { #expect(LogInLimitTests.outcome(h.logIn("alice", "wrong")) == 101) }
+        #expect(try eventually { try h.count("SELECT count(*) FROM users WHERE lockout_until IS NOT NULL") == 1 })
+        let result = Self.logIn(h, try Self.authenticator.assert(options: try Self.loginOptions(h, username: "alice"), credential: &credential))
+        #expect(result.data?["logInWithPasskey"]?["viewer"]?["user"]?["objectId"]?.stringValue == alice.id, "\(result.json)")
+        #expect(onlyError(h.logIn("alice", Harness.password))?.message == LogInLimitTests.lockedMessage)
     }
 
     @Test func registerListAndLogIn() throws {

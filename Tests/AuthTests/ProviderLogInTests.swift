@@ -122,6 +122,15 @@ import Testing
         #expect(h.graphql(Self.viewer, token: guest.token).errors.isEmpty)
     }
 
+    /// A provider log-in leaves the account's password lockout and failed count as they are.
+    @Test func aProviderLogInLeavesThePasswordLockout() throws {
+        let h = try Harness()
+        let guest = try Self.guest(h, "device-1")
+        _ = try h.rows("UPDATE users SET failed_login_count = 2, lockout_until = now() + interval '5 minutes'")
+        #expect(try Self.guest(h, "device-1").id == guest.id)
+        #expect(try h.count("SELECT count(*)::int FROM users WHERE failed_login_count = 2 AND lockout_until > now()") == 1)
+    }
+
     @Test func anonymousCountsAgainstTheAddressLimit() throws {
         let h = try Harness(configuration: AbuseLimitTests.configuration(perAddress: 2, perAccount: 0))
         #expect(Self.logInWith(h, ["anonymous": ["id": "a"]]).errors.isEmpty)

@@ -102,11 +102,12 @@ extension AuthService {
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description) }
         let time = timestamp()
-        let taken = try database { () throws in
-            try passkeyStore.takeChallenge(digest: SHA256.digest(response.clientData.challenge), purpose: .authentication, now: time)
+        let found = try database { () throws in
+            try passkeyStore.takeLogInChallenge(
+                digest: SHA256.digest(response.clientData.challenge), credentialId: response.credentialId, now: time)
         }
-        guard case .some(let namedUser) = taken else { throw refuse("the challenge was not given out, was used, or expired") }
-        guard let stored = try database({ () throws in try passkeyStore.passkey(credentialId: response.credentialId) }), !stored.disabled else {
+        guard case .some(let namedUser) = found.challengeUser else { throw refuse("the challenge was not given out, was used, or expired") }
+        guard let stored = found.passkey, let user = found.user, !stored.disabled else {
             throw refuse("no such passkey, or it is disabled")
         }
         if let namedUser, namedUser != stored.userId { throw refuse("the passkey is not the named user's") }
@@ -128,11 +129,11 @@ extension AuthService {
             try passkeyStore.recordUse(objectId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, now: time)
         }
         guard recorded else { throw refuse("a concurrent log-in with the passkey changed its counter first") }
-        guard let user = try database({ () throws in try accounts.user(objectId: stored.userId) })?.0 else {
-            throw refuse("the passkey's user is gone")
-        }
         let (token, session) = newSession(action: "login", authProvider: "passkey", request: request, now: time)
-        try database { () throws in try store.completeLogIn(userId: user.objectId, rehash: nil, session: session, now: time) }
+        // A passkey leaves failed password log-ins and lockout as they are (they count password guesses).
+        try database { () throws in
+            try store.completeLogIn(userId: user.objectId, rehash: nil, keepLockout: true, session: session, now: time)
+        }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 

@@ -26,21 +26,28 @@ struct PasskeyStore: Sendable {
 
     private static let columns: StaticString =
         "object_id, user_id, credential_id, public_key, sign_count, name, created_at, last_used_at, disabled_at IS NOT NULL"
+    /// ``columns`` of `passkeys p`.
+    private static let prefixedColumns: StaticString = """
+        p.object_id, p.user_id, p.credential_id, p.public_key, p.sign_count, p.name, p.created_at, p.last_used_at,
+        p.disabled_at IS NOT NULL
+        """
 
-    private static func passkey(_ row: PostgresRow) throws(PostgresError) -> StoredPasskey {
+    /// Decodes ``columns`` starting at `column`.
+    private static func passkey(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> StoredPasskey {
         StoredPasskey(
             passkey: Passkey(
-                objectId: try row.decode(String.self, at: 0), name: try row.decode(String.self, at: 5),
-                createdAt: try row.decode(Date.self, at: 6), lastUsedAt: try row.decode(Date?.self, at: 7)),
-            userId: try row.decode(String.self, at: 1), credentialId: try row.decode([UInt8].self, at: 2),
-            publicKey: try row.decode([UInt8].self, at: 3), signCount: UInt32(clamping: try row.decode(Int64.self, at: 4)),
-            disabled: try row.decode(Bool.self, at: 8))
+                objectId: try row.decode(String.self, at: column), name: try row.decode(String.self, at: column + 5),
+                createdAt: try row.decode(Date.self, at: column + 6), lastUsedAt: try row.decode(Date?.self, at: column + 7)),
+            userId: try row.decode(String.self, at: column + 1), credentialId: try row.decode([UInt8].self, at: column + 2),
+            publicKey: try row.decode([UInt8].self, at: column + 3),
+            signCount: UInt32(clamping: try row.decode(Int64.self, at: column + 4)),
+            disabled: try row.decode(Bool.self, at: column + 8))
     }
 
     /// Stores a challenge's digest until `expiresAt`, and deletes some expired ones (challenges
     /// given out and never answered would otherwise stay).
     func insertChallenge(digest: [UInt8], userId: String?, purpose: Purpose, expiresAt: Date, now: Date) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.execute("""
                 DELETE FROM webauthn_challenges WHERE digest IN
                     (SELECT digest FROM webauthn_challenges WHERE expires_at <= \(now) LIMIT 100)
@@ -56,7 +63,7 @@ struct PasskeyStore: Sendable {
     /// given to (`.some(nil)`: none named), or nil when there is no such challenge. Of two
     /// concurrent takes of one challenge, exactly one finds it.
     func takeChallenge(digest: [UInt8], purpose: Purpose, now: Date) throws -> String?? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.queryFirst("""
                 DELETE FROM webauthn_challenges
                 WHERE digest = \(digest) AND purpose = \(purpose.rawValue) AND expires_at > \(now)
@@ -65,9 +72,41 @@ struct PasskeyStore: Sendable {
         }
     }
 
+    /// What a log-in's first statement found: whether its challenge was taken and for whom, and
+    /// the passkey of its credential id with its user.
+    struct LogInLookup {
+        /// The user the challenge was given to (`.some(nil)`: none named); nil when the challenge
+        /// was not given out, was used or expired.
+        var challengeUser: String??
+        var passkey: StoredPasskey?
+        var user: User?
+    }
+
+    /// Takes (deletes) the unexpired log-in challenge with this digest (of two concurrent takes
+    /// of one challenge, exactly one finds it) and, in the same statement, reads the passkey with
+    /// `credentialId` and its user: a passkey log-in's one round trip before the signature check.
+    func takeLogInChallenge(digest: [UInt8], credentialId: [UInt8], now: Date) throws -> LogInLookup {
+        try pool.withConnection(retry: .never) { connection in
+            guard let row = try connection.queryFirst("""
+                WITH taken AS (
+                    DELETE FROM webauthn_challenges
+                    WHERE digest = \(digest) AND purpose = \(Purpose.authentication.rawValue) AND expires_at > \(now)
+                    RETURNING user_id)
+                SELECT t.taken, t.user_id, \(sql: Self.prefixedColumns), \(sql: UserStore.userColumns)
+                FROM (SELECT count(*) > 0 AS taken, max(user_id) AS user_id FROM taken) t
+                LEFT JOIN passkeys p ON p.credential_id = \(credentialId)
+                LEFT JOIN users u ON u.object_id = p.user_id
+                """) else { return LogInLookup() }
+            let found = try row.decode(String?.self, at: 11) != nil
+            return LogInLookup(
+                challengeUser: try row.decode(Bool.self, at: 0) ? .some(try row.decode(String?.self, at: 1)) : nil,
+                passkey: found ? try Self.passkey(row, from: 2) : nil, user: found ? try UserStore.user(row, from: 11) : nil)
+        }
+    }
+
     /// The user whose username or email is `name` (ignoring case), if any.
     func user(logInName name: String) throws -> User? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
                 FROM users u WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name)) LIMIT 1
@@ -77,7 +116,7 @@ struct PasskeyStore: Sendable {
 
     /// The user's passkeys, oldest first.
     func passkeys(userId: String) throws -> [StoredPasskey] {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.query(
                 "SELECT \(sql: Self.columns) FROM passkeys WHERE user_id = \(userId) ORDER BY created_at, object_id"
             ).map { try Self.passkey($0) }
@@ -86,7 +125,7 @@ struct PasskeyStore: Sendable {
 
     /// The passkey with this credential id, if any.
     func passkey(credentialId: [UInt8]) throws -> StoredPasskey? {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("SELECT \(sql: Self.columns) FROM passkeys WHERE credential_id = \(credentialId)")
                 .map { try Self.passkey($0) }
         }
@@ -95,7 +134,7 @@ struct PasskeyStore: Sendable {
     /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
     func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
         do {
-            try pool.withConnection { connection in
+            try pool.withConnection(retry: .never) { connection in
                 try connection.execute("""
                     INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
                     VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
@@ -111,7 +150,7 @@ struct PasskeyStore: Sendable {
     /// still `previous` and the passkey is not disabled (compare-and-set: of two concurrent
     /// log-ins with one counter value, one wins). Whether it was recorded.
     func recordUse(objectId: String, previous: UInt32, signCount: UInt32, now: Date) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.execute("""
                 UPDATE passkeys SET sign_count = \(Int64(signCount)), last_used_at = \(now)
                 WHERE object_id = \(objectId) AND sign_count = \(Int64(previous)) AND disabled_at IS NULL
@@ -121,7 +160,7 @@ struct PasskeyStore: Sendable {
 
     /// Disables the passkey (its counter suggests a cloned authenticator).
     func disable(objectId: String, now: Date) throws {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             _ = try connection.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(objectId) AND disabled_at IS NULL")
         }
     }
@@ -129,7 +168,7 @@ struct PasskeyStore: Sendable {
     /// Removes the user's passkey; whether there was one. ``AccountStore/LastWayToLogIn`` (and
     /// nothing removed) when the user would be left with no way to log in.
     func remove(objectId: String, userId: String) throws -> Bool {
-        try pool.withConnection { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 // Serialise with other removals of this user's ways to log in.
                 _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")

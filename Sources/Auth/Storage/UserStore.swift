@@ -47,6 +47,9 @@ struct UserStore: Sendable {
         return names.count == array.count && !names.isEmpty ? names : nil
     }
 
+    /// The public user columns of `u`, in the order ``user(_:from:)`` decodes them.
+    static let userColumns: StaticString = "u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at"
+
     /// Decodes the public user columns, selected in this order:
     /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at`.
     static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
@@ -95,7 +98,7 @@ struct UserStore: Sendable {
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
                             \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
                     """)
-                if let session { try insertSession(session, userId: user.objectId, now: user.createdAt, in: tx) }
+                if let session { try insertSession(session, userId: user.objectId, now: user.createdAt, on: tx) }
                 try also(tx)
             }
         }
@@ -173,10 +176,15 @@ struct UserStore: Sendable {
     }
 
     /// After a good password: store a rehash if any, clear failed attempts and lockout (unless
-    /// `keepLockout`: the owner let in past a lockout leaves it for everyone else), and create
-    /// the session, replacing the user's sessions with the same installation id.
+    /// `keepLockout`: the owner let in past a lockout, or a log-in without a password, leaves it
+    /// for everyone else), and create the session, replacing the user's sessions with the same
+    /// installation id.
     func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
         try pool.withConnection(retry: .never) { connection in
+            // Nothing to update and no installation's session to replace: the insert alone.
+            if rehash == nil, keepLockout, session.session.installationId == nil {
+                return try insertSession(session, userId: userId, now: now, on: connection)
+            }
             try connection.transaction { tx in
                 if session.session.installationId != nil {
                     // Serialise this user's log-ins: a concurrent one's new session must be
@@ -199,7 +207,7 @@ struct UserStore: Sendable {
                 if let installationId = session.session.installationId {
                     try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
                 }
-                try insertSession(session, userId: userId, now: now, in: tx)
+                try insertSession(session, userId: userId, now: now, on: tx)
             }
         }
     }
@@ -215,7 +223,7 @@ struct UserStore: Sendable {
 
     /// Inserts the session and, when it has an installation id, remembers that installation
     /// for the user until the session ends (the owner's exemption from the log-in limits).
-    func insertSession(_ new: NewSession, userId: String, now: Date, in tx: Transaction) throws {
+    func insertSession(_ new: NewSession, userId: String, now: Date, on tx: some PostgresQueryable) throws {
         let session = new.session
         let createdWith = Self.createdWith(session)
         try tx.execute("""
