@@ -2,7 +2,8 @@
 # logInWithPasskey beside viewer and logIn, in interleaved rounds, and the cost of a TOTP check.
 # Passkeys: PasskeyBench registers users with a software authenticator's P-256 passkey and signs
 # one assertion per request ahead (each over its own single-use challenge); wrk sends each once.
-# No argon2 hash is involved; the target is at least half the cached viewer rate.
+# No argon2 hash is involved; the target is at least half the cached viewer rate. Beside them,
+# the database's own ceiling for making sessions (session_insert_ceiling in lib.sh).
 #   bench/passkey.sh [rounds (3)] [seconds per run (8)]   PASSKEY_USERS (50)  BODIES (per run; 40000)
 #   RESULTS=1  writes "## Passkeys and TOTP (issue 19)" in bench/RESULTS.md.
 source "$(dirname "$0")/lib.sh"
@@ -29,12 +30,13 @@ for r in $(seq "$ROUNDS"); do
     run_wrk_cpu "$OUT/viewer" 64 2 "$D" viewer.lua "$SERVER_URL"
     BENCH_BODIES="$DIR/bodies.$r" run_wrk_cpu "$OUT/passkey" 64 2 "$D" passkey.lua "$SERVER_URL"
     run_wrk_cpu "$OUT/login" 8 8 "$D" login.lua "$SERVER_URL"
+    c="$(session_insert_ceiling "$DIR" "$D")"
     v="$(wrk_rps "$OUT/viewer")" p="$(wrk_rps "$OUT/passkey")" l="$(wrk_rps "$OUT/login")"
     sent="$(wrk_field "$OUT/passkey" requests)"
     [ "${sent:-0}" -le "$B" ] || log "round $r sent $sent logInWithPasskey requests, more than the $B bodies: raise BODIES"
     e=0; for f in viewer passkey login; do e=$((e + $(wrk_errors "$OUT/$f"))); done
-    echo "$v $p $l $e $(cpu_per_request "$OUT/passkey" server) $(cpu_per_request "$OUT/passkey" database) $(cpu_per_request "$OUT/viewer" server)" >>"$OUT/rounds"
-    log "round $r: viewer $v req/s; logInWithPasskey $p ($(ratio "$p" "$v")); logIn $l; errors $e"
+    echo "$v $p $l $e $(cpu_per_request "$OUT/passkey" server) $(cpu_per_request "$OUT/passkey" database) $(cpu_per_request "$OUT/viewer" server) ${c:-0}" >>"$OUT/rounds"
+    log "round $r: viewer $v req/s; logInWithPasskey $p ($(ratio "$p" "$v")); logIn $l; session INSERTs alone (pgbench) $c/s ($(ratio "$c" "$v")); errors $e"
     for f in viewer passkey login; do
         log "  $f: CPU per request: server $(cpu_per_request "$OUT/$f" server) µs, database $(cpu_per_request "$OUT/$f" database) µs"
     done
@@ -47,11 +49,12 @@ import statistics, sys
 rows = [list(map(float, l.split())) for l in open(sys.argv[1]) if l.strip()]
 med = lambda i: statistics.median(r[i] for r in rows)
 ratio = statistics.median(r[1] / r[0] for r in rows)
-print(f"{med(0):.0f} {med(1):.0f} {ratio:.2f} {med(2):.1f} {int(sum(r[3] for r in rows))} {med(4):.0f} {med(5):.0f} {med(6):.0f} {len(rows)}")
+ceiling = statistics.median(r[7] / r[0] for r in rows)
+print(f"{med(0):.0f} {med(1):.0f} {ratio:.2f} {med(2):.1f} {int(sum(r[3] for r in rows))} {med(4):.0f} {med(5):.0f} {med(6):.0f} {len(rows)} {med(7):.0f} {ceiling:.2f}")
 PY
 )"
-read -r V P RP L E PS PD VS R <<<"$SUMMARY"
-echo "median of $R rounds: viewer $V req/s; logInWithPasskey $P ($RP of viewer); logIn $L; errors $E; passkey CPU per request: server $PS µs, database $PD µs (viewer: server $VS µs); TOTP check: $TOTP (load $LOAD)"
+read -r V P RP L E PS PD VS R C RC <<<"$SUMMARY"
+echo "median of $R rounds: viewer $V req/s; logInWithPasskey $P ($RP of viewer); logIn $L; session INSERTs alone $C/s ($RC); errors $E; passkey CPU per request: server $PS µs, database $PD µs (viewer: server $VS µs); TOTP check: $TOTP (load $LOAD)"
 if [ "${RESULTS:-0}" = 1 ]; then
     {
         echo
@@ -62,9 +65,9 @@ if [ "${RESULTS:-0}" = 1 ]; then
         echo "connections for viewer and logInWithPasskey, 8 for logIn (interactive hash cost); medians of $R interleaved"
         echo "rounds of ${D} s; load $LOAD. CPU per request from /proc (server process; its PostgreSQL's processes)."
         echo
-        echo "| viewer (req/s) | logInWithPasskey | ÷ viewer | logIn | errors | passkey CPU: server µs | database µs | viewer server µs |"
-        echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
-        echo "| $V | $P | **$RP** | $L | $E | $PS | $PD | $VS |"
+        echo "| viewer (req/s) | logInWithPasskey | ÷ viewer | logIn | session INSERTs alone (pgbench) | ÷ viewer | errors | passkey CPU: server µs | database µs | viewer server µs |"
+        echo "| ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: | ---: |"
+        echo "| $V | $P | **$RP** | $L | $C | $RC | $E | $PS | $PD | $VS |"
         echo
         echo "A TOTP check (\`TOTPBench\`: unseal the secret, verify a code over the ±1 step window; then one conditional UPDATE): $TOTP."
     } >>"$ROOT/bench/RESULTS.md"
