@@ -4,7 +4,8 @@ extension AppPage {
     /// The page draws it itself, so no image leaves or enters the page.
     static let qrCode = #"""
 // A QR code (ISO/IEC 18004) of `text` in byte mode at error correction level M, versions 1-10:
-// an array of rows of booleans (true: dark), without the quiet zone.
+// an array of rows of booleans (true: dark), without the quiet zone. Longer than 213 bytes of
+// UTF-8: a RangeError.
 function qrCode(text) {
   const data = Array.from(new TextEncoder().encode(text));
   // Error correction level M, versions 1-10: codewords per block, and number of blocks.
@@ -22,7 +23,7 @@ function qrCode(text) {
   const dataCodewords = (v) => rawCodewords(v) - EC_PER_BLOCK[v - 1] * BLOCKS[v - 1];
   let version = 1;
   while (4 + (version < 10 ? 8 : 16) + 8 * data.length > 8 * dataCodewords(version)) {
-    if (++version > 10) throw { text: "That is too long for a QR code." };
+    if (++version > 10) throw new RangeError("too long for a QR code of version 10");
   }
   const capacity = dataCodewords(version);
 

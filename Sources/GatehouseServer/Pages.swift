@@ -374,6 +374,7 @@ footer a { color: var(--muted); }
     <div id="totp-enrol" hidden>
       <p class="hint">Scan this QR code with your authenticator app, or enter the key by hand.</p>
       <canvas id="totp-qr" class="qr"></canvas>
+      <p id="totp-qr-too-long" class="hint" hidden>The link is too long for a QR code: enter the key in your app by hand.</p>
       <dl>
         <dt>Key</dt><dd><code id="totp-secret"></code></dd>
         <dt>Link</dt><dd><code id="totp-uri"></code></dd>
@@ -880,7 +881,10 @@ footer a { color: var(--muted); }
     const uri = `otpauth://totp/${issuer}:${encodeURIComponent(user.username || user.email || user.objectId)}?secret=${enrolSecret}&issuer=${issuer}`;
     $("totp-secret").textContent = enrolSecret.replace(/(.{4})(?=.)/g, "$1 ");
     $("totp-uri").textContent = uri;
-    drawQR($("totp-qr"), uri);
+    let drawn = true;
+    try { drawQR($("totp-qr"), uri); } catch (e) { drawn = false; }
+    $("totp-qr").hidden = !drawn;
+    $("totp-qr-too-long").hidden = drawn;
     $("totp-form").reset();
     showError("totp-error", null);
     $("totp-start").hidden = true;

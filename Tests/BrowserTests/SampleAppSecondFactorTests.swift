@@ -36,6 +36,11 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.text("#account-notice-text") == "The passkey Test laptop has been added. You can log in with it now.")
         #expect(try await browser.text("#passkey-list li .hint")?.hasSuffix("not used yet") == true)
         try await browser.screenshot("1-added")
+        // The authenticator already holds a passkey for this account (excludeCredentials).
+        try await browser.click("#passkey-add")
+        try await browser.waitForVisible("#passkey-error")
+        #expect(try await browser.text("#passkey-error") == "This device already has a passkey for this account.")
+        #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 1)
 
         // The start screen's button: no username, the authenticator offers its passkey for the site.
         try await browser.click("#account .to-home")
@@ -69,6 +74,83 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.text("#start-error") == "That passkey was not accepted. It may have been removed from your account.")
         try await browser.screenshot("3-removed-refused")
         #expect(try await browser.cspViolations() == [])
+    }
+
+    /// A browser without `PublicKeyCredential.parseCreationOptionsFromJSON`,
+    /// `parseRequestOptionsFromJSON` and `toJSON()`: the page converts the base64url fields itself.
+    @Test func passkeysWithoutTheBrowsersJSONConverters() async throws {
+        let server = try InProcessServer.onLocalhost()
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-passkey-converted")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "jay", email: "jay@example.com", password: "password11")
+        _ = try await browser.evaluate("""
+            (() => { PublicKeyCredential.parseCreationOptionsFromJSON = undefined;
+              PublicKeyCredential.parseRequestOptionsFromJSON = undefined; PublicKeyCredential.prototype.toJSON = undefined; })()
+            """)
+        try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.click("#passkey-add")
+        try await browser.waitFor("document.querySelectorAll('#passkey-list li').length === 1")
+        // Unnamed: the server names it.
+        #expect(try await browser.text("#passkey-list li strong")?.isEmpty == false)
+        try await browser.click("#account .to-home")
+        try await browser.click("#logout")
+        try await browser.click("#passkey-login")
+        try await browser.waitForVisible("#home")
+        try await browser.click("#logout")
+        try await browser.click("#go-login")
+        try await browser.type("jay", into: "#login-username")
+        try await browser.click("#passkey-login-named")
+        try await browser.waitForVisible("#home")
+        #expect(try await browser.evaluate(
+            "[PublicKeyCredential.parseCreationOptionsFromJSON, PublicKeyCredential.parseRequestOptionsFromJSON, PublicKeyCredential.prototype.toJSON].every(f => f === undefined)"
+        ) as? Bool == true)
+        #expect(try await browser.cspViolations() == [])
+    }
+
+    /// The page's QR encoder in every version it makes (1 to 10), UTF-8 included, read back by
+    /// zbarimg; longer texts are refused.
+    @Test func qrCodesOfEveryVersionReadBack() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-qr")
+        defer { browser.close() }
+        try await browser.open(server.origin + "/", until: Self.ready)
+        let alphabet = Array("abcXYZ0189:/?&=%-_. é한")
+        for (index, length) in [1, 17, 32, 53, 78, 106, 122, 152, 180, 206].enumerated() {
+            var text = ""
+            while text.utf8.count < length { text.append(alphabet[(text.count * 7 + index) % alphabet.count]) }
+            let version = try await browser.evaluate("""
+                (() => { const modules = qrCode(\(Self.quoted(text))), scale = 4, quiet = 4, side = (modules.length + 2 * quiet) * scale;
+                  document.getElementById('qr-test')?.remove();
+                  const canvas = document.createElement('canvas'); canvas.id = 'qr-test'; canvas.width = side; canvas.height = side;
+                  const context = canvas.getContext('2d'); context.fillStyle = '#fff'; context.fillRect(0, 0, side, side); context.fillStyle = '#000';
+                  modules.forEach((row, y) => row.forEach((dark, x) => { if (dark) context.fillRect((x + quiet) * scale, (y + quiet) * scale, scale, scale); }));
+                  document.body.prepend(canvas); return (modules.length - 17) / 4; })()
+                """) as? Int
+            #expect(version == index + 1, "\(text.utf8.count) bytes")
+            let image = try await browser.screenshot("v\(index + 1)", of: "#qr-test")
+            #expect(try Self.decodeQR(image) == text, "version \(index + 1)")
+        }
+        #expect(try await browser.evaluate("(() => { try { qrCode('x'.repeat(214)); return 'made'; } catch (e) { return e.name; } })()") as? String == "RangeError")
+    }
+
+    /// A link too long for a QR code (a long GATEHOUSE_APP_NAME): the key is shown to type in.
+    @Test func aLinkTooLongForAQRCodeShowsTheKeyOnly() async throws {
+        let server = try InProcessServer { $0.appName = String(repeating: "A very long app name ", count: 6) }
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-totp-long")
+        defer { browser.close() }
+        try await SampleAppAccountTests.register(browser, at: server.origin, "kim", email: "kim@example.com", password: "password11")
+        try await browser.click("#go-account")
+        try await browser.click("#totp-start")
+        try await browser.waitForVisible("#totp-qr-too-long")
+        #expect(try await browser.isVisible("#totp-qr") == false)
+        #expect(try await browser.text("#totp-secret")?.count == 39)
+        #expect(try await browser.text("#totp-uri")?.hasPrefix("otpauth://totp/A%20very%20long%20app%20name") == true)
+        try await browser.screenshot("1-key-only")
     }
 
     @Test func totpEnrolmentQRCodeAndLogInWithACodeOrARecoveryCode() async throws {
@@ -214,6 +296,11 @@ struct SampleAppSecondFactorTests {
         var candidate = 0
         while accepted.contains(String(format: "%06d", candidate)) { candidate += 1 }
         return String(format: "%06d", candidate)
+    }
+
+    private static func quoted(_ text: String) -> String {
+        let data = try! JSONSerialization.data(withJSONObject: [text])
+        return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
     }
 
     struct ZbarFailure: Error, CustomStringConvertible { let description: String }
