@@ -42,24 +42,11 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.text("#passkey-error") == "This device already has a passkey for this account.")
         #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 1)
 
-        // The start screen's button: no username, the authenticator offers its passkey for the site.
         try await browser.click("#account .to-home")
-        try await browser.click("#logout")
-        try await browser.click("#passkey-login")
-        try await browser.waitForVisible("#home")
+        try await logInWithThePasskey(browser, "ivy")
         #expect(try await browser.text("#home-username") == "ivy")
-        let token = try #require(try await browser.evaluate("JSON.parse(localStorage.getItem('gatehouse.session')).sessionToken") as? String)
-        let factors = try backdoor.graphQL("{ viewer { session { createdWith } } }", token: token)
-            .at("data", "viewer", "session", "createdWith", "factors")
-        #expect(factors?[0]?.stringValue == "passkey")
+        #expect(try await sessionFactors(browser, backdoor) == ["passkey"])
         try await browser.screenshot("2-logged-in")
-
-        // The log-in screen's button, with the username typed.
-        try await browser.click("#logout")
-        try await browser.click("#go-login")
-        try await browser.type("ivy", into: "#login-username")
-        try await browser.click("#passkey-login-named")
-        try await browser.waitForVisible("#home")
 
         // Removed on the account screen, the passkey no longer logs in.
         try await browser.click("#go-account")
@@ -96,14 +83,7 @@ struct SampleAppSecondFactorTests {
         // Unnamed: the server names it.
         #expect(try await browser.text("#passkey-list li strong")?.isEmpty == false)
         try await browser.click("#account .to-home")
-        try await browser.click("#logout")
-        try await browser.click("#passkey-login")
-        try await browser.waitForVisible("#home")
-        try await browser.click("#logout")
-        try await browser.click("#go-login")
-        try await browser.type("jay", into: "#login-username")
-        try await browser.click("#passkey-login-named")
-        try await browser.waitForVisible("#home")
+        try await logInWithThePasskey(browser, "jay")
         #expect(try await browser.evaluate(
             "[PublicKeyCredential.parseCreationOptionsFromJSON, PublicKeyCredential.parseRequestOptionsFromJSON, PublicKeyCredential.prototype.toJSON].every(f => f === undefined)"
         ) as? Bool == true)
@@ -216,10 +196,7 @@ struct SampleAppSecondFactorTests {
         try await browser.type(totp.code(at: Date()), into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
         try await browser.waitForVisible("#home")
-        let token = try #require(try await browser.evaluate("JSON.parse(localStorage.getItem('gatehouse.session')).sessionToken") as? String)
-        let factors = try backdoor.graphQL("{ viewer { session { createdWith } } }", token: token)
-            .at("data", "viewer", "session", "createdWith", "factors")
-        #expect(factors?[1]?.stringValue == "totp")
+        #expect(try await sessionFactors(browser, backdoor) == ["password", "totp"])
 
         // A recovery code works once.
         try await browser.click("#logout")
@@ -245,6 +222,33 @@ struct SampleAppSecondFactorTests {
         try await browser.screenshot("4-off")
         #expect(try backdoor.logIn("hal", password: "password11").code == nil)
         #expect(try await browser.cspViolations() == [])
+    }
+
+    /// A log-in older than GATEHOUSE_RECENT_AUTH may not add a passkey or set up TOTP (206): the
+    /// page says to log in again.
+    @Test func anOldLogInIsToldToLogInAgain() async throws {
+        // Without the session cache the aged creation time is read at once.
+        let server = try InProcessServer.onLocalhost { $0.sessionCache = false }
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-second-factor-old")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "lea", email: "lea@example.com", password: "password11")
+        #expect(try backdoor.execute("UPDATE sessions SET created_at = now() - interval '1 hour'") == 1)
+        try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.click("#passkey-add")
+        try await browser.waitForVisible("#passkey-error")
+        #expect(try await browser.text("#passkey-error") == "For your security, log out and log in again, then try once more.")
+        try await browser.click("#totp-start")
+        let secret = try #require(try await browser.text("#totp-secret")).replacingOccurrences(of: " ", with: "")
+        try await browser.type(TOTP(secret: try #require(Base32.decode(secret))).code(at: Date()), into: "#totp-code")
+        try await browser.click("#totp-submit")
+        try await browser.waitForVisible("#totp-error")
+        #expect(try await browser.text("#totp-error") == "For your security, log out and log in again, then try once more.")
+        #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 0)
+        try await browser.screenshot("1-refused")
     }
 
     /// A password-only session cannot turn two-step verification off (206): the page says how.
@@ -274,6 +278,28 @@ struct SampleAppSecondFactorTests {
             == "For your security, log out and log in again with a code from your app, then turn it off.")
         #expect(try await browser.text("#totp-status") == "On: logging in asks for a code from your authenticator app.")
         try await browser.screenshot("1-refused")
+    }
+
+    /// From the home screen: logs out and in with the passkey twice, by the start screen's button
+    /// (no username: the authenticator offers its passkey for the site) and by the log-in screen's
+    /// (with `username` typed); ends on the home screen.
+    private func logInWithThePasskey(_ browser: Chromium, _ username: String) async throws {
+        try await browser.click("#logout")
+        try await browser.click("#passkey-login")
+        try await browser.waitForVisible("#home")
+        try await browser.click("#logout")
+        try await browser.click("#go-login")
+        try await browser.type(username, into: "#login-username")
+        try await browser.click("#passkey-login-named")
+        try await browser.waitForVisible("#home")
+    }
+
+    /// `createdWith.factors` of the browser's session.
+    private func sessionFactors(_ browser: Chromium, _ backdoor: Backdoor) async throws -> [String] {
+        let token = try #require(try await browser.evaluate("JSON.parse(localStorage.getItem('gatehouse.session')).sessionToken") as? String)
+        let factors = try backdoor.graphQL("{ viewer { session { createdWith } } }", token: token)
+            .at("data", "viewer", "session", "createdWith", "factors")
+        return factors?.arrayValue?.compactMap(\.stringValue) ?? []
     }
 
     private func logInWithPassword(_ browser: Chromium, _ username: String, _ password: String) async throws {
