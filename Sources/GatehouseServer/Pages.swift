@@ -370,6 +370,7 @@ footer a { color: var(--muted); }
     </div>
     <h2>Two-step verification</h2>
     <p class="hint" id="totp-status"></p>
+    <p id="totp-status-error" class="error" role="alert" hidden></p>
     <button id="totp-start" type="button" class="secondary" hidden>Set up an authenticator app</button>
     <div id="totp-enrol" hidden>
       <p class="hint">Scan this QR code with your authenticator app, or enter the key by hand.</p>
@@ -435,7 +436,7 @@ footer a { color: var(--muted); }
 (() => {
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
-  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt authData }";
+  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
   const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
   const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
@@ -563,6 +564,7 @@ footer a { color: var(--muted); }
     logInWith($("login-form"), viewer);
   });
 
+  $("second-factor").querySelector(".back").addEventListener("click", () => { pendingLogIn = null; });
   onSubmit("second-factor-form", "second-factor-error", async () => {
     const token = $("second-factor-code").value.trim();
     if (!token) throw { text: "Enter the code from your authenticator app." };
@@ -762,8 +764,9 @@ footer a { color: var(--muted); }
     $("totp-recovery").hidden = true;
     accountNotice(null);
     showAccount(loadSession().user);
-    showTOTP(loadSession().user);
+    showTOTP(null);
     show("account");
+    run($("totp-start"), "totp-status-error", loadTOTP);
     if (passkeysSupported) run($("passkey-add"), "passkey-error", loadPasskeys);
     else $("passkey-unsupported").hidden = false;
   });
@@ -835,16 +838,21 @@ footer a { color: var(--muted); }
 
   // Two-step verification (TOTP): the page makes the secret, shows it as an otpauth:// link
   // and its QR code, and turns it on with the first code from the app.
-  function totpEnabled(user) { return !!(user.authData && user.authData.mfa && user.authData.mfa.status === "enabled"); }
-
-  function showTOTP(user) {
-    const enabled = totpEnabled(user);
-    $("totp-status").textContent = enabled
+  // `user.authData` says whether it is on; `showTOTP(null)` while that is being read.
+  function showTOTP(authData) {
+    const known = authData !== null;
+    const enabled = !!(authData && authData.mfa && authData.mfa.status === "enabled");
+    $("totp-status").textContent = !known ? "Checking…" : enabled
       ? "On: logging in asks for a code from your authenticator app."
       : "Off: add a code from an authenticator app to your password.";
-    $("totp-start").hidden = enabled;
+    $("totp-start").hidden = !known || enabled;
     $("totp-manage").hidden = !enabled;
     $("totp-enrol").hidden = true;
+  }
+
+  async function loadTOTP() {
+    const user = (await gql("query AuthData { viewer { user { authData } } }", {}, loadSession().sessionToken)).viewer.user;
+    showTOTP(user.authData || {});
   }
 
   // 160 random bits in base32 (RFC 4648, no padding): 32 characters.
@@ -891,21 +899,18 @@ footer a { color: var(--muted); }
     $("totp-enrol").hidden = false;
     $("totp-code").focus();
   });
-  $("totp-cancel").addEventListener("click", () => { enrolSecret = null; showTOTP(loadSession().user); });
+  $("totp-cancel").addEventListener("click", () => { enrolSecret = null; showTOTP({}); });
 
   // updateUser with authData.mfa; the answer's authDataResponse has the recovery codes. `stale`:
   // what to say when the session may not do this (206).
   async function updateMFA(mfa, stale) {
     const session = loadSession();
-    const data = (await gql(
-      `mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields authDataResponse } } } ${USER_FIELDS}`,
+    const user = (await gql(
+      "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { authData authDataResponse } } }",
       { input: { id: session.user.objectId, fields: { authData: { mfa } } } }, session.sessionToken).catch((error) => { throw freshLogIn(error, stale); }))
       .updateUser.user;
-    const user = Object.assign({}, data);
-    delete user.authDataResponse;
-    saveSession({ sessionToken: session.sessionToken, user });
-    showTOTP(user);
-    return data.authDataResponse;
+    showTOTP(user.authData || {});
+    return user.authDataResponse;
   }
 
   function showRecoveryCodes(response) {

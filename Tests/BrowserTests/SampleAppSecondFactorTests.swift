@@ -142,7 +142,7 @@ struct SampleAppSecondFactorTests {
         try await browser.allowClipboard(origin: server.origin)
         try await SampleAppAccountTests.register(browser, at: server.origin, "hal", email: "hal@example.com", password: "password11")
         try await browser.click("#go-account")
-        #expect(try await browser.text("#totp-status") == "Off: add a code from an authenticator app to your password.")
+        try await browser.waitFor("document.getElementById('totp-status').textContent === 'Off: add a code from an authenticator app to your password.'")
 
         // The secret as text and as a QR code, which must read back as the same otpauth:// link.
         try await browser.click("#totp-start")
