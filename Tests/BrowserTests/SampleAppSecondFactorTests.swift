@@ -63,6 +63,20 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.cspViolations() == [])
     }
 
+    /// An authenticator with no passkey for the site: the browser refuses, and the page says so.
+    @Test func noPasskeyOnTheDeviceIsSaidInWords() async throws {
+        let server = try InProcessServer.onLocalhost()
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-passkey-none")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        try await browser.open(server.localhostOrigin + "/", until: Self.ready)
+        try await browser.click("#passkey-login")
+        try await browser.waitForVisible("#start-error")
+        #expect(try await browser.text("#start-error") == "No passkey was used: it was cancelled, or this device has none for this site.")
+        try await browser.screenshot("1-none")
+    }
+
     /// A browser without `PublicKeyCredential.parseCreationOptionsFromJSON`,
     /// `parseRequestOptionsFromJSON` and `toJSON()`: the page converts the base64url fields itself.
     @Test func passkeysWithoutTheBrowsersJSONConverters() async throws {
