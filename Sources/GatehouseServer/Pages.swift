@@ -543,36 +543,41 @@ footer a { color: var(--muted); }
       { input: { fields } })).signUp.viewer);
   });
 
-  const LOG_IN = `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`;
-
-  // A right password of a user with two-step verification answers -1: the code prompt, which
-  // sends the same log-in again with the code (or a recovery code).
+  // A log-in of a user with two-step verification answers -1 without the code: the code prompt,
+  // then the same log-in again with authData.mfa (a code or a recovery code). `attempt(mfa)`
+  // logs in, with `mfa` when it is not null, and returns the viewer.
   let pendingLogIn = null;
-  onSubmit("login-form", "login-error", async () => {
-    const input = { username: $("login-username").value.trim(), password: $("login-password").value };
+  async function logInAskingForTheCode(form, attempt) {
     let viewer;
     try {
-      viewer = (await gql(LOG_IN, { input })).logIn.viewer;
+      viewer = await attempt(null);
     } catch (error) {
       if (error.code !== -1) throw error;
-      pendingLogIn = input;
+      pendingLogIn = { form, attempt };
       $("second-factor-form").reset();
       showError("second-factor-error", null);
       show("second-factor");
       return;
     }
-    logInWith($("login-form"), viewer);
-  });
+    logInWith(form, viewer);
+  }
 
   $("second-factor").querySelector(".back").addEventListener("click", () => { pendingLogIn = null; });
   onSubmit("second-factor-form", "second-factor-error", async () => {
     const token = $("second-factor-code").value.trim();
     if (!token) throw { text: "Enter the code from your authenticator app." };
-    const input = Object.assign({ authData: { mfa: { token } } }, pendingLogIn);
-    const viewer = (await gql(LOG_IN, { input }).catch((error) => { throw mfaError(error); })).logIn.viewer;
+    const { form, attempt } = pendingLogIn;
+    const viewer = await attempt({ token }).catch((error) => { throw mfaError(error); });
     pendingLogIn = null;
-    $("login-form").reset();
-    logInWith($("second-factor-form"), viewer);
+    $("second-factor-form").reset();
+    logInWith(form, viewer);
+  });
+
+  onSubmit("login-form", "login-error", () => {
+    const input = { username: $("login-username").value.trim(), password: $("login-password").value };
+    return logInAskingForTheCode($("login-form"), async (mfa) => (await gql(
+      `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+      { input: mfa ? Object.assign({ authData: { mfa } }, input) : input })).logIn.viewer);
   });
 
   // The second factor's refusals in words (141: a wrong, used or expired code).
@@ -655,19 +660,21 @@ footer a { color: var(--muted); }
   $("passkey-login-named").addEventListener("click", () => run($("passkey-login-named"), "login-error", () =>
     logInWithPasskey($("login-form"), $("login-username").value.trim())));
 
-  // logInWith one provider's authData; the provider's refusals (252, 101) in the server's words,
-  // which name the provider.
-  async function logInWithProvider(form, name, data) {
-    let viewer;
-    try {
-      viewer = (await gql(
-        `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
-        { input: { authData: { [name]: data } } })).logInWith.viewer;
-    } catch (error) {
-      if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
-      throw error;
-    }
-    logInWith(form, viewer);
+  // logInWith one provider's authData (and the code prompt for a user with two-step
+  // verification); the provider's refusals (252, 101) in the server's words, which name the provider.
+  function logInWithProvider(form, name, data) {
+    return logInAskingForTheCode(form, async (mfa) => {
+      const authData = { [name]: data };
+      if (mfa) authData.mfa = mfa;
+      try {
+        return (await gql(
+          `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+          { input: { authData } })).logInWith.viewer;
+      } catch (error) {
+        if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
+        throw error;
+      }
+    });
   }
 
   // The `sub` claim of a JWT, read without checking the token (the server checks it and requires

@@ -238,6 +238,39 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.cspViolations() == [])
     }
 
+    /// A guest (a provider log-in) with two-step verification gets the code prompt too.
+    @Test func aGuestWithTOTPIsAskedForTheCode() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-totp-guest")
+        defer { browser.close() }
+        try await browser.open(server.origin + "/", until: Self.ready)
+        try await browser.click("#go-guest")
+        try await browser.waitForVisible("#home")
+        try await browser.click("#go-account")
+        try await browser.click("#totp-start")
+        let secret = try #require(try await browser.text("#totp-secret")).replacingOccurrences(of: " ", with: "")
+        let totp = TOTP(secret: try #require(Base32.decode(secret)))
+        try await browser.type(totp.code(at: Date()), into: "#totp-code")
+        try await browser.click("#totp-submit")
+        try await browser.waitForVisible("#totp-recovery")
+        try await browser.click("#account .to-home")
+        try await browser.click("#logout")
+
+        try await browser.click("#go-guest")
+        try await browser.waitForVisible("#second-factor")
+        try await browser.type(Self.wrongCode(totp), into: "#second-factor-code")
+        try await browser.click("#second-factor-submit")
+        try await browser.waitFor("document.getElementById('second-factor-error').textContent.startsWith('That code is not right')")
+        try backdoor.execute("UPDATE user_totp SET last_step = 0")
+        try await browser.type(totp.code(at: Date()), into: "#second-factor-code")
+        try await browser.click("#second-factor-submit")
+        try await browser.waitForVisible("#home")
+        #expect(try await sessionFactors(browser, backdoor).contains("totp"))
+        try await browser.screenshot("1-guest-with-code")
+    }
+
     /// A log-in older than GATEHOUSE_RECENT_AUTH may not add a passkey or set up TOTP (206): the
     /// page says to log in again.
     @Test func anOldLogInIsToldToLogInAgain() async throws {
