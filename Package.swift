@@ -72,7 +72,7 @@ let package = Package(
         .target(name: "TestSupport"),
         // A software authenticator making good and deliberately bad WebAuthn responses (tests, benchmarks).
         .target(name: "WebAuthnTestSupport", dependencies: ["Crypto", "JSON", "Sodium", "WebAuthn"]),
-        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer"]),
+        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer", "HTTPServer"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),
@@ -109,7 +109,7 @@ let package = Package(
         .testTarget(
             name: "GatehouseClientTests",
             dependencies: ["GatehouseClient", "GatehouseServer", "Crypto", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["Crypto", "GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "Crypto", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -33,6 +33,7 @@ struct Pages: Sendable {
         let explorerConfig = Self.dataBlock(config)
         config["devMailbox"] = .bool(devMailbox)
         config["providers"] = .array(providers.map { .string($0) })
+        config["appName"] = .string(appName)
         config["text"] = PageText.json(PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength))
         app = Self.page(
             title: "Gatehouse", style: AppPage.style, body: AppPage.body, script: AppPage.script,
@@ -218,6 +219,9 @@ ul.devices { list-style: none; margin: 16px 0 0; padding: 0; }
 ul.devices li { border: 1px solid var(--line); border-radius: 10px; padding: 12px; margin-bottom: 10px; font-size: 14px; }
 ul.devices li button { margin-top: 10px; padding: 7px 12px; }
 .badge { font-size: 12px; font-weight: 600; color: #067647; background: var(--ok-bg); border-radius: 6px; padding: 2px 6px; margin-left: 6px; }
+canvas.qr { display: block; margin: 16px auto 0; image-rendering: pixelated; }
+code { font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; font-size: 13px; overflow-wrap: anywhere; }
+ol.codes { columns: 2; font-family: ui-monospace, SFMono-Regular, Menlo, Consolas, monospace; margin: 10px 0; padding-left: 28px; }
 footer { margin-top: 24px; font-size: 13px; color: var(--muted); text-align: center; }
 footer a { color: var(--muted); }
 """#
@@ -232,6 +236,7 @@ footer a { color: var(--muted); }
     <p class="lead">Create an account or log in to continue.</p>
     <button id="go-register" type="button">Create account</button>
     <button id="go-login" type="button" class="secondary">Log in</button>
+    <button id="passkey-login" type="button" class="secondary passkey-only" hidden>Log in with a passkey</button>
     <div id="provider-buttons"></div>
     <button id="go-guest" type="button" class="secondary" hidden>Continue as guest</button>
     <p id="start-error" class="error" role="alert" hidden></p>
@@ -275,7 +280,20 @@ footer a { color: var(--muted); }
       <p id="login-error" class="error" role="alert" hidden></p>
       <button id="login-submit" type="submit">Log in</button>
     </form>
+    <button id="passkey-login-named" type="button" class="secondary passkey-only" hidden>Log in with a passkey</button>
     <button id="go-forgot" type="button" class="link">Forgot password?</button>
+    <button type="button" class="link back">&larr; Back</button>
+  </section>
+
+  <section id="second-factor" hidden>
+    <h1>Two-step verification</h1>
+    <p class="lead">Enter the 6-digit code from your authenticator app, or one of your recovery codes.</p>
+    <form id="second-factor-form" novalidate>
+      <label for="second-factor-code">Code</label>
+      <input id="second-factor-code" name="code" autocomplete="one-time-code" spellcheck="false" required>
+      <p id="second-factor-error" class="error" role="alert" hidden></p>
+      <button id="second-factor-submit" type="submit">Verify</button>
+    </form>
     <button type="button" class="link back">&larr; Back</button>
   </section>
 
@@ -340,6 +358,53 @@ footer a { color: var(--muted); }
       <p id="password-error" class="error" role="alert" hidden></p>
       <button id="password-submit" type="submit">Change password</button>
     </form>
+    <h2>Passkeys</h2>
+    <p class="hint">Log in with your device's screen lock or a security key instead of a password.</p>
+    <ul id="passkey-list" class="devices"></ul>
+    <p id="passkey-unsupported" class="hint" hidden>This browser does not support passkeys.</p>
+    <div class="passkey-only" hidden>
+      <label for="passkey-name">Name of the new passkey</label>
+      <input id="passkey-name" autocomplete="off" placeholder="Laptop">
+      <p id="passkey-error" class="error" role="alert" hidden></p>
+      <button id="passkey-add" type="button" class="secondary">Add a passkey</button>
+    </div>
+    <h2>Two-step verification</h2>
+    <p class="hint" id="totp-status"></p>
+    <p id="totp-status-error" class="error" role="alert" hidden></p>
+    <button id="totp-start" type="button" class="secondary" hidden>Set up an authenticator app</button>
+    <div id="totp-enrol" hidden>
+      <p class="hint">Scan this QR code with your authenticator app, or enter the key by hand.</p>
+      <canvas id="totp-qr" class="qr"></canvas>
+      <p id="totp-qr-too-long" class="hint" hidden>The link is too long for a QR code: enter the key in your app by hand.</p>
+      <dl>
+        <dt>Key</dt><dd><code id="totp-secret"></code></dd>
+        <dt>Link</dt><dd><code id="totp-uri"></code></dd>
+      </dl>
+      <form id="totp-form" novalidate>
+        <label for="totp-code">Code from the app</label>
+        <input id="totp-code" inputmode="numeric" autocomplete="one-time-code" spellcheck="false">
+        <p id="totp-error" class="error" role="alert" hidden></p>
+        <button id="totp-submit" type="submit">Turn on</button>
+      </form>
+      <button id="totp-cancel" type="button" class="link">Cancel</button>
+    </div>
+    <div id="totp-recovery" class="notice" hidden>
+      <p><strong>Your recovery codes.</strong> Each works once in place of a code, if you lose your device.
+        Save them now: they are not shown again.</p>
+      <ol id="recovery-codes" class="codes"></ol>
+      <p id="recovery-copied" role="status" hidden>Copied.</p>
+      <button id="recovery-copy" type="button" class="secondary">Copy the codes</button>
+      <button id="recovery-done" type="button" class="secondary">I have saved them</button>
+    </div>
+    <div id="totp-manage" hidden>
+      <form id="totp-regenerate-form" novalidate>
+        <label for="totp-regenerate-code">Code from the app</label>
+        <input id="totp-regenerate-code" inputmode="numeric" autocomplete="one-time-code" spellcheck="false">
+        <p id="totp-manage-error" class="error" role="alert" hidden></p>
+        <button id="totp-regenerate" type="submit" class="secondary">New recovery codes</button>
+      </form>
+      <button id="totp-disable" type="button" class="danger">Turn off two-step verification</button>
+    </div>
     <h2>Delete account</h2>
     <form id="delete-form" novalidate>
       <p class="hint">This deletes your account and signs out every device. It cannot be undone.</p>
@@ -367,12 +432,12 @@ footer a { color: var(--muted); }
 """#
 
     /// The app's script, after ``Pages/scriptPrelude``.
-    static let script = Pages.scriptPrelude + #"""
+    static let script = Pages.scriptPrelude + qrCode + #"""
 (() => {
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
   const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
-  const SCREENS = ["start", "register", "login", "forgot", "provider", "home", "account", "devices"];
+  const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
   const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
   const CURRENT_PASSWORD = { 101: "error.101.current" };
@@ -478,26 +543,138 @@ footer a { color: var(--muted); }
       { input: { fields } })).signUp.viewer);
   });
 
-  onSubmit("login-form", "login-error", async () => {
-    const input = { username: $("login-username").value.trim(), password: $("login-password").value };
-    logInWith($("login-form"), (await gql(
-      `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
-      { input })).logIn.viewer);
-  });
-
-  // logInWith one provider's authData; the provider's refusals (252, 101) in the server's words,
-  // which name the provider.
-  async function logInWithProvider(form, name, data) {
+  // A log-in of a user with two-step verification answers -1 without the code: the code prompt,
+  // then the same log-in again with authData.mfa (a code or a recovery code). `attempt(mfa)`
+  // logs in, with `mfa` when it is not null, and returns the viewer.
+  let pendingLogIn = null;
+  async function logInAskingForTheCode(form, attempt) {
     let viewer;
     try {
-      viewer = (await gql(
-        `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
-        { input: { authData: { [name]: data } } })).logInWith.viewer;
+      viewer = await attempt(null);
     } catch (error) {
-      if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
+      if (error.code !== -1) throw error;
+      pendingLogIn = { form, attempt };
+      $("second-factor-form").reset();
+      showError("second-factor-error", null);
+      show("second-factor");
+      return;
+    }
+    logInWith(form, viewer);
+  }
+
+  $("second-factor").querySelector(".back").addEventListener("click", () => { pendingLogIn = null; });
+  onSubmit("second-factor-form", "second-factor-error", async () => {
+    const token = $("second-factor-code").value.trim();
+    if (!token) throw { text: "Enter the code from your authenticator app." };
+    const { form, attempt } = pendingLogIn;
+    const viewer = await attempt({ token }).catch((error) => { throw mfaError(error); });
+    pendingLogIn = null;
+    $("second-factor-form").reset();
+    logInWith(form, viewer);
+  });
+
+  onSubmit("login-form", "login-error", () => {
+    const input = { username: $("login-username").value.trim(), password: $("login-password").value };
+    return logInAskingForTheCode($("login-form"), async (mfa) => (await gql(
+      `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+      { input: mfa ? Object.assign({ authData: { mfa } }, input) : input })).logIn.viewer);
+  });
+
+  // The second factor's refusals in words (141: a wrong, used or expired code).
+  function mfaError(error) {
+    if (error.code === 141) return { text: "That code is not right, or it has been used already. Try the next code from your app." };
+    return error;
+  }
+
+  // Passkeys: the server's options (WebAuthn JSON forms, binary fields in base64url) go to
+  // navigator.credentials and the credential back as JSON; the browser's own converters when
+  // it has them.
+  const passkeysSupported = !!(window.PublicKeyCredential && navigator.credentials);
+  for (const element of document.querySelectorAll(".passkey-only")) element.hidden = !passkeysSupported;
+
+  function fromBase64URL(text) {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
+  }
+  function toBase64URL(buffer) {
+    return btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function withIds(list) { return (list || []).map((item) => Object.assign({}, item, { id: fromBase64URL(item.id) })); }
+
+  function creationOptions(json) {
+    if (PublicKeyCredential.parseCreationOptionsFromJSON) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+    return Object.assign({}, json, { challenge: fromBase64URL(json.challenge),
+      user: Object.assign({}, json.user, { id: fromBase64URL(json.user.id) }), excludeCredentials: withIds(json.excludeCredentials) });
+  }
+  function requestOptions(json) {
+    if (PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+    return Object.assign({}, json, { challenge: fromBase64URL(json.challenge), allowCredentials: withIds(json.allowCredentials) });
+  }
+  function credentialJSON(credential) {
+    if (credential.toJSON) return credential.toJSON();
+    const r = credential.response;
+    const response = { clientDataJSON: toBase64URL(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = toBase64URL(r.attestationObject);
+      response.transports = r.getTransports ? r.getTransports() : [];
+    } else {
+      response.authenticatorData = toBase64URL(r.authenticatorData);
+      response.signature = toBase64URL(r.signature);
+      if (r.userHandle) response.userHandle = toBase64URL(r.userHandle);
+    }
+    return { id: credential.id, rawId: toBase64URL(credential.rawId), type: credential.type,
+      authenticatorAttachment: credential.authenticatorAttachment || undefined,
+      clientExtensionResults: credential.getClientExtensionResults(), response };
+  }
+  // navigator.credentials, with the browser's refusals in words.
+  async function browserCredential(call, refused) {
+    try {
+      return await call();
+    } catch (error) {
+      if (error && error.name === "InvalidStateError") throw { text: "This device already has a passkey for this account." };
+      if (error && error.name === "NotAllowedError") throw { text: refused };
+      throw { text: `The browser refused: ${error && error.message ? error.message : error}` };
+    }
+  }
+
+  // Log-in with a passkey: discoverable (the authenticator offers this site's passkeys) without
+  // a username, or the passkeys of `username`.
+  async function logInWithPasskey(form, username) {
+    const input = username ? { username } : {};
+    const options = (await gql("mutation PasskeyLoginOptions($input: PasskeyLoginOptionsInput!) { passkeyLoginOptions(input: $input) { options } }",
+      { input })).passkeyLoginOptions.options;
+    const credential = await browserCredential(() => navigator.credentials.get({ publicKey: requestOptions(options) }),
+      "No passkey was used: it was cancelled, or this device has none for this site.");
+    let viewer;
+    try {
+      viewer = (await gql(`mutation LogInWithPasskey($input: LogInWithPasskeyInput!) { logInWithPasskey(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+        { input: { credential: credentialJSON(credential) } })).logInWithPasskey.viewer;
+    } catch (error) {
+      if (error.code === 101) throw { text: "That passkey was not accepted. It may have been removed from your account." };
       throw error;
     }
     logInWith(form, viewer);
+  }
+  $("passkey-login").addEventListener("click", () => run($("passkey-login"), "start-error", () =>
+    logInWithPasskey($("login-form"), null)));
+  $("passkey-login-named").addEventListener("click", () => run($("passkey-login-named"), "login-error", () =>
+    logInWithPasskey($("login-form"), $("login-username").value.trim())));
+
+  // logInWith one provider's authData (and the code prompt for a user with two-step
+  // verification); the provider's refusals (252, 101) in the server's words, which name the provider.
+  function logInWithProvider(form, name, data) {
+    return logInAskingForTheCode(form, async (mfa) => {
+      const authData = { [name]: data };
+      if (mfa) authData.mfa = mfa;
+      try {
+        return (await gql(
+          `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+          { input: { authData } })).logInWith.viewer;
+      } catch (error) {
+        if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
+        throw error;
+      }
+    });
   }
 
   // The `sub` claim of a JWT, read without checking the token (the server checks it and requires
@@ -587,13 +764,206 @@ footer a { color: var(--muted); }
   }
 
   $("go-account").addEventListener("click", () => {
-    for (const form of ["email-form", "password-form", "delete-form"]) $(form).reset();
-    for (const error of ["email-error", "password-error", "delete-error"]) showError(error, null);
+    for (const form of ["email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form"]) $(form).reset();
+    for (const error of ["email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error"]) showError(error, null);
     $("email-current-box").hidden = true;
+    $("passkey-name").value = "";
+    $("totp-recovery").hidden = true;
     accountNotice(null);
     showAccount(loadSession().user);
+    showTOTP(null);
     show("account");
+    run($("totp-start"), "totp-status-error", loadTOTP);
+    if (passkeysSupported) run($("passkey-add"), "passkey-error", loadPasskeys);
+    else $("passkey-unsupported").hidden = false;
   });
+
+  // Without a recent log-in (206) the passkey and two-step settings want a fresh one.
+  function freshLogIn(error, text) {
+    if (error.code === 206) return { text: text || "For your security, log out and log in again, then try once more." };
+    return mfaError(error);
+  }
+
+  async function loadPasskeys() {
+    const passkeys = (await gql("query Passkeys { viewer { passkeys { id name createdAt lastUsedAt } } }",
+      {}, loadSession().sessionToken)).viewer.passkeys;
+    const list = $("passkey-list");
+    list.replaceChildren();
+    for (const passkey of passkeys) {
+      const item = document.createElement("li");
+      item.dataset.id = passkey.id;
+      const name = document.createElement("strong");
+      name.textContent = passkey.name;
+      const detail = document.createElement("div");
+      detail.className = "hint";
+      detail.textContent = `Added ${when(passkey.createdAt)} · ${passkey.lastUsedAt ? "last used " + when(passkey.lastUsedAt) : "not used yet"}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary remove";
+      button.textContent = "Remove";
+      button.addEventListener("click", () => run(button, "passkey-error", async () => {
+        try {
+          await gql("mutation RemovePasskey($input: RemovePasskeyInput!) { removePasskey(input: $input) { ok } }",
+            { input: { id: passkey.id } }, loadSession().sessionToken);
+        } catch (error) {
+          if (error.code === 142) throw { text: error.message };
+          throw freshLogIn(error);
+        }
+        accountNotice(`The passkey ${passkey.name} has been removed.`);
+        await loadPasskeys();
+      }));
+      item.append(name, detail, button);
+      list.append(item);
+    }
+  }
+
+  $("passkey-add").addEventListener("click", () => run($("passkey-add"), "passkey-error", async () => {
+    accountNotice(null);
+    const token = loadSession().sessionToken;
+    let options;
+    try {
+      options = (await gql("mutation PasskeyRegistrationOptions { passkeyRegistrationOptions(input: {}) { options } }",
+        {}, token)).passkeyRegistrationOptions.options;
+    } catch (error) { throw freshLogIn(error); }
+    const credential = await browserCredential(() => navigator.credentials.create({ publicKey: creationOptions(options) }),
+      "No passkey was made: it was cancelled or timed out.");
+    const input = { credential: credentialJSON(credential) };
+    const name = $("passkey-name").value.trim();
+    if (name) input.name = name;
+    let passkey;
+    try {
+      passkey = (await gql("mutation RegisterPasskey($input: RegisterPasskeyInput!) { registerPasskey(input: $input) { passkey { id name } } }",
+        { input }, token)).registerPasskey.passkey;
+    } catch (error) {
+      if (error.code === 142) throw { text: "The passkey could not be registered. Try again." };
+      throw freshLogIn(error);
+    }
+    $("passkey-name").value = "";
+    accountNotice(`The passkey ${passkey.name} has been added. You can log in with it now.`);
+    await loadPasskeys();
+  }));
+
+  // Two-step verification (TOTP): the page makes the secret, shows it as an otpauth:// link
+  // and its QR code, and turns it on with the first code from the app.
+  // `user.authData` says whether it is on; `showTOTP(null)` while that is being read.
+  function showTOTP(authData) {
+    const known = authData !== null;
+    const enabled = !!(authData && authData.mfa && authData.mfa.status === "enabled");
+    $("totp-status").textContent = !known ? "Checking…" : enabled
+      ? "On: logging in asks for a code from your authenticator app."
+      : "Off: add a code from an authenticator app to your password.";
+    $("totp-start").hidden = !known || enabled;
+    $("totp-manage").hidden = !enabled;
+    $("totp-enrol").hidden = true;
+  }
+
+  async function loadTOTP() {
+    const user = (await gql("query AuthData { viewer { user { authData } } }", {}, loadSession().sessionToken)).viewer.user;
+    showTOTP(user.authData || {});
+  }
+
+  // 160 random bits in base32 (RFC 4648, no padding): 32 characters.
+  function newSecret() {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    const bytes = crypto.getRandomValues(new Uint8Array(20));
+    let bits = "";
+    for (const byte of bytes) bits += byte.toString(2).padStart(8, "0");
+    let secret = "";
+    for (let i = 0; i < bits.length; i += 5) secret += alphabet[parseInt(bits.slice(i, i + 5), 2)];
+    return secret;
+  }
+
+  // The QR code on the canvas: 4 pixels a module, with the four-module quiet zone.
+  function drawQR(canvas, text) {
+    const modules = qrCode(text);
+    const scale = 4, quiet = 4, side = (modules.length + 2 * quiet) * scale;
+    canvas.width = side;
+    canvas.height = side;
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#fff";
+    context.fillRect(0, 0, side, side);
+    context.fillStyle = "#000";
+    modules.forEach((row, y) => row.forEach((dark, x) => {
+      if (dark) context.fillRect((x + quiet) * scale, (y + quiet) * scale, scale, scale);
+    }));
+  }
+
+  let enrolSecret = null;
+  $("totp-start").addEventListener("click", () => {
+    const user = loadSession().user;
+    enrolSecret = newSecret();
+    const issuer = encodeURIComponent(config.appName);
+    const uri = `otpauth://totp/${issuer}:${encodeURIComponent(user.username || user.email || user.objectId)}?secret=${enrolSecret}&issuer=${issuer}`;
+    $("totp-secret").textContent = enrolSecret.replace(/(.{4})(?=.)/g, "$1 ");
+    $("totp-uri").textContent = uri;
+    let drawn = true;
+    try { drawQR($("totp-qr"), uri); } catch (e) { drawn = false; }
+    $("totp-qr").hidden = !drawn;
+    $("totp-qr-too-long").hidden = drawn;
+    $("totp-form").reset();
+    showError("totp-error", null);
+    $("totp-start").hidden = true;
+    $("totp-enrol").hidden = false;
+    $("totp-code").focus();
+  });
+  $("totp-cancel").addEventListener("click", () => { enrolSecret = null; showTOTP({}); });
+
+  // updateUser with authData.mfa; the answer's authDataResponse has the recovery codes. `stale`:
+  // what to say when the session may not do this (206).
+  async function updateMFA(mfa, stale) {
+    const session = loadSession();
+    const user = (await gql(
+      "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { authData authDataResponse } } }",
+      { input: { id: session.user.objectId, fields: { authData: { mfa } } } }, session.sessionToken).catch((error) => { throw freshLogIn(error, stale); }))
+      .updateUser.user;
+    showTOTP(user.authData || {});
+    return user.authDataResponse;
+  }
+
+  function showRecoveryCodes(response) {
+    const list = $("recovery-codes");
+    list.replaceChildren();
+    for (const code of response.mfa.recovery) {
+      const item = document.createElement("li");
+      item.textContent = code;
+      list.append(item);
+    }
+    $("recovery-copied").hidden = true;
+    $("totp-recovery").hidden = false;
+  }
+
+  onSubmit("totp-form", "totp-error", async () => {
+    const token = $("totp-code").value.replace(/\s/g, "");
+    if (!/^\d{6}$/.test(token)) throw { text: "Enter the 6-digit code your app shows." };
+    const response = await updateMFA({ secret: enrolSecret, token });
+    enrolSecret = null;
+    accountNotice("Two-step verification is on.");
+    showRecoveryCodes(response);
+  });
+
+  onSubmit("totp-regenerate-form", "totp-manage-error", async () => {
+    const token = $("totp-regenerate-code").value.replace(/\s/g, "");
+    if (!token) throw { text: "Enter the code from your authenticator app." };
+    const response = await updateMFA({ token, recovery: true });
+    $("totp-regenerate-form").reset();
+    accountNotice("You have new recovery codes; the old ones no longer work.");
+    showRecoveryCodes(response);
+  });
+
+  $("totp-disable").addEventListener("click", () => run($("totp-disable"), "totp-manage-error", async () => {
+    await updateMFA(null, "For your security, log out and log in again with a code from your app, then turn it off.");
+    $("totp-recovery").hidden = true;
+    accountNotice("Two-step verification is off.");
+  }));
+
+  $("recovery-copy").addEventListener("click", () => run($("recovery-copy"), "totp-manage-error", async () => {
+    const codes = [...$("recovery-codes").children].map((item) => item.textContent).join("\n");
+    try { await navigator.clipboard.writeText(codes); } catch (e) {
+      throw { text: "The browser did not allow copying: select the codes and copy them yourself." };
+    }
+    $("recovery-copied").hidden = false;
+  }));
+  $("recovery-done").addEventListener("click", () => { $("totp-recovery").hidden = true; });
 
   $("send-verification").addEventListener("click", () => run($("send-verification"), "email-error", async () => {
     const email = loadSession().user.email;

@@ -1,5 +1,6 @@
 import Foundation
 import GatehouseServer
+import HTTPServer
 
 /// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
 /// hashing at minimum cost, with a fixed `GATEHOUSE_SECRET_KEY`, logging to `logger` (default: errors to standard error). Call ``stop()``
@@ -7,7 +8,8 @@ import GatehouseServer
 public struct InProcessServer: Sendable {
     public let server: GatehouseServer
 
-    public init(logger: Logger? = nil, _ adjust: (inout Settings) -> Void = { _ in }) throws {
+    /// `listenSocket`: a listening socket to serve on instead of a new one on `settings.port`.
+    public init(logger: Logger? = nil, listenSocket: Int32? = nil, _ adjust: (inout Settings) -> Void = { _ in }) throws {
         var settings = Settings()
         settings.databaseURL = try TestDatabase.create().connectionString
         settings.port = 0
@@ -16,8 +18,26 @@ public struct InProcessServer: Sendable {
         settings.logLevel = .error
         settings.secretKey = InProcessServer.secretKey
         adjust(&settings)
-        server = try GatehouseServer(settings: settings, logger: logger)
+        server = try GatehouseServer(settings: settings, logger: logger, listenSocket: listenSocket)
     }
+
+    /// A server whose `GATEHOUSE_PUBLIC_URL` is `http://localhost:PORT` (``localhostOrigin``):
+    /// browsers allow WebAuthn only with a domain name as the relying party id, so passkey tests
+    /// open the pages there. The port is picked (port 0) before the server starts.
+    public static func onLocalhost(_ adjust: (inout Settings) -> Void = { _ in }) throws -> InProcessServer {
+        let socket = try HTTPServer.openListeningSocket(host: "127.0.0.1", port: 0)
+        guard let port = HTTPServer.port(ofListeningSocket: socket) else {
+            close(socket)
+            throw HTTPServerError.startFailed("no port for the listening socket")
+        }
+        return try InProcessServer(listenSocket: socket) {
+            $0.publicURL = "http://localhost:\(port)"
+            adjust(&$0)
+        }
+    }
+
+    /// `http://localhost:PORT`: the origin of a server made by ``onLocalhost(_:)``.
+    public var localhostOrigin: String { "http://localhost:\(server.port)" }
 
     /// `http://127.0.0.1:PORT` (no path).
     public var origin: String { "http://127.0.0.1:\(server.port)" }

@@ -245,16 +245,48 @@ final class Chromium: @unchecked Sendable {
         _ = try await devTools.call("Input.dispatchKeyEvent", enter.merging(["type": "keyUp"]) { $1 })
     }
 
-    /// Saves a PNG of the viewport as `<name>-<label>.png` and returns its URL.
+    /// Saves a PNG of the viewport, or of the element `selector` alone, as `<name>-<label>.png`
+    /// and returns its URL.
     @discardableResult
-    func screenshot(_ label: String) async throws -> URL {
-        let result = try await devTools.call("Page.captureScreenshot", ["format": "png"])
+    func screenshot(_ label: String, of selector: String? = nil) async throws -> URL {
+        var parameters: [String: Any] = ["format": "png"]
+        if let selector {
+            try await waitForVisible(selector)
+            guard let box = try await evaluate("""
+                (() => { const e = document.querySelector(\(quoted(selector))); e.scrollIntoView({block: 'center'});
+                  const r = e.getBoundingClientRect(); return [r.x + scrollX, r.y + scrollY, r.width, r.height]; })()
+                """) as? [Double], box.count == 4
+            else { throw Failure(description: "no element \(selector)") }
+            parameters["clip"] = ["x": box[0], "y": box[1], "width": box[2], "height": box[3], "scale": 1]
+        }
+        let result = try await devTools.call("Page.captureScreenshot", parameters)
         guard let base64 = result["data"] as? String, let data = Data(base64Encoded: base64) else {
             throw Failure(description: "no screenshot data")
         }
         let url = screenshots.appendingPathComponent("\(name)-\(label).png")
         try data.write(to: url)
         return url
+    }
+
+    /// Gives the tab a virtual WebAuthn authenticator (CTAP2, built in, with resident keys and
+    /// user verification that always succeeds): passkey ceremonies then complete without a person.
+    func addVirtualAuthenticator() async throws {
+        _ = try await devTools.call("WebAuthn.enable", ["enableUI": false])
+        _ = try await devTools.call("WebAuthn.addVirtualAuthenticator", [
+            "options": [
+                "protocol": "ctap2", "transport": "internal", "hasResidentKey": true,
+                "hasUserVerification": true, "isUserVerified": true, "automaticPresenceSimulation": true,
+            ] as [String: Any]
+        ])
+    }
+
+    /// Lets pages of `origin` write and read the clipboard, and makes the tab count as focused
+    /// (the Clipboard API works only in a focused document).
+    func allowClipboard(origin: String) async throws {
+        _ = try await browser.call("Browser.grantPermissions", [
+            "origin": origin, "permissions": ["clipboardReadWrite", "clipboardSanitizedWrite"],
+        ])
+        _ = try await devTools.call("Emulation.setFocusEmulationEnabled", ["enabled": true])
     }
 
     /// The page's Content-Security-Policy violations so far.

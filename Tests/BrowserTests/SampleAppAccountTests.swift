@@ -9,9 +9,9 @@ import Testing
 struct SampleAppAccountTests {
     static let ready = "document.body.dataset.ready === 'true'"
 
-    /// Registers `username` in the browser; ends on the home screen.
-    private func register(_ browser: Chromium, _ server: InProcessServer, _ username: String, email: String, password: String) async throws {
-        try await browser.open(server.origin + "/", until: Self.ready)
+    /// Registers `username` in the browser on the sample app at `origin`; ends on the home screen.
+    static func register(_ browser: Chromium, at origin: String, _ username: String, email: String, password: String) async throws {
+        try await browser.open(origin + "/", until: Self.ready)
         try await browser.click("#go-register")
         try await browser.type(username, into: "#register-username")
         try await browser.type(email, into: "#register-email")
@@ -25,7 +25,7 @@ struct SampleAppAccountTests {
         defer { server.stop() }
         let browser = try await Chromium(name: "app-forgot")
         defer { browser.close() }
-        try await register(browser, server, "dora", email: "dora@example.com", password: "password11")
+        try await Self.register(browser, at: server.origin, "dora", email: "dora@example.com", password: "password11")
         try await browser.click("#logout")
         try await browser.click("#go-login")
         try await browser.click("#go-forgot")
@@ -72,7 +72,7 @@ struct SampleAppAccountTests {
         let backdoor = Backdoor(server)
         let browser = try await Chromium(name: "app-account")
         defer { browser.close() }
-        try await register(browser, server, "erin", email: "erin@example.com", password: "password11")
+        try await Self.register(browser, at: server.origin, "erin", email: "erin@example.com", password: "password11")
         let other = try #require(try backdoor.logIn("erin", password: "password11").token)
 
         try await browser.click("#go-account")
@@ -154,7 +154,7 @@ struct SampleAppAccountTests {
         let backdoor = Backdoor(server)
         let browser = try await Chromium(name: "app-recent-auth")
         defer { browser.close() }
-        try await register(browser, server, "fay", email: "fay@example.com", password: "password11")
+        try await Self.register(browser, at: server.origin, "fay", email: "fay@example.com", password: "password11")
         #expect(try backdoor.execute("UPDATE sessions SET created_at = now() - interval '1 hour'") == 1)
 
         try await browser.click("#go-account")
@@ -179,7 +179,7 @@ struct SampleAppAccountTests {
         let backdoor = Backdoor(server)
         let browser = try await Chromium(name: "app-devices")
         defer { browser.close() }
-        try await register(browser, server, "gus", email: "gus@example.com", password: "password11")
+        try await Self.register(browser, at: server.origin, "gus", email: "gus@example.com", password: "password11")
         let phone = try #require(try backdoor.logIn("gus", password: "password11", userAgent: "TestPhone/1.0").token)
         let tablet = try #require(try backdoor.logIn("gus", password: "password11", userAgent: "TestTablet/2.0").token)
 
