@@ -142,7 +142,7 @@ public final class GatehouseServer: Sendable {
                     publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
                     origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
-            log: log)
+            log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) })
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])

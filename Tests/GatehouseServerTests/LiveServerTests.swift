@@ -220,6 +220,20 @@ import Testing
         }
     }
 
+    /// A refused credential (here an anonymous id that is empty) is logged as a refusal at info
+    /// level with why, not as an internal error: nothing went wrong in the server.
+    @Test func aRefusedCredentialIsLoggedAsARefusal() throws {
+        let live = try LiveServer()
+        let response = try live.graphQL(
+            "mutation { logInWith(input: {authData: {anonymous: {id: \"\"}}}) { viewer { sessionToken } } }")
+        #expect(try response.json()["errors"]?[0]?.at("extensions", "code") == 101)
+        let lines = live.logs.lines.compactMap { (try? JSONParser().parse(Array($0.utf8)))?.objectValue }
+        let refusal = try #require(lines.first { $0["msg"] == "credential refused" }, "\(live.logs.text)")
+        #expect(refusal["level"] == "info")
+        #expect(refusal["detail"]?.stringValue?.hasPrefix("invalid authData for provider anonymous") == true)
+        #expect(!lines.contains { $0["msg"] == "internal error" })
+    }
+
     @Test func logsCarryNoSecrets() throws {
         let live = try LiveServer(level: .debug) { $0.masterKey = "master-key-value-42" }
         let password = "Zebra-Password-9137"

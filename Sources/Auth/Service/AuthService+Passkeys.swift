@@ -32,7 +32,7 @@ extension AuthService {
     public func registerPasskey(credential: JSON, name: String?, caller: SessionGrant, request: AuthRequest) throws(AuthError) -> Passkey {
         let user = caller.user
         let refuse = { (reason: String) -> AuthError in
-            self.log("passkey registration refused for user \(user.objectId): \(reason)")
+            self.refused("passkey registration refused for user \(user.objectId): \(reason)")
             return .invalidPasskeyRegistration
         }
         let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
@@ -96,7 +96,7 @@ extension AuthService {
         try FieldLimits.check(request)
         try limitAddress(ClientNetwork.key(of: request.clientAddress))
         let refuse = { (reason: String) -> AuthError in
-            self.log("passkey log-in refused: \(reason)")
+            self.refused("passkey log-in refused: \(reason)")
             return .invalidPasskey
         }
         let response: AuthenticationResponse

@@ -121,7 +121,7 @@ extension AuthService {
             switch error {
             case .unsupported: throw .unsupportedAuthentication
             case .invalid(let detail):
-                log("invalid authData for provider \(provider): \(detail)")
+                refused("invalid authData for provider \(provider): \(detail)")
                 throw .invalidAuthData(provider: provider)
             }
         }

@@ -45,12 +45,16 @@ public final class AuthService: Sendable {
     let now: @Sendable () -> Date
     /// Reports internal errors' details (never shown to clients).
     let log: @Sendable (String) -> Void
+    /// Says why a credential was refused (a provider token, a passkey), which the client is told
+    /// only in the contract's one message: for operators, not an error of the server.
+    let refused: @Sendable (String) -> Void
 
     public init(
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
         providers: ProviderRegistry? = nil, sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
-        totpBox: SecretBox? = nil, now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in }
+        totpBox: SecretBox? = nil, now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in },
+        refused: (@Sendable (String) -> Void)? = nil
     ) {
         self.configuration = configuration
         let store = UserStore(pool: pool)
@@ -81,6 +85,7 @@ public final class AuthService: Sendable {
         self.totpBox = totpBox
         self.now = now
         self.log = log
+        self.refused = refused ?? log
     }
 
     /// No connection in time (or none to be had), or statement_timeout: the database is stuck, and
