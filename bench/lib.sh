@@ -137,6 +137,21 @@ stop_server() {  # stop_server PID: SIGTERM, wait up to 20 s
 pg_conninfo() { echo "host=$1/run port=5432 dbname=gatehouse user=gatehouse"; }
 psqlq() { "$PGBIN/psql" "$1" -XAtq -v ON_ERROR_STOP=1 -c "$2"; }
 
+# start_standby DIR: a streaming standby (pg_basebackup -R) of the running embedded cluster of
+# DIR, in STANDBY_DIR/pg on port 5433 with its socket in STANDBY_DIR/run; STANDBY is its conninfo.
+start_standby() {
+    grep -q "^local replication" "$1/pg/pg_hba.conf" || echo "local replication all trust" >>"$1/pg/pg_hba.conf"
+    psqlq "$(pg_conninfo "$1")" "SELECT pg_reload_conf()" >/dev/null
+    new_dir; STANDBY_DIR="$NEW_DIR"; chown gatehouse: "$STANDBY_DIR"
+    runuser -u gatehouse -- mkdir -m 700 "$STANDBY_DIR/run"
+    runuser -u gatehouse -- "$PGBIN/pg_basebackup" -D "$STANDBY_DIR/pg" -R -X stream --checkpoint=fast \
+        -h "$1/run" -p 5432 -U gatehouse
+    BENCH_CLUSTERS+=("$STANDBY_DIR/pg")
+    runuser -u gatehouse -- "$PGBIN/pg_ctl" -D "$STANDBY_DIR/pg" -l "$STANDBY_DIR/log" -w \
+        -o "-c port=5433 -c unix_socket_directories=$STANDBY_DIR/run" start >/dev/null
+    STANDBY="host=$STANDBY_DIR/run port=5433 dbname=gatehouse user=gatehouse"
+}
+
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 hwm_kib() { awk '/^VmHWM/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }
 fd_count() { ls "/proc/$1/fd" 2>/dev/null | wc -l; }

@@ -16,8 +16,9 @@ import Synchronization
 /// unflushed on the primary) leaves the batch to the primary, and later batches do not wait for
 /// it until it has caught up again. A standby that cannot be reached, errs, or is no longer in
 /// recovery (promoted: positions of two primaries cannot be compared) leaves every batch to the
-/// primary for ``retryInterval`` seconds. Each fallback is counted (``counts``) and each change
-/// between serving, behind and unavailable reported once (``Event``).
+/// primary for ``retryInterval`` seconds. Each fallback is counted (``counts``); a change between
+/// serving, behind and unavailable is reported (``Event``) unless one of its kind was in the last
+/// ``reportInterval`` seconds (a standby that keeps just missing the wait must not flood the log).
 public final class StandbyReads: Sendable {
     /// A change of the standby's state, for the log.
     public enum Event: Sendable {
@@ -31,6 +32,21 @@ public final class StandbyReads: Sendable {
 
     private enum Mode {
         case serving, behind, unavailable(until: Double)
+
+        /// Which kind of mode, as an index into `State.reported`.
+        var kind: Int {
+            switch self {
+            case .serving: 0
+            case .behind: 1
+            case .unavailable: 2
+            }
+        }
+    }
+
+    private struct State {
+        var mode = Mode.serving
+        /// When a change into each kind of mode was last reported.
+        var reported = [-Double.infinity, -Double.infinity, -Double.infinity]
     }
 
     private struct NotAStandby: Error, CustomStringConvertible {
@@ -44,7 +60,9 @@ public final class StandbyReads: Sendable {
     let catchUpWait: Double
     /// Seconds an unavailable standby is left alone before a batch tries it again.
     let retryInterval: Double
-    private let mode = Lock(Mode.serving)
+    /// Seconds after reporting a change before a change of the same kind is reported again.
+    let reportInterval: Double = 60
+    private let state = Lock(State())
     private let answered = Atomic<Int>(0)
     private let behind = Atomic<Int>(0)
     private let unavailable = Atomic<Int>(0)
@@ -74,8 +92,8 @@ public final class StandbyReads: Sendable {
     /// the primary's only: a failing standby is never the caller's problem.
     func sessions(digests: [[UInt8]]) throws -> [[UInt8]: UserStore.StoredSession] {
         let now = clock()
-        let wait: Double? = mode.withLock { mode in
-            switch mode {
+        let wait: Double? = state.withLock { state in
+            switch state.mode {
             case .serving: return catchUpWait
             case .behind: return 0
             case .unavailable(let until): return now >= until ? catchUpWait : nil
@@ -108,14 +126,13 @@ public final class StandbyReads: Sendable {
         return found
     }
 
-    /// Sets the mode, reporting `event` when the kind of mode changed.
+    /// Sets the mode, reporting `event` when the kind of mode changed (see ``reportInterval``).
     private func enter(_ new: Mode, _ event: Event) {
-        let changed = mode.withLock { mode in
-            let changed = switch (mode, new) {
-            case (.serving, .serving), (.behind, .behind), (.unavailable, .unavailable): false
-            default: true
-            }
-            mode = new
+        let now = clock()
+        let changed = state.withLock { state in
+            let changed = state.mode.kind != new.kind && now - state.reported[new.kind] >= reportInterval
+            if changed { state.reported[new.kind] = now }
+            state.mode = new
             return changed
         }
         if changed { report(event) }
