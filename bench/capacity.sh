@@ -1,9 +1,13 @@
 #!/usr/bin/env bash
 # The capacity model's figures: CPU per operation of the server and of its database (from /proc,
 # so contention on a shared machine changes them little), for the viewer with the session cache
-# (hit) and without it (miss), log-in and sign-up (argon2id at the production cost) and log-out.
-# Interleaved rounds; an idle run of the same length first measures the database's own
-# background CPU, which the summary subtracts. README "Scaling out" turns these into a model.
+# (hit) and without it (miss), log-in and sign-up, and log-out. Log-in and sign-up run twice:
+# at the production argon2id cost (the server's CPU; a few per second here, too few for the
+# database's share to stand out from its background) and, on a second server over the same
+# database, at the minimum cost with its own users (`_min`: the database's CPU, which the cost
+# does not change). Interleaved rounds; an idle run of the same length first measures the
+# database's own background CPU, which the summary subtracts. README "Scaling out" turns these
+# into a model.
 #   bench/capacity.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (500)
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
@@ -21,6 +25,9 @@ python3 "$ROOT/bench/client.py" seed "$CACHED_URL" "$N" "$BENCH_USERS" 8
 CONNINFO="$(pg_conninfo "$DIR")"
 start_server "$DIR/nocache" /dev/null DATABASE_URL="$CONNINFO" GATEHOUSE_SESSION_CACHE=false
 NOCACHE_PID=$SERVER_PID NOCACHE_URL=$SERVER_URL
+start_server "$DIR/min" /dev/null DATABASE_URL="$CONNINFO" GATEHOUSE_HASH_COST=minimum
+MIN_PID=$SERVER_PID MIN_URL=$SERVER_URL
+python3 "$ROOT/bench/client.py" seed "$MIN_URL" "$N" "$DIR/users-min.txt" 8 m
 
 # Sessions to log out: more than the runs can use, made in SQL as copies of the seeded ones.
 M=$((ROUNDS * D * 5000))
@@ -52,7 +59,7 @@ idle() {  # the database's CPU over D seconds with no requests
     local before after; before="$(cpu_ms "$CACHED_PID" "$DIR")"; sleep "$D"; after="$(cpu_ms "$CACHED_PID" "$DIR")"
     set -- $before $after; echo $(($4 - $2))
 }
-OPS="viewer_hit viewer_miss login signup logout"
+OPS="viewer_hit viewer_miss login signup login_min signup_min logout"
 log "load average at start: $(load_avg)"
 : >"$OUT/rounds"
 for r in $(seq "$ROUNDS"); do
@@ -64,6 +71,8 @@ for r in $(seq "$ROUNDS"); do
             viewer_miss) measure $op "$NOCACHE_PID" 64 2 viewer.lua "$NOCACHE_URL" ;;
             login) measure $op "$CACHED_PID" 8 8 login.lua "$CACHED_URL" ;;
             signup) BENCH_RUN="c$r" measure $op "$CACHED_PID" 8 8 signup.lua "$CACHED_URL" ;;
+            login_min) BENCH_USERS="$DIR/users-min.txt" measure $op "$MIN_PID" 8 8 login.lua "$MIN_URL" ;;
+            signup_min) BENCH_RUN="m$r" measure $op "$MIN_PID" 8 8 signup.lua "$MIN_URL" ;;
             logout) BENCH_THREADS=8 measure $op "$CACHED_PID" 8 8 logout.lua "$CACHED_URL" ;;
         esac
         grep FIRST_ERROR "$OUT/$op" >&2 || true

@@ -9,20 +9,31 @@ import Testing
 /// `GATEHOUSE_READ_DATABASE_URL`: viewer lookups on a real streaming standby, answered there only
 /// when it is as current as the primary; otherwise, and when it is down, by the primary.
 @Suite struct ReadScalingTests {
-    /// A server on `primary` reading sessions from `standby`, without the session cache (every
-    /// viewer is a lookup).
+    /// A primary, its streaming standby, and a server on the primary reading sessions from the
+    /// standby, without the session cache (every viewer is a lookup); all stopped on deinit.
     final class Pair {
+        let primary: PrivateTestCluster
+        let standby: PrivateTestCluster
+        let standbyURL: String
         let server: GatehouseServer
         let logs = LogCapture()
 
-        init(primaryURL: String, readURL: String) throws {
+        init() throws {
+            primary = try PrivateTestCluster()
+            let primaryURL = try primary.cluster.start()
+            standby = try ResilienceTests.standby(of: primary)
+            standbyURL = try standby.cluster.start()
             var settings = Settings.forTest(databaseURL: primaryURL)
-            settings.readDatabaseURL = readURL
+            settings.readDatabaseURL = standbyURL
             settings.sessionCache = false
             server = try GatehouseServer(settings: settings, logger: Logger(level: .info, write: logs.write))
         }
 
-        deinit { server.stop() }
+        deinit {
+            server.stop()
+            standby.destroy()
+            primary.destroy()
+        }
 
         func signUp(_ username: String) throws -> String {
             let response = try HTTPConnection(port: server.port).graphQL(
@@ -56,15 +67,9 @@ import Testing
     /// primary answers), and a logged-out token answers 209 though the standby still has its
     /// session. Once replay resumes the standby answers again, with the same results.
     @Test func freshAndLoggedOutTokensWhileTheStandbyLags() throws {
-        let primary = try PrivateTestCluster()
-        defer { primary.destroy() }
-        let primaryURL = try primary.cluster.start()
-        let standby = try ResilienceTests.standby(of: primary)
-        defer { standby.destroy() }
-        let standbyURL = try standby.cluster.start()
-        let standbyAdmin = try Connection(standbyURL)
+        let pair = try Pair()
+        let standbyAdmin = try Connection(pair.standbyURL)
         defer { standbyAdmin.close() }
-        let pair = try Pair(primaryURL: primaryURL, readURL: standbyURL)
 
         let rita = try pair.signUp("rita")
         // The standby answers once it has replayed the sign-up.
@@ -96,24 +101,18 @@ import Testing
     /// A standby that is down fails no request: the primary answers, the change is logged and
     /// counted, and the standby is used again once it is back.
     @Test func aStandbyThatIsDownLeavesLookupsToThePrimary() throws {
-        let primary = try PrivateTestCluster()
-        defer { primary.destroy() }
-        let primaryURL = try primary.cluster.start()
-        let standby = try ResilienceTests.standby(of: primary)
-        defer { standby.destroy() }
-        let standbyURL = try standby.cluster.start()
-        let pair = try Pair(primaryURL: primaryURL, readURL: standbyURL)
+        let pair = try Pair()
         let token = try pair.signUp("tess")
         #expect(try eventually { try pair.viewerError(token) == nil && pair.batches("standby") >= 1 })
 
-        try standby.cluster.stop()
+        try pair.standby.cluster.stop()
         #expect(try pair.viewerError(token) == nil)
         #expect(try pair.viewerError(token) == nil)
         #expect(try pair.batches("primary\",reason=\"unavailable") >= 2)
         #expect(pair.logs.text.contains("read database unavailable, session lookups go to the primary"))
         #expect(!pair.logs.text.contains("password="), "no connection string in the log")
 
-        try standby.cluster.start()
+        try pair.standby.cluster.start()
         let answered = try pair.batches("standby")
         #expect(try eventually { try pair.viewerError(token) == nil && pair.batches("standby") > answered })
     }
