@@ -157,10 +157,11 @@ public final class StandbyReads: Sendable {
 }
 
 extension UserStore {
-    /// The primary's WAL insert position in bytes (a decimal number): every commit acknowledged so far (with any
-    /// `synchronous_commit`) ends at or before it. A position just past a page header (nothing
-    /// written on the page yet) is moved back to the page's start, where the last record ended, so
-    /// that an idle standby can be level with it. Nil when the server is in recovery itself.
+    /// The primary's WAL insert position in bytes (a decimal number): every commit acknowledged so
+    /// far, with any `synchronous_commit`, ends at or before it (the write or flush position would
+    /// miss commits made with `synchronous_commit = off`). A position just past a page header
+    /// (nothing written on the page yet) is moved back to the page's start, where the last record
+    /// ended, so that an idle standby can be level with it. Nil when the server is in recovery itself.
     func walPosition() throws -> String? {
         try pool.withConnection(retry: .once) { connection in
             let row = try connection.queryFirst("""
