@@ -127,6 +127,20 @@ start_server() {
     SERVER_URL="http://127.0.0.1:$SERVER_PORT/graphql"
 }
 
+# seeded_server N: the release server on a fresh embedded database in DIR (OUT for the runs'
+# outputs) with N users signed up into BENCH_USERS; SERVER_* name it, and BENCH_LUA and
+# BENCH_USERS are exported for the Lua scripts.
+seeded_server() {
+    ensure_tools
+    build_release gatehouse
+    new_dir; DIR="$NEW_DIR"
+    OUT="$DIR/out"; mkdir -p "$OUT"
+    export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
+    start_server "$DIR" "${SERVER_LOG:-/dev/null}"
+    log "seeding $1 users"
+    python3 "$ROOT/bench/client.py" seed "$SERVER_URL" "$1" "$BENCH_USERS" 8
+}
+
 stop_server() {  # stop_server PID: SIGTERM, wait up to 20 s
     local pid="$1"
     kill -TERM "$pid" 2>/dev/null || true

@@ -10,16 +10,8 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-8}"
 N="${BENCH_USERS_N:-500}"
-ensure_tools
-build_release gatehouse
-new_dir; DIR="$NEW_DIR"
-OUT="$DIR/out"; mkdir -p "$OUT"
-export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
-start_server "$DIR" "${SERVER_LOG:-/dev/null}"
-SEED_PID=$SERVER_PID
-log "seeding $N users"
-python3 "$ROOT/bench/client.py" seed "$SERVER_URL" "$N" "$BENCH_USERS" 8
-stop_server "$SEED_PID"
+seeded_server "$N"
+stop_server "$SERVER_PID"
 # The seeding server stopped its embedded cluster; start it on its own for the measured servers.
 runuser -u gatehouse -- "$PGBIN/pg_ctl" -D "$DIR/pg" -l "$DIR/primary.log" -w start >/dev/null
 PRIMARY="$(pg_conninfo "$DIR")"
