@@ -58,10 +58,13 @@ fuzz: fuzz-build
 	FUZZ_SECONDS=$(FUZZ_SECONDS) Fuzz/run.sh $(FUZZ_TARGETS)
 
 # Load test against its limits (pgbench, raw argon2id, static HTTP); writes bench/RESULTS.md.
-# BENCH_SECONDS=15 per run by default. Then mail delivery (prints its figures).
+# BENCH_SECONDS=15 per run by default. Then mail delivery, the capacity model's CPU per operation
+# and read scaling on a standby (these print their figures).
 bench: deps
 	bench/all.sh
 	bench/mail.sh
+	bench/capacity.sh
+	bench/read-scaling.sh
 
 # The working tree's server against BASE's, in interleaved rounds on one database; prints a table
 # (writes no file unless COMPARE_OUT is set). make bench-compare BASE=HEAD~1 [ROUNDS=5 BENCH_SECONDS=8].

@@ -127,6 +127,20 @@ start_server() {
     SERVER_URL="http://127.0.0.1:$SERVER_PORT/graphql"
 }
 
+# seeded_server N: the release server on a fresh embedded database in DIR (OUT for the runs'
+# outputs) with N users signed up into BENCH_USERS; SERVER_* name it, and BENCH_LUA and
+# BENCH_USERS are exported for the Lua scripts.
+seeded_server() {
+    ensure_tools
+    build_release gatehouse
+    new_dir; DIR="$NEW_DIR"
+    OUT="$DIR/out"; mkdir -p "$OUT"
+    export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
+    start_server "$DIR" "${SERVER_LOG:-/dev/null}"
+    log "seeding $1 users"
+    python3 "$ROOT/bench/client.py" seed "$SERVER_URL" "$1" "$BENCH_USERS" 8
+}
+
 stop_server() {  # stop_server PID: SIGTERM, wait up to 20 s
     local pid="$1"
     kill -TERM "$pid" 2>/dev/null || true
@@ -157,6 +171,21 @@ SQL
     done
     timeout $(($2 + 60)) "$PGBIN/pgbench" -n -M prepared -c 64 -j 2 -T "$2" "${args[@]}" "$conninfo" 2>&1 \
         | sed -n 's/^tps = \([0-9.]*\).*/\1/p' | head -1
+}
+
+# start_standby DIR: a streaming standby (pg_basebackup -R) of the running embedded cluster of
+# DIR, in STANDBY_DIR/pg on port 5433 with its socket in STANDBY_DIR/run; STANDBY is its conninfo.
+start_standby() {
+    grep -q "^local replication" "$1/pg/pg_hba.conf" || echo "local replication all trust" >>"$1/pg/pg_hba.conf"
+    psqlq "$(pg_conninfo "$1")" "SELECT pg_reload_conf()" >/dev/null
+    new_dir; STANDBY_DIR="$NEW_DIR"; chown gatehouse: "$STANDBY_DIR"
+    runuser -u gatehouse -- mkdir -m 700 "$STANDBY_DIR/run"
+    runuser -u gatehouse -- "$PGBIN/pg_basebackup" -D "$STANDBY_DIR/pg" -R -X stream --checkpoint=fast \
+        -h "$1/run" -p 5432 -U gatehouse
+    BENCH_CLUSTERS+=("$STANDBY_DIR/pg")
+    runuser -u gatehouse -- "$PGBIN/pg_ctl" -D "$STANDBY_DIR/pg" -l "$STANDBY_DIR/log" -w \
+        -o "-c port=5433 -c unix_socket_directories=$STANDBY_DIR/run" start >/dev/null
+    STANDBY="host=$STANDBY_DIR/run port=5433 dbname=gatehouse user=gatehouse"
 }
 
 rss_kib() { awk '/^VmRSS/ { print $2 }' "/proc/$1/status" 2>/dev/null || echo 0; }

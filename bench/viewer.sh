@@ -8,15 +8,8 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-8}"
 N="${BENCH_USERS_N:-300}"
-ensure_tools
-build_release gatehouse
-new_dir; DIR="$NEW_DIR"
-OUT="$DIR/out"; mkdir -p "$OUT"
-export BENCH_LUA="$ROOT/bench/lua" BENCH_USERS="$DIR/users.txt"
-start_server "$DIR" "${SERVER_LOG:-/dev/null}"
+seeded_server "$N"
 CACHED_PID=$SERVER_PID CACHED_URL=$SERVER_URL
-log "seeding $N users"
-python3 "$ROOT/bench/client.py" seed "$CACHED_URL" "$N" "$BENCH_USERS" 8
 CONNINFO="$(pg_conninfo "$DIR")"
 start_server "$DIR/nocache" /dev/null DATABASE_URL="$CONNINFO" GATEHOUSE_SESSION_CACHE=false
 NOCACHE_PID=$SERVER_PID NOCACHE_URL=$SERVER_URL

@@ -19,6 +19,8 @@ public final class GatehouseServer: Sendable {
     public let logger: Logger
     private let embedded: EmbeddedPostgres?
     private let pool: Pool
+    /// The standby's pool for session lookups (`GATEHOUSE_READ_DATABASE_URL`).
+    private let readPool: Pool?
     private let hashing: PasswordHashingPool
     private let janitor: SessionJanitorThread
     private let listener: NotificationListener?
@@ -88,15 +90,21 @@ public final class GatehouseServer: Sendable {
             return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
         }()
 
+        if settings.readDatabaseURL != nil && settings.databaseURL == nil {
+            throw StartError("GATEHOUSE_READ_DATABASE_URL (--read-database-url) needs DATABASE_URL: it names a standby of that database.")
+        }
         // An external database's key must be given: checked before the database is opened.
         var totpBox = settings.databaseURL == nil ? nil : try Self.totpBox(settings, keyDirectory: nil)
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
+        let readPool = Self.readPool(settings, connection)
+        self.readPool = readPool
         var started = false
         defer {
             if !started {
                 pool.close()
+                readPool?.close()
                 if let embedded { try? embedded.stop() }
             }
         }
@@ -142,6 +150,16 @@ public final class GatehouseServer: Sendable {
                     publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
                     origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
+            readPool: readPool, onStandbyChange: { event in
+                switch event {
+                case .unavailable(let error):
+                    logger.warn("read database unavailable, session lookups go to the primary", ["error": .string(error)])
+                case .behind:
+                    logger.warn("read database behind the primary, session lookups go to the primary until it catches up")
+                case .serving:
+                    logger.info("read database serving session lookups")
+                }
+            },
             log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) })
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.refreshHashKinds() } catch {
@@ -249,6 +267,7 @@ public final class GatehouseServer: Sendable {
         listener?.stop()
         hashing.shutdown()
         pool.close()
+        readPool?.close()
         if let embedded {
             do { try embedded.stop() } catch { logger.error("embedded database did not stop cleanly", ["error": .string(String(describing: error))]) }
         }
@@ -284,6 +303,16 @@ public final class GatehouseServer: Sendable {
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)
+    }
+
+    /// The pool of `GATEHOUSE_READ_DATABASE_URL`, connecting and timing out as the primary's does
+    /// (`primary`); nil when unset.
+    static func readPool(_ settings: Settings, _ primary: ConnectionConfiguration) -> Pool? {
+        guard let url = settings.readDatabaseURL else { return nil }
+        var connection = primary
+        connection.connectionString = url
+        return Pool(configuration: PoolConfiguration(
+            connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
     }
 
     /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or else the key file in

@@ -195,7 +195,7 @@ final class Router: HTTPHandler {
     private func gauges() -> [(name: String, help: String, labels: String, value: Double)] {
         let stats = pool.stats
         let hashingMetrics = hashing.metrics
-        return mailGauges() + notificationGauges() + [
+        return mailGauges() + notificationGauges() + standbyGauges() + [
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"in_use\"", Double(stats.inUse)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"idle\"", Double(stats.idle)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"connecting\"", Double(stats.connecting)),
@@ -211,6 +211,17 @@ final class Router: HTTPHandler {
              Double(connectionCounts.refused.load(ordering: .relaxed))),
             ("gatehouse_http_connections_closed_total", "HTTP connections the server closed.", "reason=\"request_timeout\"",
              Double(connectionCounts.timedOut.load(ordering: .relaxed))),
+        ]
+    }
+
+    /// How the viewer lookups' batches were answered with a read database (`GATEHOUSE_READ_DATABASE_URL`).
+    private func standbyGauges() -> [(name: String, help: String, labels: String, value: Double)] {
+        guard let counts = contexts.auth.standbyReads?.counts else { return [] }
+        let help = "Batches of session lookups by the database that answered them: the standby, or the primary because the standby was behind it or unavailable."
+        return [
+            ("gatehouse_read_lookup_batches_total", help, "answered_by=\"standby\"", Double(counts.standby)),
+            ("gatehouse_read_lookup_batches_total", help, "answered_by=\"primary\",reason=\"behind\"", Double(counts.behind)),
+            ("gatehouse_read_lookup_batches_total", help, "answered_by=\"primary\",reason=\"unavailable\"", Double(counts.unavailable)),
         ]
     }
 

@@ -7,6 +7,8 @@ import Sodium
 /// Every setting of the server, from flags and the environment (flags win).
 public struct Settings: Sendable, Hashable {
     public var databaseURL: String? = nil
+    /// A streaming standby of `databaseURL` for viewer lookups (see `StandbyReads`); nil: none.
+    public var readDatabaseURL: String? = nil
     public var dataDirectory = "./.gatehouse"
     public var host = "127.0.0.1"
     public var port = 1337
@@ -104,6 +106,9 @@ extension Settings {
     public static let specs: [SettingSpec] = [
         text("database-url", "DATABASE_URL", "URL", "PostgreSQL connection URI or conninfo; unset: the embedded database",
              { $0.databaseURL = $1.isEmpty ? nil : $1 }, { $0.databaseURL ?? "(embedded)" }),
+        text("read-database-url", "GATEHOUSE_READ_DATABASE_URL", "URL",
+             "A streaming standby of DATABASE_URL for session lookups that miss the cache, used while it has replayed all the primary had committed when the lookup began; else the primary answers. Unset: the primary only",
+             { $0.readDatabaseURL = $1.isEmpty ? nil : $1 }, { $0.readDatabaseURL == nil ? "(none)" : "(set)" }),
         text("data-dir", "GATEHOUSE_DATA_DIR", "PATH", "Directory of the embedded database",
              { $0.dataDirectory = $1 }, { $0.dataDirectory }),
         text("host", "GATEHOUSE_HOST", "ADDRESS", "Address to listen on (0.0.0.0 for all interfaces)",

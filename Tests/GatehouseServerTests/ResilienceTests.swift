@@ -243,6 +243,31 @@ extension ResilienceTests {
 }
 
 extension ResilienceTests {
+    /// A streaming standby of `primary` (running), by `pg_basebackup -R`; not started.
+    static func standby(of primary: PrivateTestCluster) throws -> PrivateTestCluster {
+        // Only socket connections, trusted; replication needs its own entry.
+        let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: primary.cluster.clusterDirectory + "/pg_hba.conf"))
+        hba.seekToEndOfFile()
+        hba.write(Data("local replication all trust\n".utf8))
+        try hba.close()
+        let primaryAdmin = try Connection(primary.cluster.connectionString(database: "postgres"))
+        defer { primaryAdmin.close() }
+        _ = try primaryAdmin.query("SELECT pg_reload_conf()")
+
+        let standbyDirectory = TemporaryDirectory.make(prefix: "ghstandby")
+        if getuid() == 0 {
+            let account = try ServiceAccount.ensure()
+            #expect(chown(standbyDirectory, account.uid, account.gid) == 0)
+        }
+        let standby = try PrivateTestCluster(dataDirectory: standbyDirectory)
+        let (status, output) = try runPostgresTool("pg_basebackup", [
+            "-D", standby.cluster.clusterDirectory, "-R", "--no-sync", "-X", "stream", "--checkpoint=fast",
+            "-h", primary.cluster.socketDirectory, "-p", String(primary.cluster.options.port), "-U", primary.cluster.options.user,
+        ])
+        #expect(status == 0, "\(output)")
+        return standby
+    }
+
     /// Runs a PostgreSQL client program (from `pg_config --bindir`) as the clusters' account when
     /// root (as the clusters' files belong to it); returns its exit status and output.
     static func runPostgresTool(_ tool: String, _ arguments: [String]) throws -> (status: Int32?, output: String) {
@@ -260,27 +285,8 @@ extension ResilienceTests {
         let primary = try PrivateTestCluster()
         defer { primary.destroy() }
         try primary.cluster.start()
-        // Only socket connections, trusted; replication needs its own entry.
-        let hba = try FileHandle(forWritingTo: URL(fileURLWithPath: primary.cluster.clusterDirectory + "/pg_hba.conf"))
-        hba.seekToEndOfFile()
-        hba.write(Data("local replication all trust\n".utf8))
-        try hba.close()
-        let primaryAdmin = try Connection(primary.cluster.connectionString(database: "postgres"))
-        defer { primaryAdmin.close() }
-        _ = try primaryAdmin.query("SELECT pg_reload_conf()")
-
-        let standbyDirectory = TemporaryDirectory.make(prefix: "ghstandby")
-        if getuid() == 0 {
-            let account = try ServiceAccount.ensure()
-            #expect(chown(standbyDirectory, account.uid, account.gid) == 0)
-        }
-        let standby = try PrivateTestCluster(dataDirectory: standbyDirectory)
+        let standby = try Self.standby(of: primary)
         defer { standby.destroy() }
-        let (status, output) = try Self.runPostgresTool("pg_basebackup", [
-            "-D", standby.cluster.clusterDirectory, "-R", "--no-sync", "-X", "stream", "--checkpoint=fast",
-            "-h", primary.cluster.socketDirectory, "-p", String(primary.cluster.options.port), "-U", primary.cluster.options.user,
-        ])
-        #expect(status == 0, "\(output)")
         let standbyURL = try standby.cluster.start()
         let standbyAdmin = try Connection(standbyURL)
         defer { standbyAdmin.close() }

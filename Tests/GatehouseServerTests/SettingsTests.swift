@@ -25,6 +25,7 @@ struct SettingCase: Sendable, CustomTestStringConvertible {
 /// Every spec, with a value different from its default. `everySpecHasACase` keeps it complete.
 let settingCases: [SettingCase] = [
     SettingCase("database-url", "DATABASE_URL", "postgresql://u@h/db", { $0.databaseURL == "postgresql://u@h/db" }),
+    SettingCase("read-database-url", "GATEHOUSE_READ_DATABASE_URL", "host=standby dbname=gh", { $0.readDatabaseURL == "host=standby dbname=gh" }),
     SettingCase("data-dir", "GATEHOUSE_DATA_DIR", "/var/lib/gh", { $0.dataDirectory == "/var/lib/gh" }),
     SettingCase("host", "GATEHOUSE_HOST", "0.0.0.0", { $0.host == "0.0.0.0" }),
     SettingCase("port", "GATEHOUSE_PORT", "8080", { $0.port == 8080 }),

@@ -19,6 +19,8 @@ public final class AuthService: Sendable {
     let sessionUse: SessionUseRecorder
     /// Viewer lookups that miss the cache, coalesced across request threads.
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
+    /// The standby those lookups go to when it is current (`GATEHOUSE_READ_DATABASE_URL`); nil: the primary.
+    public let standbyReads: StandbyReads?
     /// Provider log-ins of linked users, coalesced likewise: one statement finds the users and
     /// inserts the sessions of every log-in waiting.
     let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, UserStore.LinkedUser>
@@ -53,8 +55,9 @@ public final class AuthService: Sendable {
         pool: Pool, hashing: PasswordHashingPool, configuration: AuthConfiguration = AuthConfiguration(),
         limiterCapacity: Int = RateLimiter.defaultCapacity, sessionCache: SessionCache? = nil,
         providers: ProviderRegistry? = nil, sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches,
-        totpBox: SecretBox? = nil, now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in },
-        refused: (@Sendable (String) -> Void)? = nil
+        totpBox: SecretBox? = nil, readPool: Pool? = nil,
+        onStandbyChange: @escaping @Sendable (StandbyReads.Event) -> Void = { _ in }, now: @escaping @Sendable () -> Date = { Date() },
+        log: @escaping @Sendable (String) -> Void = { _ in }, refused: (@Sendable (String) -> Void)? = nil
     ) {
         self.configuration = configuration
         let store = UserStore(pool: pool)
@@ -65,10 +68,12 @@ public final class AuthService: Sendable {
         self.sessionUse = SessionUseRecorder(
             write: { [interval = Self.useInterval(configuration)] in try sessionStore.recordUse($0, resolution: interval) },
             log: log)
+        let standbyReads = readPool.map { StandbyReads(primary: store, standby: $0, report: onStandbyChange) }
+        self.standbyReads = standbyReads
         self.sessionLookups = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
             failsQueued: Self.databaseStuck,
-            run: { try store.sessions(digests: $0) })
+            run: { try standbyReads?.sessions(digests: $0) ?? store.sessions(digests: $0) })
         self.providerLogIns = LookupBatcher(
             maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
             failsQueued: Self.databaseStuck, run: { [withholdingTOTP = configuration.mfa != .off] in

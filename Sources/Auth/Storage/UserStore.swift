@@ -267,21 +267,24 @@ struct UserStore: Sendable {
     /// Written as `token_digest = ANY($1)`, the generic plan may scan `sessions` and hash
     /// `users` instead (it does while the tables are small).
     func sessions(digests: [[UInt8]]) throws -> [[UInt8]: StoredSession] {
-        try pool.withConnection(retry: .once) { connection in
-            let rows = try connection.query("""
-                SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
-                    SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                           s.token_digest, \(sql: Self.sessionColumns)
-                    FROM sessions s JOIN users u ON u.object_id = s.user_id
-                    WHERE s.token_digest = wanted.digest LIMIT 1) AS found
-                """)
-            var found: [[UInt8]: StoredSession] = [:]
-            found.reserveCapacity(rows.count)
-            for row in rows {
-                found[try row.decode([UInt8].self, at: 7)] = StoredSession(
-                    session: try Self.session(row, from: 8), user: try Self.user(row))
-            }
-            return found
+        try pool.withConnection(retry: .once) { connection in try Self.sessions(digests: digests, on: connection) }
+    }
+
+    /// ``sessions(digests:)`` on `connection` (the primary's, or a standby's: ``StandbyReads``).
+    static func sessions(digests: [[UInt8]], on connection: Connection) throws -> [[UInt8]: StoredSession] {
+        let rows = try connection.query("""
+            SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
+                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+                       s.token_digest, \(sql: Self.sessionColumns)
+                FROM sessions s JOIN users u ON u.object_id = s.user_id
+                WHERE s.token_digest = wanted.digest LIMIT 1) AS found
+            """)
+        var found: [[UInt8]: StoredSession] = [:]
+        found.reserveCapacity(rows.count)
+        for row in rows {
+            found[try row.decode([UInt8].self, at: 7)] = StoredSession(
+                session: try Self.session(row, from: 8), user: try Self.user(row))
         }
+        return found
     }
 }
