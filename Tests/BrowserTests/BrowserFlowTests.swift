@@ -4,7 +4,7 @@ import Testing
 
 /// The two pages in headless Chromium, clicked and typed through as a person would.
 /// Screenshots of each step go to `.build/screenshots/`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct BrowserFlowTests {
     @Test func appPageRegistersReloadsLogsOutAndLogsIn() async throws {
         let server = try InProcessServer()

@@ -27,13 +27,15 @@ final class Chromium: @unchecked Sendable {
         let description: String
     }
 
-    /// Launches Chromium; screenshots go to `<package>/.build/screenshots/<name>-…png`.
+    /// Launches Chromium, once one of the ``BrowserSlots`` is free; screenshots go to
+    /// `<package>/.build/screenshots/<name>-…png`.
     init(name: String) async throws {
         self.name = name
         let executable = ["/usr/bin/chromium", "/usr/bin/chromium-browser"].first { FileManager.default.isExecutableFile(atPath: $0) }
         guard let executable else {
             throw Failure(description: "chromium is not installed: run `scripts/install-deps.sh --test` (Debian package chromium)")
         }
+        await BrowserSlots.shared.take()
         screenshots = packageRoot.appendingPathComponent(".build/screenshots", isDirectory: true)
         try FileManager.default.createDirectory(at: screenshots, withIntermediateDirectories: true)
         profile = TemporaryDirectory.make(prefix: "gh-chromium")
@@ -49,6 +51,7 @@ final class Chromium: @unchecked Sendable {
             browser = DevTools(writingTo: output, readingFrom: input)
         } catch {
             try? FileManager.default.removeItem(atPath: profile)
+            await BrowserSlots.shared.give()
             throw error
         }
         do {
@@ -121,6 +124,7 @@ final class Chromium: @unchecked Sendable {
         var status: Int32 = 0
         while waitpid(pid, &status, 0) < 0 && errno == EINTR {}
         try? FileManager.default.removeItem(atPath: profile)
+        Task { await BrowserSlots.shared.give() }
     }
 
     // MARK: Driving the page
@@ -297,5 +301,32 @@ final class Chromium: @unchecked Sendable {
     private func quoted(_ text: String) -> String {
         let data = try! JSONSerialization.data(withJSONObject: [text])
         return String(String(decoding: data, as: UTF8.self).dropFirst().dropLast())
+    }
+}
+
+/// At most three browsers at once across every suite: the tests run in parallel, and more
+/// Chromiums than that on two cores only make each slower (a test's time limit counts its wait
+/// for a slot too, so the suites' limits allow for it).
+actor BrowserSlots {
+    static let shared = BrowserSlots(3)
+    private var free: Int
+    private var waiting: [CheckedContinuation<Void, Never>] = []
+
+    init(_ count: Int) { free = count }
+
+    func take() async {
+        if free > 0 {
+            free -= 1
+            return
+        }
+        await withCheckedContinuation { waiting.append($0) }
+    }
+
+    func give() {
+        if waiting.isEmpty {
+            free += 1
+        } else {
+            waiting.removeFirst().resume()
+        }
     }
 }

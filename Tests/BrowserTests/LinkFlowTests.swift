@@ -7,7 +7,7 @@ import Testing
 /// their mail. Links come from the outbox (no SMTP server is configured, so each message stays
 /// there with its link); SampleAppAccountTests follows one through the dev mailbox page.
 /// Screenshots of each step go to `.build/screenshots/`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct LinkFlowTests {
     static func visible(_ id: String) -> String {
         "document.getElementById('\(id)') && !document.getElementById('\(id)').hidden"

@@ -6,7 +6,7 @@ import Testing
 
 /// The sample app's third-party log-in against an in-process server: "Continue as guest", and a
 /// configured provider's button and token form with tokens from the local OpenID Connect provider.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct ProviderPageTests {
     let ready = "document.body.dataset.ready === 'true'"
 

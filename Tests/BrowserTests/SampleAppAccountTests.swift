@@ -5,7 +5,7 @@ import Testing
 /// The sample app's account screens in headless Chromium: Forgot password? (following the
 /// link from the captured mail in the dev mailbox), Account (email, password, deletion) and
 /// Signed-in devices. Screenshots of each step go to `.build/screenshots/`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct SampleAppAccountTests {
     static let ready = "document.body.dataset.ready === 'true'"
 

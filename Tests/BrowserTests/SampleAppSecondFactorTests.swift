@@ -12,7 +12,7 @@ import Glibc
 /// WebAuthn authenticator (DevTools `WebAuthn` domain) makes and uses a passkey; TOTP codes are
 /// computed from the secret the page shows, and the page's QR code is read back from a
 /// screenshot with zbarimg. Screenshots of each step go to `.build/screenshots/`.
-@Suite(.timeLimit(.minutes(2)))
+@Suite(.timeLimit(.minutes(10)))
 struct SampleAppSecondFactorTests {
     static let ready = SampleAppAccountTests.ready
 
