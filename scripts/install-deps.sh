@@ -11,6 +11,10 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl python3-cryptography python3-pyotp)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
+if [ "${1:-}" = "--ha" ]; then
+  # make ha: Patroni (etcd v3 client included), one etcd member, HAProxy, PostgreSQL 15 (Patroni's bin_dir).
+  packages+=(patroni etcd-server etcd-client haproxy postgresql-15 curl)
+fi
 ensure_pyyaml() {
   # The Debian package serves Debian's python3; a python3 of its own (pyenv) gets it from PyPI.
   [ "${1:-}" = "--test" ] || return 0
