@@ -10,7 +10,7 @@
 
 Passkeys are not in the mix: registration and log-in need a WebAuthn authenticator (CBOR
 attestation objects, ES256 assertions), which this generator does not implement."""
-import argparse, glob, http.client, json, os, random, re, socket, subprocess, sys, threading, time
+import argparse, glob, http.client, json, os, random, socket, subprocess, sys, threading, time
 from urllib.parse import urlparse
 
 SIGNUP = ('mutation SignUp($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) '
@@ -107,8 +107,8 @@ class Worker(threading.Thread):
         self.n, self.rec, self.stop, self.run_id = n, rec, stop, run_id
         self.clients = [Client(u) for u in urls]
         self.rng = random.Random(n)
-        self.users = []      # dicts: name, password, email, tokens (live), reset, wrong
-        self.ended = []      # tokens acknowledged as ended
+        self.users = []      # dicts: name, password, email, tokens (live), reset
+        self.ended = []      # (token, time) of the tokens acknowledged as ended
         self.count = 0
 
     def call(self, op, query, variables=None, token=None):
@@ -116,8 +116,7 @@ class Worker(threading.Thread):
         try:
             data, code = self.clients[i].post(query, variables, token)
         except Failure as f:
-            self.rec.request(i, op, f.kind)
-            return i, None, f.kind
+            return i, None, f.kind  # recorded by `ok`, as every answer
         return i, data, code
 
     def ok(self, i, op, code, expected=None):
@@ -144,8 +143,7 @@ class Worker(threading.Thread):
         i, data, code = self.call('signUp', SIGNUP, {'f': {'username': name, 'password': password, 'email': email}})
         if self.ok(i, 'signUp', code) and data:
             v = data['signUp']['viewer']
-            u = {'name': name, 'password': password, 'email': email, 'tokens': [v['sessionToken']],
-                 'reset': False, 'wrong': 0}
+            u = {'name': name, 'password': password, 'email': email, 'tokens': [v['sessionToken']], 'reset': False}
             self.users.append(u)
             with self.rec.lock:
                 self.rec.signups.append([time.time(), name, password, email, v['user']['objectId']])
@@ -365,7 +363,7 @@ def verify(args):
         pid = int(args.pids.split(',')[i])
         log = open(args.logs.split(',')[i], errors='replace').read()
         per_instance.append({
-            'requests': len(mine), 'errors_before_fault': sum(1 for r in mine if r[3] and r[0] < t0),
+            'requests': len(mine), 'errors_before_fault': [r[2:] for r in mine if r[3] and r[0] < t0],
             'errors_after_fault': kinds, 'window_s': round(window, 2),
             'first_write_after_s': round(recovered - t0, 2) if recovered else None,
             'gatehouse_after_primary_s': round(max(0.0, last_error - primary_ready), 2) if last_error else 0.0,
@@ -394,7 +392,8 @@ def verify(args):
     }
     json.dump(report, open(args.out, 'w'), indent=1)
     print(json.dumps(report, indent=1))
-    bad = (lost_signups or lost_mails or lost_early or stale or late or dead or s['lost_sessions']
+    wrong_user = sum(1 for r in s['requests'] if r[3] == 'wrong_user')  # a token answering as another user
+    bad = (lost_signups or lost_mails or lost_early or stale or late or dead or s['lost_sessions'] or wrong_user
            or not all(p['same_pid'] for p in per_instance) or 'EXITED' in args.note)
     sys.exit(1 if bad else 0)
 
