@@ -3,7 +3,7 @@ SHELL := /bin/bash
 SWIFT ?= swift
 CHECK := --explicit-target-dependency-import-check error
 
-.PHONY: deps run test build release bench bench-compare bench-parse bench-engine conformance soak faults clean fuzz fuzz-build
+.PHONY: deps run test build release bench bench-compare bench-parse bench-engine conformance soak faults ha clean fuzz fuzz-build
 
 deps:
 	@scripts/install-deps.sh
@@ -80,6 +80,13 @@ soak: deps
 faults: deps
 	bench/faults.sh
 	bench/enumeration.sh
+
+# High availability: two instances on a Patroni pair (etcd, synchronous_mode) behind HAProxy and
+# with a multi-host DATABASE_URL, under a mixed load; SIGKILL of the postmaster, of the whole
+# node, a switchover; checks every acknowledged write (scripts/ha/run). As root; ~8 minutes.
+# One fault or route: make ha HA_RUNS=node HA_ROUTES=haproxy. Reports in .build/ha/.
+ha:
+	scripts/ha/run
 
 clean:
 	rm -rf .build

@@ -12,6 +12,11 @@ if [ "${1:-}" = "--test" ]; then
   packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl python3-cryptography python3-pyotp zbar-tools)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
+if [ "${1:-}" = "--ha" ]; then
+  # make ha: Patroni, one etcd member, HAProxy, PostgreSQL 15 (Patroni's bin_dir), curl for Patroni's
+  # REST checks, aiosmtpd for the SMTP server the mail senders deliver to.
+  packages+=(patroni etcd-server haproxy postgresql-15 curl python3-aiosmtpd)
+fi
 ensure_pyyaml() {
   # The Debian package serves Debian's python3; a python3 of its own (pyenv) gets it from PyPI.
   [ "${1:-}" = "--test" ] || return 0
