@@ -12,8 +12,8 @@ public final class PublicKey: @unchecked Sendable {
     /// Smallest accepted RSA modulus, in bits.
     public static let minimumRSABits: Int32 = 2048
 
-    /// An RSA public key from its big-endian modulus and exponent.
-    public static func rsa(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) -> PublicKey {
+    /// An RSA public key from its big-endian modulus and exponent (`fullCheck`: see ``make``).
+    public static func rsa(modulus: [UInt8], exponent: [UInt8], fullCheck: Bool = true) throws(CryptoError) -> PublicKey {
         // The builder references the BIGNUMs until OSSL_PARAM_BLD_to_param copies them.
         let n = BN_bin2bn(modulus, Int32(modulus.count), nil)
         let e = BN_bin2bn(exponent, Int32(exponent.count), nil)
@@ -22,7 +22,7 @@ public final class PublicKey: @unchecked Sendable {
             BN_free(e)
         }
         guard let n, let e else { throw CryptoError.cryptoFailure("BN_bin2bn") }
-        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key") { builder throws(CryptoError) in
+        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key", fullCheck: fullCheck) { builder throws(CryptoError) in
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_n(), n), "OSSL_PARAM_BLD_push_BN")
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_e(), e), "OSSL_PARAM_BLD_push_BN")
         }
@@ -33,13 +33,14 @@ public final class PublicKey: @unchecked Sendable {
         return key
     }
 
-    /// An EC P-256 public key from its 32-byte affine coordinates; the point must lie on the curve.
-    public static func p256(x: [UInt8], y: [UInt8]) throws(CryptoError) -> PublicKey {
+    /// An EC P-256 public key from its 32-byte affine coordinates; the point must lie on the curve
+    /// (`fullCheck`: see ``make``).
+    public static func p256(x: [UInt8], y: [UInt8], fullCheck: Bool = true) throws(CryptoError) -> PublicKey {
         // The SEC 1 uncompressed point, in memory that outlives the builder's reference to it.
         let point = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 65)
         defer { point.deallocate() }
         _ = point.initialize(from: [0x04] + x + y)
-        let key = try make(type: gatehouse_key_type_ec(), refusal: "the EC point is not on P-256") { builder throws(CryptoError) in
+        let key = try make(type: gatehouse_key_type_ec(), refusal: "the EC point is not on P-256", fullCheck: fullCheck) { builder throws(CryptoError) in
             try check(
                 OSSL_PARAM_BLD_push_utf8_string(builder, gatehouse_param_group(), gatehouse_group_p256(), 0),
                 "OSSL_PARAM_BLD_push_utf8_string")
@@ -93,8 +94,10 @@ public final class PublicKey: @unchecked Sendable {
     /// Builds a public key of `type` (a `gatehouse_key_type_…` name) from the parameters `fill`
     /// pushes, and runs libcrypto's public key check on it (for EC: the point is on the curve;
     /// for RSA: among others, an odd modulus and an odd exponent above 1); `refusal` says why either failed.
+    /// `fullCheck` false skips that check (a P-256 scalar multiplication), for a key checked in
+    /// full once already and read back from storage; decoding a P-256 point still refuses one off the curve.
     private static func make(
-        type: UnsafePointer<CChar>, refusal: String, _ fill: (OpaquePointer) throws(CryptoError) -> Void
+        type: UnsafePointer<CChar>, refusal: String, fullCheck: Bool = true, _ fill: (OpaquePointer) throws(CryptoError) -> Void
     ) throws(CryptoError) -> PublicKey {
         guard let builder = OSSL_PARAM_BLD_new() else { throw CryptoError.cryptoFailure("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
@@ -110,6 +113,7 @@ public final class PublicKey: @unchecked Sendable {
             throw CryptoError.invalidKey(refusal)
         }
         let key = PublicKey(made)
+        guard fullCheck else { return key }
         guard let checker = EVP_PKEY_CTX_new_from_pkey(nil, made, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(checker) }
         guard EVP_PKEY_public_check(checker) == 1 else {

@@ -16,13 +16,15 @@ public struct COSEKey: Sendable {
     /// The CBOR encoding the key was read from: what a store keeps and reads back with `init(encoded:)`.
     public let encoded: [UInt8]
 
-    /// Reads a key from its CBOR encoding (exactly one item).
-    public init(encoded: [UInt8]) throws(WebAuthnError) {
-        try self.init(CBORDecoder().decode(encoded), encoded: encoded)
+    /// Reads a key from its CBOR encoding (exactly one item). `fullCheck` false skips libcrypto's
+    /// whole public-key check (for P-256 a scalar multiplication), only for a key checked in full
+    /// before: one a store kept from a registration.
+    public init(encoded: [UInt8], fullCheck: Bool = true) throws(WebAuthnError) {
+        try self.init(CBORDecoder().decode(encoded), encoded: encoded, fullCheck: fullCheck)
     }
 
     /// Reads a key from a decoded CBOR map, `encoded` being its encoding.
-    init(_ item: CBOR, encoded: [UInt8]) throws(WebAuthnError) {
+    init(_ item: CBOR, encoded: [UInt8], fullCheck: Bool = true) throws(WebAuthnError) {
         guard case .map = item else { throw WebAuthnError.unsupportedKey("not a map") }
         guard let keyType = item[int: 1]?.intValue else { throw WebAuthnError.unsupportedKey("no key type (1)") }
         guard let alg = item[int: 3]?.intValue else { throw WebAuthnError.unsupportedKey("no algorithm (3)") }
@@ -33,14 +35,14 @@ public struct COSEKey: Sendable {
             guard case .bytes(let x)? = item[int: -2], x.count == 32, case .bytes(let y)? = item[int: -3], y.count == 32 else {
                 throw WebAuthnError.unsupportedKey("EC2 coordinates are not two 32-byte strings")
             }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.p256(x: x, y: y) }
+            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.p256(x: x, y: y, fullCheck: fullCheck) }
         case (3, .rs256):
             guard case .bytes(let n)? = item[int: -1], !n.isEmpty, case .bytes(let e)? = item[int: -2], !e.isEmpty, e.count <= 8 else {
                 throw WebAuthnError.unsupportedKey("RSA modulus and exponent are not byte strings")
             }
             // libcrypto's check reads every bit; no real key is anywhere near this size.
             guard n.count <= 2048 else { throw WebAuthnError.unsupportedKey("an RSA modulus above 16384 bits") }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.rsa(modulus: n, exponent: e) }
+            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.rsa(modulus: n, exponent: e, fullCheck: fullCheck) }
         default:
             throw WebAuthnError.unsupportedKey("key type \(keyType) with algorithm \(alg)")
         }

@@ -239,6 +239,10 @@ import WebAuthnTestSupport
         let assertion = try Self.authenticator.assert(options: options, credential: &credential)
         #expect(Self.logIn(h, assertion).errors.isEmpty)
         #expect(Self.error(Self.logIn(h, assertion)) == invalid)
+        // A refused assertion uses its challenge up too: a good one over it is refused after.
+        let once = try Self.loginOptions(h, username: "alice")
+        #expect(Self.error(Self.logIn(h, try Self.authenticator.assert(options: once, credential: &credential, .init(badSignature: true)))) == invalid)
+        #expect(Self.error(Self.logIn(h, try Self.authenticator.assert(options: once, credential: &credential))) == invalid)
         // An expired challenge.
         let expiring = try Self.loginOptions(h, username: "alice")
         let late = try Self.authenticator.assert(options: expiring, credential: &credential)

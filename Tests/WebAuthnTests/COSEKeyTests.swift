@@ -54,6 +54,10 @@ struct COSEKeyTests {
         #expect(throws: WebAuthnError.invalidKey("Invalid key: the EC point is not on P-256.")) {
             try COSEKey(encoded: map([(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes(x)), (-3, .bytes(y))]))
         }
+        // Without the full check (a stored key, checked at registration) the point is still decoded strictly.
+        #expect(throws: WebAuthnError.invalidKey("Invalid key: the EC point is not on P-256.")) {
+            try COSEKey(encoded: map([(1, .int(2)), (3, .int(-7)), (-1, .int(1)), (-2, .bytes(x)), (-3, .bytes(y))]), fullCheck: false)
+        }
         let modulus1024 = [0xc1] + [UInt8](repeating: 0x35, count: 126) + [0x01]
         #expect {
             try COSEKey(encoded: map([(1, .int(3)), (3, .int(-257)), (-1, .bytes(modulus1024)), (-2, .bytes([1, 0, 1]))]))

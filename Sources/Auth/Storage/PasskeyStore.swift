@@ -82,25 +82,61 @@ struct PasskeyStore: Sendable {
         var user: User?
     }
 
-    /// Takes (deletes) the unexpired log-in challenge with this digest (of two concurrent takes
-    /// of one challenge, exactly one finds it) and, in the same statement, reads the passkey with
-    /// `credentialId` and its user: a passkey log-in's one round trip before the signature check.
-    func takeLogInChallenge(digest: [UInt8], credentialId: [UInt8], now: Date) throws -> LogInLookup {
+    /// What a log-in's check decided, to be written in its transaction.
+    enum LogInDecision {
+        /// Move the passkey's counter from `previous` to `signCount` (compare-and-set) and, if it
+        /// moved, insert the session.
+        case logIn(passkeyId: String, previous: UInt32, signCount: UInt32, userId: String, session: UserStore.NewSession)
+        /// Disable the passkey: its counter suggests a cloned authenticator.
+        case disable(passkeyId: String)
+        /// Write nothing more.
+        case refuse
+    }
+
+    /// A passkey log-in's reads and writes in one transaction, so they cost one commit: takes
+    /// (deletes) the unexpired log-in challenge with `challengeDigest` (of two concurrent takes of
+    /// one challenge, exactly one finds it) and, in the same statement, reads the passkey with
+    /// `credentialId` and its user; lets `decide` check the assertion against them; then writes
+    /// what it decided. It commits whatever was decided, so a refused assertion's challenge stays
+    /// used. Whether a session was inserted (a concurrent log-in may have moved the counter first).
+    func logIn(
+        challengeDigest: [UInt8], credentialId: [UInt8], now: Date, decide: (LogInLookup) -> LogInDecision
+    ) throws -> Bool {
         try pool.withConnection(retry: .never) { connection in
-            guard let row = try connection.queryFirst("""
-                WITH taken AS (
-                    DELETE FROM webauthn_challenges
-                    WHERE digest = \(digest) AND purpose = \(Purpose.authentication.rawValue) AND expires_at > \(now)
-                    RETURNING user_id)
-                SELECT t.taken, t.user_id, \(sql: Self.prefixedColumns), \(sql: UserStore.userColumns)
-                FROM (SELECT count(*) > 0 AS taken, max(user_id) AS user_id FROM taken) t
-                LEFT JOIN passkeys p ON p.credential_id = \(credentialId)
-                LEFT JOIN users u ON u.object_id = p.user_id
-                """) else { return LogInLookup() }
-            let found = try row.decode(String?.self, at: 11) != nil
-            return LogInLookup(
-                challengeUser: try row.decode(Bool.self, at: 0) ? .some(try row.decode(String?.self, at: 1)) : nil,
-                passkey: found ? try Self.passkey(row, from: 2) : nil, user: found ? try UserStore.user(row, from: 11) : nil)
+            try connection.transaction { tx in
+                let row = try tx.queryFirst("""
+                    WITH taken AS (
+                        DELETE FROM webauthn_challenges
+                        WHERE digest = \(challengeDigest) AND purpose = \(Purpose.authentication.rawValue) AND expires_at > \(now)
+                        RETURNING user_id)
+                    SELECT t.taken, t.user_id, \(sql: Self.prefixedColumns), \(sql: UserStore.userColumns)
+                    FROM (SELECT count(*) > 0 AS taken, max(user_id) AS user_id FROM taken) t
+                    LEFT JOIN passkeys p ON p.credential_id = \(credentialId)
+                    LEFT JOIN users u ON u.object_id = p.user_id
+                    """)
+                var found = LogInLookup()
+                if let row {
+                    let known = try row.decode(String?.self, at: 11) != nil
+                    found = LogInLookup(
+                        challengeUser: try row.decode(Bool.self, at: 0) ? .some(try row.decode(String?.self, at: 1)) : nil,
+                        passkey: known ? try Self.passkey(row, from: 2) : nil, user: known ? try UserStore.user(row, from: 11) : nil)
+                }
+                switch decide(found) {
+                case .logIn(let passkeyId, let previous, let signCount, let userId, let session):
+                    guard try tx.execute("""
+                        UPDATE passkeys SET sign_count = \(Int64(signCount)), last_used_at = \(now)
+                        WHERE object_id = \(passkeyId) AND sign_count = \(Int64(previous)) AND disabled_at IS NULL
+                        """) == 1
+                    else { return false }
+                    try UserStore.startSession(session, userId: userId, now: now, in: tx)
+                    return true
+                case .disable(let passkeyId):
+                    try tx.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(passkeyId) AND disabled_at IS NULL")
+                    return false
+                case .refuse:
+                    return false
+                }
+            }
         }
     }
 
@@ -123,14 +159,6 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    /// The passkey with this credential id, if any.
-    func passkey(credentialId: [UInt8]) throws -> StoredPasskey? {
-        try pool.withConnection(retry: .once) { connection in
-            try connection.queryFirst("SELECT \(sql: Self.columns) FROM passkeys WHERE credential_id = \(credentialId)")
-                .map { try Self.passkey($0) }
-        }
-    }
-
     /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
     func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
         do {
@@ -143,25 +171,6 @@ struct PasskeyStore: Sendable {
             }
         } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.passkeyCredentialIdUnique) {
             throw CredentialTaken()
-        }
-    }
-
-    /// Records a log-in with the passkey: its new counter and last use, only if the counter is
-    /// still `previous` and the passkey is not disabled (compare-and-set: of two concurrent
-    /// log-ins with one counter value, one wins). Whether it was recorded.
-    func recordUse(objectId: String, previous: UInt32, signCount: UInt32, now: Date) throws -> Bool {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.execute("""
-                UPDATE passkeys SET sign_count = \(Int64(signCount)), last_used_at = \(now)
-                WHERE object_id = \(objectId) AND sign_count = \(Int64(previous)) AND disabled_at IS NULL
-                """) == 1
-        }
-    }
-
-    /// Disables the passkey (its counter suggests a cloned authenticator).
-    func disable(objectId: String, now: Date) throws {
-        try pool.withConnection(retry: .never) { connection in
-            _ = try connection.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(objectId) AND disabled_at IS NULL")
         }
     }
 

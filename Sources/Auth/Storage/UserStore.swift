@@ -98,7 +98,7 @@ struct UserStore: Sendable {
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
                             \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
                     """)
-                if let session { try insertSession(session, userId: user.objectId, now: user.createdAt, on: tx) }
+                if let session { try Self.insertSession(session, userId: user.objectId, now: user.createdAt, on: tx) }
                 try also(tx)
             }
         }
@@ -183,14 +183,9 @@ struct UserStore: Sendable {
         try pool.withConnection(retry: .never) { connection in
             // Nothing to update and no installation's session to replace: the insert alone.
             if rehash == nil, keepLockout, session.session.installationId == nil {
-                return try insertSession(session, userId: userId, now: now, on: connection)
+                return try Self.insertSession(session, userId: userId, now: now, on: connection)
             }
             try connection.transaction { tx in
-                if session.session.installationId != nil {
-                    // Serialise this user's log-ins: a concurrent one's new session must be
-                    // committed (and so visible to the DELETE below) or not yet inserted.
-                    _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
-                }
                 if let rehash {
                     try tx.execute("""
                         UPDATE users SET password_hash = \(rehash), updated_at = \(now),
@@ -204,12 +199,20 @@ struct UserStore: Sendable {
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
                         """)
                 }
-                if let installationId = session.session.installationId {
-                    try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
-                }
-                try insertSession(session, userId: userId, now: now, on: tx)
+                try Self.startSession(session, userId: userId, now: now, in: tx)
             }
         }
+    }
+
+    /// Inserts the session in `tx`, first replacing the user's session with the same installation
+    /// id, if any: the user's row is locked so that a concurrent log-in's new session is committed
+    /// (and so visible to the delete) or not yet inserted.
+    static func startSession(_ session: NewSession, userId: String, now: Date, in tx: Transaction) throws {
+        if let installationId = session.session.installationId {
+            _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
+            try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
+        }
+        try insertSession(session, userId: userId, now: now, on: tx)
     }
 
     /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`,
@@ -223,7 +226,7 @@ struct UserStore: Sendable {
 
     /// Inserts the session and, when it has an installation id, remembers that installation
     /// for the user until the session ends (the owner's exemption from the log-in limits).
-    func insertSession(_ new: NewSession, userId: String, now: Date, on tx: some PostgresQueryable) throws {
+    static func insertSession(_ new: NewSession, userId: String, now: Date, on tx: some PostgresQueryable) throws {
         let session = new.session
         let createdWith = Self.createdWith(session)
         try tx.execute("""
