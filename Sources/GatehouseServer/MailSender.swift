@@ -176,7 +176,7 @@ final class MailSender: @unchecked Sendable {
         if let composed = composer.compose(message, date: Date()) {
             do {
                 try client.send(from: composer.from.address, to: [message.recipient], message: composed.data)
-                try store.markSent(id: message.id)
+                try recordSent(message)
                 mutex.withLock { counts.sent += 1 }
                 logger.debug("mail sent", ["messageId": .string(message.messageId), "kind": .string(message.kind)])
                 return
@@ -194,6 +194,31 @@ final class MailSender: @unchecked Sendable {
         logger.warn(
             outcome == .failed ? "mail delivery failed, given up" : "mail delivery failed, will retry",
             ["messageId": .string(message.messageId), "attempts": .int(message.attempts), "error": .string(failure.text)])
+    }
+}
+
+extension MailSender {
+    /// Marks a delivered message sent. It is out, so should the database be unreachable or
+    /// read-only just then (a failover), marking it (an idempotent update) is tried again every
+    /// half second until the database takes it, the sender stops or the message's lease runs out:
+    /// otherwise the message and the rest of its batch would wait out their lease (minutes) and
+    /// the delivered one would go out again.
+    private func recordSent(_ message: OutboxStore.StoredMessage) throws {
+        let deadline = ContinuousClock.now + .seconds(lease)
+        var warned = false
+        while true {
+            do {
+                return try store.markSent(id: message.id)
+            } catch let error as PostgresError where error.isUnavailable && !isStopping && ContinuousClock.now < deadline {
+                if !warned {
+                    logger.warn(
+                        "mail sent but not recorded yet, trying again",
+                        ["messageId": .string(message.messageId), "error": .string(String(describing: error))])
+                    warned = true
+                }
+                Thread.sleep(forTimeInterval: 0.5)
+            }
+        }
     }
 }
 

@@ -112,6 +112,30 @@ extension LiveServer {
         #expect(eventually { (try? live.metric("gatehouse_mail_pending")) == 0 })
     }
 
+    /// The database goes away between the SMTP send and the record of it (a failover, played here
+    /// by a trigger answering 25006 read-only as a standby does): the record is tried again until
+    /// the database takes it, so the message is marked sent soon after, and sent once.
+    @Test func aSentMessageIsRecordedOnceTheDatabaseIsBack() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { $0.smtpURL = smtp.url }
+        let outbox = Outbox(live.server)
+        let connection = try Connection(outbox.databaseURL)
+        defer { connection.close() }
+        try connection.unsafeExecuteScript("""
+            CREATE FUNCTION test_read_only() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN RAISE EXCEPTION 'cannot execute UPDATE in a read-only transaction' USING ERRCODE = '25006'; END $$;
+            CREATE TRIGGER test_read_only BEFORE UPDATE ON mail_outbox FOR EACH ROW
+                WHEN (NEW.state = 'sent') EXECUTE FUNCTION test_read_only();
+            """)
+        let ids = try outbox.insert()
+        #expect(eventually { smtp.messageIds() == ids })
+        #expect(eventually { live.logs.text.contains("mail sent but not recorded yet, trying again") })
+        #expect(try outbox.row(ids[0]).state == "pending")
+        try connection.unsafeExecuteScript("DROP TRIGGER test_read_only ON mail_outbox")
+        #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
+        #expect(smtp.messageIds() == ids, "sent once")
+    }
+
     /// 451 is temporary as well.
     @Test func temporaryRefusalIsRetried() throws {
         let smtp = try SMTPTestServer.start()
