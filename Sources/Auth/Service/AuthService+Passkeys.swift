@@ -92,8 +92,10 @@ extension AuthService {
     /// that user's); the passkey must exist and not be disabled; then the signature, user handle
     /// and counter are checked. A counter that did not increase disables the passkey. Every
     /// attempt counts against the client address limit; any failed check is 101 `Invalid passkey.`
-    /// The challenge, counter and session are written in one transaction: one commit per log-in.
-    /// A passkey leaves failed password log-ins and lockout as they are (they count password guesses).
+    /// The database work is two statements shared with the other log-ins waiting
+    /// (``PasskeyStore/take(_:now:)``, then ``PasskeyStore/logIn(_:)``), the signature checked
+    /// between them on this thread. A passkey leaves failed password log-ins and lockout as they
+    /// are (they count password guesses).
     public func logInWithPasskey(credential: JSON, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
         try limitAddress(ClientNetwork.key(of: request.clientAddress))
@@ -103,55 +105,39 @@ extension AuthService {
         }
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description) }
-        let time = timestamp()
-        // Checked inside the log-in's transaction (``PasskeyStore/logIn``): why it refused, or what it grants.
-        var refusal: String?
-        var granted: (token: String, user: User, session: UserStore.NewSession)?
-        let recorded = try database { () throws in
-            try passkeyStore.logIn(
-                challengeDigest: SHA256.digest(response.clientData.challenge), credentialId: response.credentialId, now: time
-            ) { found in
-                guard case .some(let namedUser) = found.challengeUser else {
-                    refusal = "the challenge was not given out, was used, or expired"
-                    return .refuse
-                }
-                guard let stored = found.passkey, let user = found.user, !stored.disabled else {
-                    refusal = "no such passkey, or it is disabled"
-                    return .refuse
-                }
-                if let namedUser, namedUser != stored.userId {
-                    refusal = "the passkey is not the named user's"
-                    return .refuse
-                }
-                let signCount: UInt32
-                do {
-                    // The stored key was checked whole when it was registered.
-                    let key = try COSEKey(encoded: stored.publicKey, fullCheck: false)
-                    signCount = try relyingParty.verify(
-                        response, expectedChallenge: response.clientData.challenge,
-                        credential: .init(publicKey: key, signCount: stored.signCount, userHandle: Array(stored.userId.utf8)),
-                        userHandleRequired: namedUser == nil)
-                } catch let error as WebAuthnError {
-                    if case .counterNotIncreased = error {
-                        refusal = "passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)"
-                        return .disable(passkeyId: stored.passkey.objectId)
-                    }
-                    refusal = error.description
-                    return .refuse
-                } catch {
-                    refusal = String(describing: error)
-                    return .refuse
-                }
-                let (token, session) = newSession(action: "login", authProvider: "passkey", request: request, now: time)
-                granted = (token, user, session)
-                return .logIn(
-                    passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, userId: user.objectId,
-                    session: session)
-            }
+        let (token, session) = newSession(action: "login", authProvider: "passkey", request: request, now: timestamp())
+        let logIn = PasskeyStore.LogIn(
+            challengeDigest: SHA256.digest(response.clientData.challenge), credentialId: response.credentialId, session: session)
+        let found = try database { () throws in try passkeyLookups.lookup(logIn) } ?? PasskeyStore.LogInLookup()
+        guard case .some(let namedUser) = found.challengeUser else {
+            throw refuse("the challenge was not given out, was used, or expired")
         }
-        if let refusal { throw refuse(refusal) }
-        guard recorded, let (token, user, session) = granted else {
-            throw refuse("a concurrent log-in with the passkey changed its counter first")
+        guard let stored = found.passkey, let user = found.user, !stored.disabled else {
+            throw refuse("no such passkey, or it is disabled")
+        }
+        if let namedUser, namedUser != stored.userId {
+            throw refuse("the passkey is not the named user's")
+        }
+        let signCount: UInt32
+        do throws(WebAuthnError) {
+            // The stored key was checked whole when it was registered.
+            let key = try COSEKey(encoded: stored.publicKey, fullCheck: false)
+            signCount = try relyingParty.verify(
+                response, expectedChallenge: response.clientData.challenge,
+                credential: .init(publicKey: key, signCount: stored.signCount, userHandle: Array(stored.userId.utf8)),
+                userHandleRequired: namedUser == nil)
+        } catch {
+            if case .counterNotIncreased = error {
+                try database { () throws in try passkeyStore.disable(passkeyId: stored.passkey.objectId, now: timestamp()) }
+                throw refuse("passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)")
+            }
+            throw refuse(error.description)
+        }
+        let move = PasskeyStore.CounterMove(
+            passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, userId: user.objectId,
+            session: session)
+        guard try database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
+            throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }

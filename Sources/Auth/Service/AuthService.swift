@@ -24,6 +24,10 @@ public final class AuthService: Sendable {
     /// Provider log-ins of linked users, coalesced likewise: one statement finds the users and
     /// inserts the sessions of every log-in waiting.
     let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, UserStore.LinkedUser>
+    /// Passkey log-ins, coalesced likewise in their two statements: challenges taken and passkeys
+    /// read, then (after each signature is checked) counters moved and sessions started.
+    let passkeyLookups: LookupBatcher<PasskeyStore.LogIn, PasskeyStore.LogInLookup>
+    let passkeyLogIns: LookupBatcher<PasskeyStore.CounterMove, Bool>
     let hashing: PasswordHashingPool
     /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
     public let hashKinds: HashKinds
@@ -79,6 +83,13 @@ public final class AuthService: Sendable {
             failsQueued: Self.databaseStuck, run: { [withholdingTOTP = configuration.mfa != .off] in
                 try store.logIn($0, withholdingTOTP: withholdingTOTP)
             })
+        let passkeys = PasskeyStore(pool: pool)
+        self.passkeyLookups = LookupBatcher(
+            maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
+            failsQueued: Self.databaseStuck, run: { try passkeys.take($0, now: now()) })
+        self.passkeyLogIns = LookupBatcher(
+            maxBatchSize: 64, maxConcurrentBatches: max(1, sessionLookupBatches), concurrentBatchThreshold: 64,
+            failsQueued: Self.databaseStuck, run: { Dictionary(uniqueKeysWithValues: try passkeys.logIn($0).map { ($0, true) }) })
         self.hashing = hashing
         self.hashKinds = HashKinds(current: hashing.hasher.cost)
         let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }

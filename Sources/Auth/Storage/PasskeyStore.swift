@@ -72,9 +72,20 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    /// What a log-in's first statement found: whether its challenge was taken and for whom, and
-    /// the passkey of its credential id with its user.
-    struct LogInLookup {
+    /// A passkey log-in: the digest of the challenge its assertion signed, its credential id, and
+    /// the session it is to start. Equal and hashed by the session's id, unique to each log-in.
+    struct LogIn: Hashable, Sendable {
+        var challengeDigest: [UInt8]
+        var credentialId: [UInt8]
+        var session: UserStore.NewSession
+
+        static func == (a: Self, b: Self) -> Bool { a.session.session.objectId == b.session.session.objectId }
+        func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
+    }
+
+    /// What ``take(_:now:)`` found for a log-in: whether its challenge was taken and for whom,
+    /// and the passkey of its credential id with its user.
+    struct LogInLookup: Sendable {
         /// The user the challenge was given to (`.some(nil)`: none named); nil when the challenge
         /// was not given out, was used or expired.
         var challengeUser: String??
@@ -82,61 +93,113 @@ struct PasskeyStore: Sendable {
         var user: User?
     }
 
-    /// What a log-in's check decided, to be written in its transaction.
-    enum LogInDecision {
-        /// Move the passkey's counter from `previous` to `signCount` (compare-and-set) and, if it
-        /// moved, insert the session.
-        case logIn(passkeyId: String, previous: UInt32, signCount: UInt32, userId: String, session: UserStore.NewSession)
-        /// Disable the passkey: its counter suggests a cloned authenticator.
-        case disable(passkeyId: String)
-        /// Write nothing more.
-        case refuse
+    /// An assertion that passed its checks: the passkey's counter to move from `previous` to
+    /// `signCount`, and the session to start for `userId` if it moves.
+    struct CounterMove: Hashable, Sendable {
+        var passkeyId: String
+        var previous: UInt32
+        var signCount: UInt32
+        var userId: String
+        var session: UserStore.NewSession
+
+        static func == (a: Self, b: Self) -> Bool { a.session.session.objectId == b.session.session.objectId }
+        func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
     }
 
-    /// A passkey log-in's reads and writes in one transaction, so they cost one commit: takes
-    /// (deletes) the unexpired log-in challenge with `challengeDigest` (of two concurrent takes of
-    /// one challenge, exactly one finds it) and, in the same statement, reads the passkey with
-    /// `credentialId` and its user; lets `decide` check the assertion against them; then writes
-    /// what it decided. It commits whatever was decided, so a refused assertion's challenge stays
-    /// used. Whether a session was inserted (a concurrent log-in may have moved the counter first).
-    func logIn(
-        challengeDigest: [UInt8], credentialId: [UInt8], now: Date, decide: (LogInLookup) -> LogInDecision
-    ) throws -> Bool {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.transaction { tx in
-                let row = try tx.queryFirst("""
-                    WITH taken AS (
-                        DELETE FROM webauthn_challenges
-                        WHERE digest = \(challengeDigest) AND purpose = \(Purpose.authentication.rawValue) AND expires_at > \(now)
-                        RETURNING user_id)
-                    SELECT t.taken, t.user_id, \(sql: Self.prefixedColumns), \(sql: UserStore.userColumns)
-                    FROM (SELECT count(*) > 0 AS taken, max(user_id) AS user_id FROM taken) t
-                    LEFT JOIN passkeys p ON p.credential_id = \(credentialId)
-                    LEFT JOIN users u ON u.object_id = p.user_id
-                    """)
-                var found = LogInLookup()
-                if let row {
-                    let known = try row.decode(String?.self, at: 11) != nil
-                    found = LogInLookup(
-                        challengeUser: try row.decode(Bool.self, at: 0) ? .some(try row.decode(String?.self, at: 1)) : nil,
-                        passkey: known ? try Self.passkey(row, from: 2) : nil, user: known ? try UserStore.user(row, from: 11) : nil)
+    /// A passkey log-in is two batched statements (see ``LookupBatcher``), with the signature
+    /// check between them on the caller's thread. This first one takes (deletes) the unexpired
+    /// log-in challenges of every log-in in `logIns` and reads their passkeys and users. Each
+    /// challenge is taken once: of two log-ins with one challenge, in one batch or in two, exactly
+    /// one finds it. A taken challenge stays used whatever the check decides.
+    func take(_ logIns: [LogIn], now: Date) throws -> [LogIn: LogInLookup] {
+        let digests = PostgresArray(logIns.map(\.challengeDigest))
+        let rows = try pool.withConnection(retry: .never) { connection in
+            try connection.query("""
+                WITH wanted AS (
+                    SELECT * FROM unnest(\(digests), \(PostgresArray(logIns.map(\.credentialId))))
+                        WITH ORDINALITY AS w(digest, credential_id, n)
+                ), taken AS (
+                    DELETE FROM webauthn_challenges
+                    WHERE digest = ANY(\(digests)) AND purpose = \(Purpose.authentication.rawValue) AND expires_at > \(now)
+                    RETURNING digest, user_id
+                )
+                SELECT w.n, t.digest IS NOT NULL, t.user_id, \(sql: Self.prefixedColumns), \(sql: UserStore.userColumns)
+                FROM wanted w
+                LEFT JOIN taken t ON t.digest = w.digest
+                LEFT JOIN passkeys p ON p.credential_id = w.credential_id
+                LEFT JOIN users u ON u.object_id = p.user_id
+                ORDER BY w.n
+                """)
+        }
+        var found: [LogIn: LogInLookup] = [:]
+        var given = Set<[UInt8]>()
+        for row in rows {
+            let logIn = logIns[Int(try row.decode(Int64.self, at: 0)) - 1]
+            let known = try row.decode(String?.self, at: 12) != nil
+            // Two log-ins of one batch with the same challenge: the first has it.
+            let taken = try row.decode(Bool.self, at: 1) && given.insert(logIn.challengeDigest).inserted
+            found[logIn] = LogInLookup(
+                challengeUser: taken ? .some(try row.decode(String?.self, at: 2)) : nil,
+                passkey: known ? try Self.passkey(row, from: 3) : nil, user: known ? try UserStore.user(row, from: 12) : nil)
+        }
+        return found
+    }
+
+    /// The second statement: moves the counter of every passkey in `moves` by compare-and-set
+    /// (from `previous`, not disabled) and starts the sessions of those that moved, replacing
+    /// their users' sessions from the same installations; the log-ins that moved are in the result.
+    /// A passkey or an installation id appears once per statement, so a second log-in with one
+    /// passkey in a batch finds the counter moved and gets nothing.
+    func logIn(_ moves: [CounterMove]) throws -> Set<CounterMove> {
+        var moved = Set<CounterMove>()
+        let rounds = UserStore.rounds(moves) { ["passkey " + $0.passkeyId, $0.session.session.installationId.map { "installation " + $0 }] }
+        for round in rounds {
+            let winners = try pool.withConnection(retry: .never) { connection in
+                guard round.contains(where: { $0.session.session.installationId != nil }) else {
+                    return try Self.moveCounters(round, on: connection)
                 }
-                switch decide(found) {
-                case .logIn(let passkeyId, let previous, let signCount, let userId, let session):
-                    guard try tx.execute("""
-                        UPDATE passkeys SET sign_count = \(Int64(signCount)), last_used_at = \(now)
-                        WHERE object_id = \(passkeyId) AND sign_count = \(Int64(previous)) AND disabled_at IS NULL
-                        """) == 1
-                    else { return false }
-                    try UserStore.startSession(session, userId: userId, now: now, in: tx)
-                    return true
-                case .disable(let passkeyId):
-                    try tx.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(passkeyId) AND disabled_at IS NULL")
-                    return false
-                case .refuse:
-                    return false
+                return try connection.transaction { tx in
+                    // As ``UserStore/startSession``: lock the users before their installations' sessions are replaced.
+                    try tx.execute("""
+                        SELECT 1 FROM users WHERE object_id = ANY(\(PostgresArray(round.map(\.userId)))) ORDER BY object_id FOR UPDATE
+                        """)
+                    return try Self.moveCounters(round, on: tx)
                 }
             }
+            moved.formUnion(winners)
+        }
+        return moved
+    }
+
+    private static func moveCounters(_ moves: [CounterMove], on connection: some PostgresQueryable) throws -> [CounterMove] {
+        let sessions = moves.map(\.session.session)
+        let rows = try connection.query("""
+            WITH wanted AS (
+                SELECT * FROM unnest(
+                    \(PostgresArray(moves.map(\.passkeyId))), \(PostgresArray(moves.map { Int64($0.previous) })),
+                    \(PostgresArray(moves.map { Int64($0.signCount) })), \(PostgresArray(sessions.map(\.objectId))),
+                    \(PostgresArray(moves.map(\.session.tokenDigest))), \(PostgresArray(sessions.map(\.installationId))),
+                    \(PostgresArray(sessions.map(UserStore.createdWith(_:)))), \(PostgresArray(sessions.map(\.createdAt))),
+                    \(PostgresArray(sessions.map(\.expiresAt))), \(PostgresArray(sessions.map(\.userAgent)))
+                ) WITH ORDINALITY AS w(passkey_id, previous, sign_count, session_id, token_digest, installation_id,
+                                       created_with, created_at, expires_at, user_agent, n)
+            ), moved AS (
+                UPDATE passkeys p SET sign_count = w.sign_count, last_used_at = w.created_at
+                FROM wanted w
+                WHERE p.object_id = w.passkey_id AND p.sign_count = w.previous AND p.disabled_at IS NULL
+                RETURNING w.n, p.user_id
+            ), granted AS (
+                SELECT w.*, m.user_id FROM wanted w JOIN moved m ON m.n = w.n
+            ), \(sql: UserStore.startSessions)
+            SELECT n FROM moved
+            """)
+        return try rows.map { moves[Int(try $0.decode(Int64.self, at: 0)) - 1] }
+    }
+
+    /// Disables the passkey (its counter suggests a cloned authenticator).
+    func disable(passkeyId: String, now: Date) throws {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(passkeyId) AND disabled_at IS NULL")
         }
     }
 

@@ -35,18 +35,7 @@ extension UserStore {
     /// the batch then runs again and finds that user no longer.
     func logIn(_ logIns: [ProviderLogIn], withholdingTOTP: Bool) throws -> [ProviderLogIn: LinkedUser] {
         var found: [ProviderLogIn: LinkedUser] = [:]
-        var rest = logIns[...]
-        while !rest.isEmpty {
-            var installations = Set<String>()
-            var round: [ProviderLogIn] = []
-            var later: [ProviderLogIn] = []
-            for logIn in rest {
-                if let installation = logIn.session.session.installationId, !installations.insert(installation).inserted {
-                    later.append(logIn)
-                } else {
-                    round.append(logIn)
-                }
-            }
+        for round in Self.rounds(logIns, keys: { [$0.session.session.installationId] }) {
             for attempt in 1...3 {
                 do {
                     for (logIn, user) in try run(round, withholdingTOTP) { found[logIn] = user }
@@ -55,7 +44,6 @@ extension UserStore {
                     continue
                 }
             }
-            rest = later[...]
         }
         return found
     }
@@ -102,22 +90,9 @@ extension UserStore {
                 JOIN user_identities i ON i.provider = w.provider AND i.provider_user_id = w.provider_user_id
                 JOIN users u ON u.object_id = i.user_id
                 LEFT JOIN user_totp t ON t.user_id = u.object_id
-            ), replaced AS (
-                DELETE FROM sessions s USING found f
-                WHERE f.withheld IS NULL AND f.installation_id IS NOT NULL
-                  AND s.user_id = f.user_id AND s.installation_id = f.installation_id
-            ), added AS (
-                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
-                                      created_at, updated_at, last_used_at, user_agent)
-                SELECT session_id, token_digest, user_id, installation_id, created_with::jsonb, expires_at,
-                       created_at, created_at, created_at, user_agent
-                FROM found WHERE withheld IS NULL
-                RETURNING user_id, installation_id, expires_at
-            ), known AS (
-                INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
-                SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM added WHERE installation_id IS NOT NULL
-                ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
-            )
+            ), granted AS (
+                SELECT * FROM found WHERE withheld IS NULL
+            ), \(sql: startSessions)
             SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at, withheld FROM found
             """)
         return try rows.map { row in

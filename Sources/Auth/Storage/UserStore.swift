@@ -98,7 +98,7 @@ struct UserStore: Sendable {
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
                             \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
                     """)
-                if let session { try Self.insertSession(session, userId: user.objectId, now: user.createdAt, on: tx) }
+                if let session { try Self.insertSession(session, userId: user.objectId, on: tx) }
                 try also(tx)
             }
         }
@@ -183,7 +183,7 @@ struct UserStore: Sendable {
         try pool.withConnection(retry: .never) { connection in
             // Nothing to update and no installation's session to replace: the insert alone.
             if rehash == nil, keepLockout, session.session.installationId == nil {
-                return try Self.insertSession(session, userId: userId, now: now, on: connection)
+                return try Self.insertSession(session, userId: userId, on: connection)
             }
             try connection.transaction { tx in
                 if let rehash {
@@ -199,20 +199,19 @@ struct UserStore: Sendable {
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
                         """)
                 }
-                try Self.startSession(session, userId: userId, now: now, in: tx)
+                try Self.startSession(session, userId: userId, in: tx)
             }
         }
     }
 
-    /// Inserts the session in `tx`, first replacing the user's session with the same installation
-    /// id, if any: the user's row is locked so that a concurrent log-in's new session is committed
+    /// Starts the session in `tx`, replacing the user's session with the same installation id, if
+    /// any: the user's row is locked first so that a concurrent log-in's new session is committed
     /// (and so visible to the delete) or not yet inserted.
-    static func startSession(_ session: NewSession, userId: String, now: Date, in tx: Transaction) throws {
-        if let installationId = session.session.installationId {
+    static func startSession(_ session: NewSession, userId: String, in tx: Transaction) throws {
+        if session.session.installationId != nil {
             _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
-            try tx.execute("DELETE FROM sessions WHERE user_id = \(userId) AND installation_id = \(installationId)")
         }
-        try insertSession(session, userId: userId, now: now, on: tx)
+        try insertSession(session, userId: userId, on: tx)
     }
 
     /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`,
@@ -224,22 +223,60 @@ struct UserStore: Sendable {
         ]).serialized(), as: UTF8.self)
     }
 
-    /// Inserts the session and, when it has an installation id, remembers that installation
-    /// for the user until the session ends (the owner's exemption from the log-in limits).
-    static func insertSession(_ new: NewSession, userId: String, now: Date, on tx: some PostgresQueryable) throws {
+    /// Inserts the session through ``startSessions``. A session with an installation id replaces
+    /// the user's others from that installation: lock the user first (``startSession``).
+    static func insertSession(_ new: NewSession, userId: String, on tx: some PostgresQueryable) throws {
         let session = new.session
-        let createdWith = Self.createdWith(session)
         try tx.execute("""
-            WITH session AS (
-                INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
-                                      created_at, updated_at, last_used_at, user_agent)
-                VALUES (\(session.objectId), \(new.tokenDigest), \(userId), \(session.installationId),
-                        \(createdWith)::jsonb, \(session.expiresAt), \(now), \(now), \(now), \(session.userAgent))
-                RETURNING user_id, installation_id, expires_at)
-            INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
-            SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM session WHERE installation_id IS NOT NULL
-            ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
+            WITH granted AS (
+                SELECT \(session.objectId)::text AS session_id, \(new.tokenDigest)::bytea AS token_digest,
+                       \(userId)::text AS user_id, \(session.installationId)::text AS installation_id,
+                       \(createdWith(session))::text AS created_with, \(session.createdAt)::timestamptz AS created_at,
+                       \(session.expiresAt)::timestamptz AS expires_at, \(session.userAgent)::text AS user_agent
+            ), \(sql: startSessions)
+            SELECT 1
             """)
+    }
+
+    /// The tail of every statement that makes sessions. For each row of the statement's CTE
+    /// `granted` (`session_id, token_digest, user_id, installation_id, created_with` as JSON text,
+    /// `created_at, expires_at, user_agent`): deletes the user's sessions with the same installation
+    /// id, inserts the session, and remembers its installation for the user until the session ends
+    /// (the owner's exemption from the log-in limits). The delete sees the sessions committed
+    /// before the statement began: a statement whose rows have installation ids runs after locking
+    /// their users, and has no two rows with one installation id.
+    static let startSessions: StaticString = """
+        replaced AS (
+            DELETE FROM sessions s USING granted g
+            WHERE g.installation_id IS NOT NULL AND s.user_id = g.user_id AND s.installation_id = g.installation_id
+        ), added AS (
+            INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
+                                  created_at, updated_at, last_used_at, user_agent)
+            SELECT session_id, token_digest, user_id, installation_id, created_with::jsonb, expires_at,
+                   created_at, created_at, created_at, user_agent
+            FROM granted
+            RETURNING user_id, installation_id, expires_at
+        ), known AS (
+            INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
+            SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM added WHERE installation_id IS NOT NULL
+            ON CONFLICT (user_id, installation_digest) DO UPDATE SET session_ends_at = excluded.session_ends_at
+        )
+        """
+
+    /// `items` split into statements ("rounds") in which no two share a key of `keys` (nil keys
+    /// never clash). Items with a key keep their order: each goes in a later round than the item
+    /// before it with any of its keys.
+    static func rounds<T>(_ items: [T], keys: (T) -> [String?]) -> [[T]] {
+        var rounds: [[T]] = []
+        var lastRound: [String: Int] = [:]
+        for item in items {
+            let itemKeys = keys(item).compactMap { $0 }
+            let round = itemKeys.map { lastRound[$0].map { $0 + 1 } ?? 0 }.max() ?? 0
+            if round == rounds.count { rounds.append([]) }
+            rounds[round].append(item)
+            for key in itemKeys { lastRound[key] = round }
+        }
+        return rounds
     }
 
     /// Counts a failed log-in; at `lockout.threshold` failures the account locks
