@@ -44,11 +44,7 @@ public final class HTTPConnection {
             let bound = inet_pton(AF_INET, sourceHost, &source.sin_addr) == 1 && withUnsafePointer(to: &source) {
                 $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, socklen_t(MemoryLayout<sockaddr_in>.size)) }
             } == 0
-            if !bound {
-                let code = errno
-                close(fd)
-                throw .connectFailed(code)
-            }
+            if !bound { throw .connectFailed(errno) }
         }
         func connect<Address>(_ address: inout Address) -> Int32 {
             withUnsafePointer(to: &address) {
@@ -69,14 +65,13 @@ public final class HTTPConnection {
             inet_pton(AF_INET, host, &address.sin_addr)
             result = connect(&address)
         }
-        if result != 0 {
-            let code = errno
-            close(fd)
-            throw .connectFailed(code)
-        }
+        if result != 0 { throw .connectFailed(errno) }
     }
 
-    deinit { close(fd) }
+    /// Also runs when `init` throws once `fd` is set: the only place the socket is closed, as
+    /// closing it twice could close a descriptor another thread has since been given (a server's
+    /// listening socket, whose loss aborts libmicrohttpd).
+    deinit { if fd >= 0 { close(fd) } }
 
     /// One request on a fresh connection.
     public static func get(_ target: String, port: Int, headers: [(String, String)] = []) throws(HTTPClientError) -> RawResponse {
