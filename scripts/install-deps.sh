@@ -14,8 +14,9 @@ if [ "${1:-}" = "--test" ]; then
 fi
 if [ "${1:-}" = "--ha" ]; then
   # make ha: Patroni, one etcd member, HAProxy, PostgreSQL 15 (Patroni's bin_dir), curl for Patroni's
-  # REST checks, aiosmtpd for the SMTP server the mail senders deliver to.
-  packages+=(patroni etcd-server haproxy postgresql-15 curl python3-aiosmtpd)
+  # REST checks, aiosmtpd for the SMTP server the mail senders deliver to, cryptography for the
+  # passkeys of the load (scripts/ha/authenticator.py).
+  packages+=(patroni etcd-server haproxy postgresql-15 curl python3-aiosmtpd python3-cryptography)
 fi
 ensure_pyyaml() {
   # The Debian package serves Debian's python3; a python3 of its own (pyenv) gets it from PyPI.

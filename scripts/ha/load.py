@@ -1,5 +1,6 @@
 #!/usr/bin/env python3
-"""The load, the checks and the table of `make ha` (scripts/ha/run). Standard library only.
+"""The load, the checks and the table of `make ha` (scripts/ha/run). Standard library, and
+python3-cryptography for the passkeys' software authenticator (authenticator.py).
 
   load.py run     mixed load across the instances; records every acknowledged write and every
                   error (kind, instance, time) and Patroni's /primary answers, into --state
@@ -8,10 +9,15 @@
                   or a stale token
   load.py table   the figures of several runs as a Markdown table
 
-Passkeys are not in the mix: registration and log-in need a WebAuthn authenticator (CBOR
-attestation objects, ES256 assertions), which this generator does not implement."""
+The mix: viewer (of live and of logged-out tokens), sign-up, log-in, wrong passwords, log-out,
+revokeOtherSessions, resetPassword, and passkeys: registration for a user with a recent session
+and log-in (with the username or as a discoverable credential), each a ceremony of two requests,
+often on different instances. Every instance must use the origin given as --origin as its
+GATEHOUSE_PUBLIC_URL (the relying party)."""
 import argparse, glob, http.client, json, os, random, socket, subprocess, sys, threading, time
 from urllib.parse import urlparse
+
+import authenticator
 
 SIGNUP = ('mutation SignUp($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) '
           '{ viewer { sessionToken user { objectId } } } }')
@@ -21,11 +27,22 @@ VIEWER = 'query Viewer { viewer { user { username } } }'
 LOGOUT = 'mutation LogOut { logOut(input: {clientMutationId: "x"}) { ok } }'
 RESET = 'mutation Reset($e: String!) { resetPassword(input: {email: $e}) { ok } }'
 REVOKE = 'mutation Revoke { revokeOtherSessions(input: {}) { revoked } }'
+PASSKEY_REGISTRATION_OPTIONS = 'mutation O { passkeyRegistrationOptions(input: {}) { options } }'
+REGISTER_PASSKEY = ('mutation R($c: Object!) { registerPasskey(input: {credential: $c, name: "HA"}) '
+                    '{ passkey { objectId } } }')
+PASSKEY_LOGIN_OPTIONS = 'mutation O($u: String) { passkeyLoginOptions(input: {username: $u}) { options } }'
+PASSKEY_LOGIN = ('mutation L($c: Object!) { logInWithPasskey(input: {credential: $c}) '
+                 '{ viewer { sessionToken user { username } } } }')
 # Weights of the mix: reads dominate, as in front of a real application.
 MIX = [('viewer', 40), ('signUp', 12), ('logIn', 12), ('logOut', 10), ('resetPassword', 5),
-       ('revokeOtherSessions', 5), ('wrongPassword', 8), ('viewerLoggedOut', 8)]
+       ('revokeOtherSessions', 5), ('wrongPassword', 8), ('viewerLoggedOut', 8), ('registerPasskey', 3),
+       ('logInWithPasskey', 6)]
 INVALID_SESSION, INVALID_CREDENTIALS = 209, 101
-WRITES = ('signUp', 'logIn', 'logOut', 'resetPassword', 'revokeOtherSessions')
+PASSKEY_OPS = ('passkeyRegistrationOptions', 'registerPasskey', 'passkeyLoginOptions', 'logInWithPasskey')
+WRITES = ('signUp', 'logIn', 'logOut', 'resetPassword', 'revokeOtherSessions') + PASSKEY_OPS
+# Registering a passkey needs a session younger than GATEHOUSE_RECENT_AUTH (300 s by default).
+RECENT_S = 240
+PASSKEYS_PER_USER = 2
 LOSABLE_S = 1.0
 # The bound of the session cache's invalidation across instances (bench/cache-invalidation.sh's target).
 INVALIDATION_MS = 50
@@ -93,6 +110,8 @@ class Recorder:
         self.stale = []           # [time, instance, token, ms since its log-out]: accepted during the load
         self.lost_sessions = []   # [time, instance]: a live token refused during the load
         self.patroni = []         # [time, primary index or -1]
+        self.passkeys = []        # [time, passkey objectId, username, user objectId]: registrations
+        self.passkey_logins = []  # [time, token, username, passkey objectId, its counter]
 
     def request(self, instance, op, kind):
         with self.lock: self.requests.append([time.time(), instance, op, kind])
@@ -102,12 +121,14 @@ class Recorder:
 
 
 class Worker(threading.Thread):
-    def __init__(self, n, urls, rec, stop, run_id):
+    def __init__(self, n, urls, rec, stop, run_id, origin):
         super().__init__(daemon=True)
-        self.n, self.rec, self.stop, self.run_id = n, rec, stop, run_id
+        self.n, self.rec, self.stop, self.run_id, self.origin = n, rec, stop, run_id, origin
         self.clients = [Client(u) for u in urls]
         self.rng = random.Random(n)
-        self.users = []      # dicts: name, password, email, tokens (live), reset
+        # dicts: name, id, password, email, tokens (live), recent (newest token, its time), reset,
+        # passkeys [(authenticator.Credential, passkey objectId)]
+        self.users = []
         self.ended = []      # (token, time) of the tokens acknowledged as ended
         self.count = 0
 
@@ -143,7 +164,8 @@ class Worker(threading.Thread):
         i, data, code = self.call('signUp', SIGNUP, {'f': {'username': name, 'password': password, 'email': email}})
         if self.ok(i, 'signUp', code) and data:
             v = data['signUp']['viewer']
-            u = {'name': name, 'password': password, 'email': email, 'tokens': [v['sessionToken']], 'reset': False}
+            u = {'name': name, 'id': v['user']['objectId'], 'password': password, 'email': email,
+                 'tokens': [v['sessionToken']], 'recent': (v['sessionToken'], time.time()), 'reset': False, 'passkeys': []}
             self.users.append(u)
             with self.rec.lock:
                 self.rec.signups.append([time.time(), name, password, email, v['user']['objectId']])
@@ -155,6 +177,7 @@ class Worker(threading.Thread):
         if self.ok(i, 'logIn', code) and data:
             token = data['logIn']['viewer']['sessionToken']
             u['tokens'].append(token)
+            u['recent'] = (token, time.time())
             with self.rec.lock: self.rec.live[token] = u['name']
 
     def viewer(self):
@@ -218,6 +241,47 @@ class Worker(threading.Thread):
         if data is not None:
             with self.rec.lock: self.rec.stale.append([time.time(), i, token, (time.time() - ended_at) * 1000])
 
+    def registerPasskey(self):
+        """Options with the user's newest session, then the new credential: both acknowledged, the
+        authenticator keeps it; otherwise it is dropped (a registration of unknown outcome is never used)."""
+        now = time.time()
+        users = [u for u in self.users if len(u['passkeys']) < PASSKEYS_PER_USER
+                 and u['recent'][0] in u['tokens'] and now - u['recent'][1] < RECENT_S]
+        if not users: return
+        u = self.rng.choice(users)
+        token = u['recent'][0]
+        i, data, code = self.call('passkeyRegistrationOptions', PASSKEY_REGISTRATION_OPTIONS, token=token)
+        if not (self.ok(i, 'passkeyRegistrationOptions', code) and data): return
+        credential, response = authenticator.register(data['passkeyRegistrationOptions']['options'], self.origin)
+        i, data, code = self.call('registerPasskey', REGISTER_PASSKEY, {'c': response}, token=token)
+        if self.ok(i, 'registerPasskey', code) and data:
+            passkey = data['registerPasskey']['passkey']['objectId']
+            u['passkeys'].append((credential, passkey))
+            with self.rec.lock: self.rec.passkeys.append([time.time(), passkey, u['name'], u['id']])
+
+    def logInWithPasskey(self):
+        """Options with the username half the time, else none (a discoverable credential), then the
+        assertion. Its counter goes up whatever the outcome: the server accepts any higher one."""
+        users = [u for u in self.users if u['passkeys']]
+        if not users: return
+        u = self.rng.choice(users)
+        credential, passkey = self.rng.choice(u['passkeys'])
+        name = u['name'] if self.rng.random() < 0.5 else None
+        i, data, code = self.call('passkeyLoginOptions', PASSKEY_LOGIN_OPTIONS, {'u': name})
+        if not (self.ok(i, 'passkeyLoginOptions', code) and data): return
+        assertion = authenticator.assert_(credential, data['passkeyLoginOptions']['options'], self.origin)
+        i, data, code = self.call('logInWithPasskey', PASSKEY_LOGIN, {'c': assertion})
+        if not (self.ok(i, 'logInWithPasskey', code) and data): return
+        viewer = data['logInWithPasskey']['viewer']
+        if viewer['user']['username'] != u['name']:
+            self.rec.request(i, 'logInWithPasskey', 'wrong_user'); return
+        token = viewer['sessionToken']
+        u['tokens'].append(token)
+        u['recent'] = (token, time.time())
+        with self.rec.lock:
+            self.rec.live[token] = u['name']
+            self.rec.passkey_logins.append([time.time(), token, u['name'], passkey, credential.sign_count])
+
 
 def watch_patroni(urls, rec, stop):
     """Which node answers 200 at /primary, every 0.1 s; a row at every change."""
@@ -242,7 +306,7 @@ def run(args):
     rec, stop = Recorder(), threading.Event()
     urls = [u + '/graphql' for u in args.instances.split(',')]
     run_id = f'{int(time.time()) % 100000}'
-    threads = [Worker(n, urls, rec, stop, run_id) for n in range(args.workers)]
+    threads = [Worker(n, urls, rec, stop, run_id, args.origin) for n in range(args.workers)]
     threads.append(threading.Thread(target=watch_patroni, args=(args.patroni.split(','), rec, stop), daemon=True))
     for t in threads: t.start()
     time.sleep(args.seconds)
@@ -332,6 +396,21 @@ def verify(args):
         if missing > 0:
             lost_attempts += missing
             lost_early += max(0, missing - sum(1 for t in times if abs(t - t0) <= LOSABLE_S))
+    # Passkeys: every acknowledged registration is stored for its user, not disabled as a clone;
+    # every acknowledged log-in's counter is stored (a later one may be higher).
+    stored = {r[0]: r[1:] for r in psql(db, "SELECT object_id, user_id, sign_count, disabled_at IS NOT NULL FROM passkeys")}
+    lost_passkeys = [p[1] for p in s['passkeys'] if p[1] not in stored or stored[p[1]][0] != p[3]]
+    disabled_passkeys = [p[1] for p in s['passkeys'] if p[1] in stored and stored[p[1]][2] == 't']
+    acked_counter = {}
+    for _, _, _, passkey, counter in s['passkey_logins']:
+        acked_counter[passkey] = max(acked_counter.get(passkey, 0), counter)
+    lost_counters = [p for p, n in acked_counter.items() if p in stored and int(stored[p][1]) < n]
+    passkey_ops = {}
+    for r in s['requests']:
+        if r[2] in PASSKEY_OPS:
+            op = passkey_ops.setdefault(r[2], {'requests': 0, 'errors': {}})
+            op['requests'] += 1
+            if r[3]: op['errors'][r[3]] = op['errors'].get(r[3], 0) + 1
     stale = check_tokens(urls, [t for _, t in s['logged_out']], expect_valid=False)
     late = [r for r in s['stale'] if r[3] > INVALIDATION_MS]
     dead = check_tokens(urls, list(s['live']), expect_valid=True)
@@ -377,11 +456,14 @@ def verify(args):
         'fault': args.fault, 'route': args.route,
         'requests': len(s['requests']), 'acknowledged': {
             'signups': len(s['signups']), 'logouts': len(s['logged_out']), 'mails': len(s['mails']),
-            'failed_logins': sum(w[0] for w in s['wrong'].values()), 'live_tokens': len(s['live'])},
+            'failed_logins': sum(w[0] for w in s['wrong'].values()), 'live_tokens': len(s['live']),
+            'passkey_registrations': len(s['passkeys']), 'passkey_logins': len(s['passkey_logins'])},
         'patroni_primary_after_s': round(primary_ready - t0, 2), 'new_primary': f'n{new_primary + 1}' if new_primary is not None else '?',
-        'instances': per_instance, 'mail': mail,
+        'instances': per_instance, 'mail': mail, 'passkey_ops': passkey_ops,
         'lost': {'signups': lost_signups[:20], 'signups_count': len(lost_signups), 'mails': len(lost_mails),
-                 'rate_limit_attempts': lost_attempts, 'rate_limit_attempts_older': lost_early, 'live_tokens_refused': len(dead), 'refused_sample': dead[:5]},
+                 'rate_limit_attempts': lost_attempts, 'rate_limit_attempts_older': lost_early, 'live_tokens_refused': len(dead), 'refused_sample': dead[:5],
+                 'passkeys': len(lost_passkeys), 'passkeys_sample': lost_passkeys[:5], 'passkey_counters': len(lost_counters)},
+        'passkeys_disabled': len(disabled_passkeys),
         # A token logged out on one instance may still be accepted on the other until the
         # notification arrives: within INVALIDATION_MS that is the cache's documented bound.
         'stale_tokens': len(stale) + len(late), 'stale_sample': (stale + late)[:5],
@@ -394,15 +476,29 @@ def verify(args):
     print(json.dumps(report, indent=1))
     wrong_user = sum(1 for r in s['requests'] if r[3] == 'wrong_user')  # a token answering as another user
     bad = (lost_signups or lost_mails or lost_early or stale or late or dead or s['lost_sessions'] or wrong_user
+           or lost_passkeys or lost_counters or disabled_passkeys
            or not all(p['same_pid'] for p in per_instance) or 'EXITED' in args.note)
     sys.exit(1 if bad else 0)
+
+
+def passkey_requests(report):
+    """Requests of the registration and log-in ceremonies (options and response each), and their
+    errors by kind over the whole run."""
+    ops = report['passkey_ops']
+    count = lambda names: sum(ops.get(name, {}).get('requests', 0) for name in names)
+    errors = {}
+    for op in ops.values():
+        for k, v in op['errors'].items(): errors[k] = errors.get(k, 0) + v
+    kinds = ', '.join(f'{k} {v}' for k, v in sorted(errors.items())) or '0'
+    return f"{count(PASSKEY_OPS[:2])} / {count(PASSKEY_OPS[2:])} ({kinds})"
 
 
 def table(args):
     print('| fault | route | requests | errors after the fault (instance a; b) | Patroni promoted after | '
           'last error a / b | first write served a / b | acknowledged sign-ups / log-outs / mails / failed log-ins | '
-          'lost sign-ups / mails / rate-limit attempts | mails sent / pending / delivered twice | stale tokens | same PIDs |')
-    print('|' + ' --- |' * 12)
+          'passkey requests: registration / log-in (errors) | acknowledged passkeys / passkey log-ins | '
+          'lost sign-ups / mails / rate-limit attempts / passkeys | mails sent / pending / delivered twice | stale tokens | same PIDs |')
+    print('|' + ' --- |' * 14)
     for path in args.files:
         r = json.load(open(path))
         a, b = r['instances']
@@ -414,7 +510,8 @@ def table(args):
         print(f"| {r['fault']} | {r['route']} | {r['requests']} | {kinds(a)}; {kinds(b)} | "
               f"{r['patroni_primary_after_s']} s ({r['new_primary']}) | {a['window_s']} / {b['window_s']} s | "
               f"{first(a)} / {first(b)} s | {ack['signups']} / {ack['logouts']} / {ack['mails']} / {ack['failed_logins']} | "
-              f"{lost['signups_count']} / {lost['mails']} / {lost['rate_limit_attempts']} | "
+              f"{passkey_requests(r)} | {ack['passkey_registrations']} / {ack['passkey_logins']} | "
+              f"{lost['signups_count']} / {lost['mails']} / {lost['rate_limit_attempts']} / {lost['passkeys'] + lost['passkey_counters']} | "
               f"{r['mail']['sent']} / {r['mail']['pending']} / {r['mail']['delivered_twice']} | "
               f"{r['stale_tokens']}{within(r)} | {'yes' if a['same_pid'] and b['same_pid'] else 'NO'} |")
     for path in args.files:
@@ -429,6 +526,7 @@ def main():
     p.add_argument('--instances', required=True); p.add_argument('--patroni', required=True)
     p.add_argument('--seconds', type=float, default=40); p.add_argument('--workers', type=int, default=8)
     p.add_argument('--state', required=True)
+    p.add_argument('--origin', required=True, help="the instances' GATEHOUSE_PUBLIC_URL: the passkeys' origin")
     p = sub.add_parser('verify')
     for a in ('instances', 'state', 'primary', 'fault', 'route', 'fault-at', 'pids', 'logs', 'out', 'patroni-logs', 'smtp-dir'):
         p.add_argument('--' + a, required=True)
