@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import ServerTestSupport
+import TestSupport
 import Testing
 
 /// What a ``ConnectionConfiguration`` gives every connection: libpq's TCP settings unless the
@@ -94,22 +95,10 @@ final class TCPRelay: Sendable {
     let port: Int
 
     init(to socketPath: String) throws {
-        let listener = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(listener, $0, length) == 0 && getsockname(listener, $0, &length) == 0 }
-        }
-        guard listener >= 0, bound, listen(listener, 1) == 0 else {
-            close(listener)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        port = Int(UInt16(bigEndian: address.sin_port))
+        let listener = try LoopbackListener()
+        port = listener.port
         Thread {
-            let client = accept(listener, nil, nil)
-            close(listener)
+            let client = accept(listener.fd, nil, nil)
             guard client >= 0 else { return }
             defer { close(client) }
             let server = socket(AF_UNIX, Int32(SOCK_STREAM.rawValue), 0)

@@ -300,32 +300,34 @@ public enum AuthMigrations {
             CREATE INDEX webauthn_challenges_expires_at_idx ON webauthn_challenges (expires_at);
             """)
 
-    /// Migration 8: the change triggers notify unless the writing connection set
-    /// ``notifySetting`` to `off`, so writes succeed on an engine without `pg_notify`.
+    /// Migration 8: the change triggers notify through `gatehouse_notify`, which does nothing when
+    /// the writing connection set ``notifySetting`` to `off`, so writes succeed on an engine
+    /// without `pg_notify`.
     static let notificationSwitch = Migration(
         version: 8, name: "change notifications can be switched off per connection",
         sql: """
-            CREATE OR REPLACE FUNCTION gatehouse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            CREATE FUNCTION gatehouse_notify(channel text, payload text) RETURNS void LANGUAGE plpgsql AS $$
             BEGIN
                 IF current_setting('gatehouse.notify', true) IS DISTINCT FROM 'off' THEN
-                    PERFORM pg_notify('gatehouse_sessions', encode(OLD.token_digest, 'hex'));
+                    PERFORM pg_notify(channel, payload);
                 END IF;
+            END
+            $$;
+            CREATE OR REPLACE FUNCTION gatehouse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_sessions', encode(OLD.token_digest, 'hex'));
                 RETURN NULL;
             END
             $$;
             CREATE OR REPLACE FUNCTION gatehouse_notify_user_change() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                IF current_setting('gatehouse.notify', true) IS DISTINCT FROM 'off' THEN
-                    PERFORM pg_notify('gatehouse_users', OLD.object_id);
-                END IF;
+                PERFORM gatehouse_notify('gatehouse_users', OLD.object_id);
                 RETURN NULL;
             END
             $$;
             CREATE OR REPLACE FUNCTION gatehouse_notify_mail() RETURNS trigger LANGUAGE plpgsql AS $$
             BEGIN
-                IF current_setting('gatehouse.notify', true) IS DISTINCT FROM 'off' THEN
-                    PERFORM pg_notify('gatehouse_mail', '');
-                END IF;
+                PERFORM gatehouse_notify('gatehouse_mail', '');
                 RETURN NULL;
             END
             $$;
