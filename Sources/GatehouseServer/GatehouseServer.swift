@@ -297,9 +297,13 @@ public final class GatehouseServer: Sendable {
         // A connect (to a host that does not answer, during a failover) is bounded by the pool
         // timeout as a wait for a free connection is, so a request fails within it either way
         // (libpq's minimum is 2 s; a connect_timeout in the connection string wins).
-        let connection = ConnectionConfiguration(
+        var connection = ConnectionConfiguration(
             connectionString, connectTimeoutSeconds: max(2, Int(settings.poolTimeout.rounded(.up))),
             statementTimeoutMilliseconds: settings.statementTimeout)
+        // Polling is for engines without LISTEN/NOTIFY, where a trigger's pg_notify would fail the
+        // write. Every connection of this instance (pools, the migration lock's, the read pool,
+        // admin commands) is made from this configuration, so setting it here covers them all.
+        if settings.pollInterval > 0 { connection.runtimeParameters[AuthMigrations.notifySetting] = "off" }
         let pool = Pool(configuration: PoolConfiguration(
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
         return (embedded, pool, connection)

@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import ServerTestSupport
 import Sodium
+import TestSupport
 import Testing
 
 /// Migration 1 against a real database: constraints the domain relies on.
@@ -122,6 +123,45 @@ import Testing
             try c.execute("DELETE FROM users WHERE object_id = \("ddddddddd1")")
             #expect(try #require(try c.queryFirst("SELECT count(*) FROM sessions")).decode(Int.self, at: 0) == 0)
         }
+    }
+
+    /// The change triggers notify for every connection but one that set `gatehouse.notify` to
+    /// `off` (an instance polling on an engine without NOTIFY).
+    @Test func changeTriggersNotifyUnlessTheConnectionSwitchesThemOff() throws {
+        let database = try TestDatabase.create()
+        let pool = database.makePool(size: 1)
+        defer { pool.close() }
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        var quietConfiguration = ConnectionConfiguration(database.connectionString)
+        quietConfiguration.runtimeParameters = [AuthMigrations.notifySetting: "off"]
+        let quiet = try Connection(configuration: quietConfiguration)
+        let loud = try database.connect()
+        let listener = try database.connect()
+        defer { [quiet, loud, listener].forEach { $0.close() } }
+        for channel in [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users, AuthMigrations.Channel.mail] {
+            try listener.listen(channel)
+        }
+        try insertUser(loud, id: "fffffffff1", username: "f")
+        for n in [UInt8(1), 2] { try insertSession(loud, id: "sssssssss\(n)", user: "fffffffff1", digest: [UInt8](repeating: n, count: 32)) }
+        func write(_ c: Connection, session: UInt8, username: String) throws {
+            try c.execute("DELETE FROM sessions WHERE object_id = \("sssssssss\(session)")")
+            try c.execute("UPDATE users SET username = \(username) WHERE object_id = 'fffffffff1'")
+            try c.execute("""
+                INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
+                VALUES ('reset_password', 'fffffffff1', 'f@example.com', \(username), 'en', NULL, \(username), now(), now())
+                """)
+        }
+        try write(quiet, session: 1, username: "quiet")
+        try write(loud, session: 2, username: "loud")
+
+        // Delivered in commit order: once the loud writer's three are in, the quiet one's would be too.
+        var received: [PostgresNotification] = []
+        #expect(try eventually { received += try listener.waitForNotifications(timeout: 0.1); return received.count >= 3 })
+        #expect(received.filter { $0.backendPID == quiet.backendPID }.isEmpty)
+        #expect(received.map { "\($0.channel) \($0.payload)" } == [
+            "gatehouse_sessions " + String(repeating: "02", count: 32), "gatehouse_users fffffffff1", "gatehouse_mail ",
+        ])
+        #expect(try loud.queryFirst("SELECT count(*)::int8 FROM mail_outbox")?.decode(Int.self, at: 0) == 2)
     }
 
     @Test func noColumnIsNamedLikeARawSecret() throws {

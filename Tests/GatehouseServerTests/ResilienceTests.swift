@@ -240,6 +240,88 @@ extension ResilienceTests {
         let ids = try Outbox(live.server).insert()
         #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
     }
+
+    /// An engine without NOTIFY, played by plain PostgreSQL: the database's `search_path` puts a
+    /// `pg_notify` that fails ahead of `pg_catalog`'s. Polling, every write that fires a change
+    /// trigger works and the mail goes out; listening, on the same database, those writes fail.
+    @Test func withoutNotificationsNoWriteCallsPgNotify() throws {
+        let database = try TestDatabase.create()
+        let setup = try database.connect()
+        try setup.unsafeExecuteScript("""
+            CREATE SCHEMA nonotify;
+            CREATE FUNCTION nonotify.pg_notify(text, text) RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN
+                RAISE EXCEPTION 'this engine has no NOTIFY';
+            END
+            $$;
+            ALTER DATABASE \(database.name) SET search_path = public, nonotify, pg_catalog;
+            """)
+        setup.close()
+        let admin = try database.connect()
+        defer { admin.close() }
+        let shadowed = try #require(throws: PostgresError.self) { try admin.execute("SELECT pg_notify('x', 'y')") }
+        #expect(shadowed.message == "this engine has no NOTIFY")
+
+        let smtp = try SMTPTestServer.start()
+        let polling = try LiveServer {
+            $0.databaseURL = database.connectionString
+            $0.smtpURL = smtp.url
+            $0.pollInterval = 1
+        }
+        func call(_ live: LiveServer, _ document: String, _ token: String? = nil, userAgent: String = "Laptop/1.0") throws -> JSON {
+            var headers = [("User-Agent", userAgent)]
+            if let token { headers.append(("X-Parse-Session-Token", token)) }
+            return try live.graphQL(document, headers: headers).json()
+        }
+        func viewerError(_ live: LiveServer, _ token: String) throws -> JSON? {
+            try call(live, Documents.viewer, token)["errors"]?[0]?.at("extensions", "code")
+        }
+        let logIn = #"mutation { logIn(input: {username: "nora", password: "password11"}) { viewer { sessionToken } } }"#
+        let updateUser = { (id: String, name: String) in
+            "mutation { updateUser(input: {id: \"\(id)\", fields: {username: \"\(name)\"}}) { user { username } } }"
+        }
+        let resetPassword = #"mutation { resetPassword(input: {email: "nora@example.com"}) { ok } }"#
+
+        let signUp = try call(polling, """
+            mutation { signUp(input: {fields: {username: "nora", password: "password11", email: "nora@example.com"}}) {
+              viewer { sessionToken user { objectId } } } }
+            """)
+        let laptop = try #require(signUp.at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp)")
+        let userId = try #require(signUp.at("data", "signUp", "viewer", "user", "objectId")?.stringValue)
+        let phone = try #require(try call(polling, logIn, userAgent: "Phone/1.0").at("data", "logIn", "viewer", "sessionToken")?.stringValue)
+        let tablet = try #require(try call(polling, logIn, userAgent: "Tablet/1.0").at("data", "logIn", "viewer", "sessionToken")?.stringValue)
+
+        let renamed = try call(polling, updateUser(userId, "nora2"), laptop)
+        #expect(renamed.at("data", "updateUser", "user", "username") == "nora2", "\(renamed)")
+        let renamedBack = try call(polling, updateUser(userId, "nora"), laptop)
+        #expect(renamedBack.at("data", "updateUser", "user", "username") == "nora", "\(renamedBack)")
+        let list = try call(polling, SessionsLiveTests.sessions, laptop).at("data", "viewer", "sessions")?.arrayValue ?? []
+        let phoneId = try #require(list.first { $0["userAgent"] == "Phone/1.0" }?["id"]?.stringValue, "\(list)")
+        let revoked = try polling.graphQL(
+            SessionsLiveTests.revoke, variables: ["id": .string(phoneId)], headers: [("X-Parse-Session-Token", laptop)]).json()
+        #expect(revoked.at("data", "revokeSession", "ok") == true, "\(revoked)")
+        #expect(try viewerError(polling, phone) == 209)
+        let reset = try call(polling, resetPassword)
+        #expect(reset.at("data", "resetPassword", "ok") == true, "\(reset)")
+        let loggedOut = try call(polling, Documents.logOut, laptop)
+        #expect(loggedOut.at("data", "logOut", "ok") == true, "\(loggedOut)")
+        #expect(try viewerError(polling, laptop) == 209)
+        #expect(try eventually(timeout: .seconds(10)) {
+            try admin.queryFirst("SELECT count(*)::int8 FROM mail_outbox WHERE kind = 'reset_password' AND state = 'sent'")?
+                .decode(Int.self, at: 0) == 1
+        })
+        #expect(smtp.messageIds().count == 1)
+
+        // Listening, the same writes meet the failing pg_notify and are rolled back.
+        let listening = try LiveServer { $0.databaseURL = database.connectionString }
+        #expect(try call(listening, updateUser(userId, "nora3"), tablet)["errors"]?[0]?.at("extensions", "code") == 1)
+        #expect(try call(listening, resetPassword)["errors"]?[0]?.at("extensions", "code") == 1)
+        #expect(try call(listening, Documents.logOut, tablet)["errors"]?[0]?.at("extensions", "code") == 1)
+        #expect(try viewerError(listening, tablet) == nil)
+        #expect(try admin.queryFirst("SELECT username FROM users")?.decode(String.self, at: 0) == "nora")
+        #expect(try admin.queryFirst("SELECT count(*)::int8 FROM mail_outbox")?.decode(Int.self, at: 0) == 1)
+        #expect(listening.logs.text.contains("PostgreSQL error P0001"), "the raised error, logged by its SQLSTATE")
+    }
 }
 
 extension ResilienceTests {

@@ -115,7 +115,8 @@ struct SMTPClientTests {
     }
 
     @Test func aServerThatNeverAnswersTimesOut() throws {
-        let listener = try SilentListener()
+        // Never accepted: the kernel completes the handshake, and no greeting ever comes.
+        let listener = try LoopbackListener()
         let client = try SMTPClient(url: "smtp://127.0.0.1:\(listener.port)", timeout: 1)
         let error = try #require(throws: SMTPError.self) { try Self.send(client) }
         #expect(!error.isPermanent)
@@ -203,30 +204,4 @@ struct SMTPClientTests {
     @Test func aZeroTimeoutIsRefused() {
         #expect(throws: SMTPError.self) { try SMTPClient(url: "smtp://127.0.0.1", timeout: 0) }
     }
-}
-
-/// A TCP listener on 127.0.0.1 that never accepts: the kernel completes the handshake, and no
-/// greeting ever comes.
-final class SilentListener {
-    let fd: Int32
-    let port: Int
-
-    init() throws {
-        let fd = socket(AF_INET, Int32(SOCK_STREAM.rawValue), 0)
-        var address = sockaddr_in()
-        address.sin_family = sa_family_t(AF_INET)
-        address.sin_addr.s_addr = inet_addr("127.0.0.1")
-        var length = socklen_t(MemoryLayout<sockaddr_in>.size)
-        let bound = withUnsafeMutablePointer(to: &address) {
-            $0.withMemoryRebound(to: sockaddr.self, capacity: 1) { bind(fd, $0, length) == 0 && getsockname(fd, $0, &length) == 0 }
-        }
-        guard fd >= 0, bound, listen(fd, 4) == 0 else {
-            close(fd)
-            throw POSIXError(.EADDRNOTAVAIL)
-        }
-        self.fd = fd
-        port = Int(UInt16(bigEndian: address.sin_port))
-    }
-
-    deinit { close(fd) }
 }

@@ -6,7 +6,9 @@ import Postgres
 /// Never edit an applied migration: add a new one.
 public enum AuthMigrations {
     /// All migrations, in version order.
-    public static let all: [Migration] = [initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys]
+    public static let all: [Migration] = [
+        initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
+    ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
     public enum Channel {
@@ -17,6 +19,12 @@ public enum AuthMigrations {
         /// No payload: a message was added to the mail outbox.
         public static let mail = "gatehouse_mail"
     }
+
+    /// The custom run-time parameter that, set to `off` on a connection, keeps the change triggers
+    /// from calling `pg_notify` for that connection's writes: an instance polling instead of
+    /// listening (engines without `LISTEN/NOTIFY`) sets it on every connection it opens. Unset
+    /// (or any other value), they notify.
+    public static let notifySetting = "gatehouse.notify"
 
     /// Constraint (unique index) names the domain maps unique violations (SQLSTATE 23505) from.
     public enum Constraint {
@@ -290,5 +298,38 @@ public enum AuthMigrations {
                 expires_at timestamptz NOT NULL
             );
             CREATE INDEX webauthn_challenges_expires_at_idx ON webauthn_challenges (expires_at);
+            """)
+
+    /// Migration 8: the change triggers notify through `gatehouse_notify`, which does nothing when
+    /// the writing connection set ``notifySetting`` to `off`, so writes succeed on an engine
+    /// without `pg_notify`.
+    static let notificationSwitch = Migration(
+        version: 8, name: "change notifications can be switched off per connection",
+        sql: """
+            CREATE FUNCTION gatehouse_notify(channel text, payload text) RETURNS void LANGUAGE plpgsql AS $$
+            BEGIN
+                IF current_setting('gatehouse.notify', true) IS DISTINCT FROM 'off' THEN
+                    PERFORM pg_notify(channel, payload);
+                END IF;
+            END
+            $$;
+            CREATE OR REPLACE FUNCTION gatehouse_notify_session_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_sessions', encode(OLD.token_digest, 'hex'));
+                RETURN NULL;
+            END
+            $$;
+            CREATE OR REPLACE FUNCTION gatehouse_notify_user_change() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_users', OLD.object_id);
+                RETURN NULL;
+            END
+            $$;
+            CREATE OR REPLACE FUNCTION gatehouse_notify_mail() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_mail', '');
+                RETURN NULL;
+            END
+            $$;
             """)
 }

@@ -26,13 +26,14 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         try self.init(configuration: ConnectionConfiguration(connectionString))
     }
 
-    /// Opens a connection and sets its `statement_timeout`.
+    /// Opens a connection and sets its `statement_timeout` and run-time parameters.
     public init(configuration: ConnectionConfiguration) throws(PostgresError) {
         cacheLimit = configuration.preparedStatementCacheSize
         // Keywords are processed in order and the expanded connection string comes last, so its own
-        // connect_timeout (if any) overrides our default.
-        let keywords = ["connect_timeout", "dbname"]
-        let values = [String(configuration.connectTimeoutSeconds), configuration.connectionString]
+        // connect_timeout and TCP settings (if any) override our defaults.
+        let defaults = [("connect_timeout", String(configuration.connectTimeoutSeconds))] + ConnectionConfiguration.tcpDefaults
+        let keywords = defaults.map(\.0) + ["dbname"]
+        let values = defaults.map(\.1) + [configuration.connectionString]
         let conn = withCStringArray(keywords) { k in
             withCStringArray(values) { v in PQconnectdbParams(k, v, 1) }
         }
@@ -51,8 +52,12 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         // down) as a notice: that marks the connection broken. The context is this connection,
         // unretained: the PGconn (and with it the receiver) never outlives `self`.
         PQsetNoticeReceiver(conn, connectionNoticeReceiver, Unmanaged.passUnretained(self).toOpaque())
+        var parameters = configuration.runtimeParameters
         if configuration.statementTimeoutMilliseconds > 0 {
-            try execute("SELECT set_config('statement_timeout', \(String(configuration.statementTimeoutMilliseconds)), false)")
+            parameters["statement_timeout"] = String(configuration.statementTimeoutMilliseconds)
+        }
+        for (name, value) in parameters.sorted(by: { $0.key < $1.key }) {
+            try execute("SELECT set_config(\(name), \(value), false)")
         }
     }
 
@@ -159,6 +164,25 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         guard let notice, let severity = PQresultErrorField(notice, Int32(UInt8(ascii: "V"))) else { return }
         let level = String(cString: severity)
         if level == "FATAL" || level == "PANIC" { broken = true }
+    }
+
+    /// The value libpq uses for connection option `keyword` (`PQconninfo`): the connection
+    /// string's, else ours, else libpq's default; nil when it has none.
+    package func connectionOption(_ keyword: String) -> String? {
+        guard let handle, let options = PQconninfo(handle) else { return nil }
+        defer { PQconninfoFree(options) }
+        var option = options
+        while let name = option.pointee.keyword {
+            if String(cString: name) == keyword { return option.pointee.val.map { String(cString: $0) } }
+            option += 1
+        }
+        return nil
+    }
+
+    /// The connection's socket descriptor (`PQsocket`; -1 when closed), for tests of its options.
+    package var socketDescriptor: Int32 {
+        guard let handle else { return -1 }
+        return PQsocket(handle)
     }
 
     /// The number of prepared statements cached on this connection.
