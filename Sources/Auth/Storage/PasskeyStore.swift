@@ -198,7 +198,7 @@ struct PasskeyStore: Sendable {
 
     /// Disables the passkey (its counter suggests a cloned authenticator).
     func disable(passkeyId: String, now: Date) throws {
-        try pool.withConnection(retry: .never) { connection in
+        _ = try pool.withConnection(retry: .never) { connection in
             try connection.execute("UPDATE passkeys SET disabled_at = \(now) WHERE object_id = \(passkeyId) AND disabled_at IS NULL")
         }
     }
@@ -225,7 +225,7 @@ struct PasskeyStore: Sendable {
     /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
     func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
         do {
-            try pool.withConnection(retry: .never) { connection in
+            _ = try pool.withConnection(retry: .never) { connection in
                 try connection.execute("""
                     INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
                     VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
