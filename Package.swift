@@ -27,7 +27,7 @@ let package = Package(
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
         .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
-        // Auth domain: users, sessions, policies, AuthService, stores.
+        // Auth domain: users, sessions, policies, services per feature over a shared core (AuthService wires them), stores.
         .target(
             name: "Auth", dependencies: ["Crypto", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),

@@ -27,18 +27,18 @@ extension AuthGraphQL {
             }
         }
         okMutation("resetPassword") { input, context throws(AuthError) in
-            try auth.resetPassword(email: input["email"]?.stringValue ?? "", request: context.request)
+            try auth.accounts.resetPassword(email: input["email"]?.stringValue ?? "", request: context.request)
         }
         okMutation("confirmResetPassword") { input, context throws(AuthError) in
-            try auth.confirmResetPassword(
+            try auth.accounts.confirmResetPassword(
                 username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
                 token: input["token"]?.stringValue ?? "", request: context.request)
         }
         okMutation("sendVerificationEmail") { input, context throws(AuthError) in
-            try auth.sendVerificationEmail(email: input["email"]?.stringValue ?? "", request: context.request)
+            try auth.accounts.sendVerificationEmail(email: input["email"]?.stringValue ?? "", request: context.request)
         }
         okMutation("verifyEmail") { input, context throws(AuthError) in
-            try auth.verifyEmail(
+            try auth.accounts.verifyEmail(
                 username: input["username"]?.stringValue ?? "", token: input["token"]?.stringValue ?? "", request: context.request)
         }
         for payload in ["ResetPasswordPayload", "ConfirmResetPasswordPayload", "SendVerificationEmailPayload", "VerifyEmailPayload"] {
@@ -49,19 +49,19 @@ extension AuthGraphQL {
         r.field("Mutation.updateUser") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let user = try auth.updateUser(
+                let user = try auth.accounts.updateUser(
                     id: input["id"]?.stringValue ?? "", changes: userChanges(input["fields"]),
                     currentPassword: input["currentPassword"]?.stringValue,
-                    caller: try context.caller(auth.viewer(token:)), request: context.request)
+                    caller: try context.caller(auth.sessions.viewer(token:)), request: context.request)
                 return .value(UserPayload(user: user, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.deleteUser") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let user = try auth.deleteUser(
+                let user = try auth.accounts.deleteUser(
                     id: input["id"]?.stringValue ?? "", currentPassword: input["currentPassword"]?.stringValue,
-                    caller: try context.caller(auth.viewer(token:)), request: context.request)
+                    caller: try context.caller(auth.sessions.viewer(token:)), request: context.request)
                 return .value(UserPayload(user: user, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -72,20 +72,20 @@ extension AuthGraphQL {
 
         r.field("Query.user") { _, arguments, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                .value(try auth.user(
-                    id: arguments["id"]?.stringValue ?? "", caller: try context.caller(auth.viewer(token:)),
+                .value(try auth.accounts.user(
+                    id: arguments["id"]?.stringValue ?? "", caller: try context.caller(auth.sessions.viewer(token:)),
                     request: context.request))
             }
         }
         r.field("Query.node") { _, arguments, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 let id = arguments["id"]?.stringValue ?? ""
-                let caller = try context.caller(auth.viewer(token:))
+                let caller = try context.caller(auth.sessions.viewer(token:))
                 if let sessionId = GlobalID.decode(id, type: "_Session") {
                     guard let caller else { throw .objectNotFound }
-                    return .value(SessionView(session: try auth.session(objectId: sessionId, caller: caller), current: sessionId == caller.session.objectId))
+                    return .value(SessionView(session: try auth.sessions.session(objectId: sessionId, caller: caller), current: sessionId == caller.session.objectId))
                 }
-                return .value(try auth.user(id: id, caller: caller, request: context.request))
+                return .value(try auth.accounts.user(id: id, caller: caller, request: context.request))
             }
         }
 

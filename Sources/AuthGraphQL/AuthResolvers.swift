@@ -21,14 +21,14 @@ public enum AuthGraphQL {
         r.field("Query.health") { _, _, _, _ in .bool(true) }
         r.field("Query.viewer") { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let grant = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
+                guard let grant = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
                 return .value(grant)
             }
         }
         r.field("Mutation.signUp") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try auth.signUp(try signUpFields(input["fields"]), request: context.request)
+                let grant = try auth.sessions.signUp(try signUpFields(input["fields"]), request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -39,7 +39,7 @@ public enum AuthGraphQL {
                 var authData = input["authData"]?.objectValue ?? [:]
                 let mfa = authData["mfa"]
                 authData["mfa"] = nil
-                let grant = try auth.logIn(
+                let grant = try auth.sessions.logIn(
                     username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
                     hasAuthData: !authData.isEmpty, mfa: mfa, request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
@@ -48,7 +48,7 @@ public enum AuthGraphQL {
         r.field("Mutation.logOut") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                try auth.logOut(token: context.sessionToken)
+                try auth.sessions.logOut(token: context.sessionToken)
                 return .value(LogOutPayload(clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -56,7 +56,7 @@ public enum AuthGraphQL {
         r.field("Mutation.logInWith") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try auth.logInWith(
+                let grant = try auth.providers.logInWith(
                     authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"]),
                     request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
@@ -84,7 +84,7 @@ public enum AuthGraphQL {
         // Every User the API returns is its owner's (or the master key's): no check needed here.
         r.field("User.authData", on: User.self) { user, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                try auth.authData(userId: user.objectId).map { .json(.object($0)) } ?? .null
+                try auth.providers.authData(userId: user.objectId).map { .json(.object($0)) } ?? .null
             }
         }
         r.field("User.authDataResponse", on: User.self) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }

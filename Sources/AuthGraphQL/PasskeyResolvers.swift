@@ -19,7 +19,7 @@ extension AuthGraphQL {
         r.bind(Passkey.self, to: "Passkey")
         r.field("Viewer.passkeys", on: SessionGrant.self) { grant, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                .list(try auth.passkeys(of: grant).map { .value($0) })
+                .list(try auth.passkeys.passkeys(of: grant).map { .value($0) })
             }
         }
         r.field("Passkey.id", on: Passkey.self) { passkey, _, _, _ in .string(passkey.globalId) }
@@ -31,16 +31,16 @@ extension AuthGraphQL {
         r.field("Mutation.passkeyRegistrationOptions") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
-                let options = try auth.passkeyRegistrationOptions(caller: caller, request: context.request)
+                guard let caller = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
+                let options = try auth.passkeys.passkeyRegistrationOptions(caller: caller, request: context.request)
                 return .value(OptionsPayload(options: options, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.registerPasskey") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
-                let passkey = try auth.registerPasskey(
+                guard let caller = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
+                let passkey = try auth.passkeys.registerPasskey(
                     credential: input["credential"] ?? .null, name: input["name"]?.stringValue, caller: caller, request: context.request)
                 return .value(PasskeyPayload(passkey: passkey, clientMutationId: input["clientMutationId"]?.stringValue))
             }
@@ -48,22 +48,22 @@ extension AuthGraphQL {
         r.field("Mutation.passkeyLoginOptions") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let options = try auth.passkeyLoginOptions(username: input["username"]?.stringValue, request: context.request)
+                let options = try auth.passkeys.passkeyLoginOptions(username: input["username"]?.stringValue, request: context.request)
                 return .value(OptionsPayload(options: options, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.logInWithPasskey") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try auth.logInWithPasskey(credential: input["credential"] ?? .null, request: context.request)
+                let grant = try auth.passkeys.logInWithPasskey(credential: input["credential"] ?? .null, request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.removePasskey") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
-                try auth.removePasskey(id: input["id"]?.stringValue ?? "", caller: caller, request: context.request)
+                guard let caller = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
+                try auth.passkeys.removePasskey(id: input["id"]?.stringValue ?? "", caller: caller, request: context.request)
                 return .value(OKPayload(clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }

@@ -23,7 +23,7 @@ public final class RequestContext: Sendable {
         /// No valid session (or the lookup failed): the error `viewer` answers with.
         case invalid(AuthError)
 
-        /// The outcome of `AuthService.viewer(token:)`.
+        /// The outcome of `SessionService.viewer(token:)`.
         public init(_ result: Result<SessionGrant, AuthError>) {
             switch result {
             case .success(let grant): self = .found(grant)

@@ -24,7 +24,7 @@ extension AuthGraphQL {
         }
         r.field("Viewer.sessions", on: SessionGrant.self) { grant, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                .list(try auth.sessions(of: grant).map { .value(SessionView(session: $0, current: $0.objectId == grant.session.objectId)) })
+                .list(try auth.sessions.sessions(of: grant).map { .value(SessionView(session: $0, current: $0.objectId == grant.session.objectId)) })
             }
         }
         r.field("Session.id", on: SessionView.self) { view, _, _, _ in .string(view.session.globalId) }
@@ -46,8 +46,8 @@ extension AuthGraphQL {
         r.field("Mutation.revokeSession") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
-                try auth.revokeSession(id: input["id"]?.stringValue ?? "", caller: caller)
+                guard let caller = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
+                try auth.sessions.revokeSession(id: input["id"]?.stringValue ?? "", caller: caller)
                 return .value(OKPayload(clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -56,8 +56,8 @@ extension AuthGraphQL {
         r.field("Mutation.revokeOtherSessions") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                guard let caller = try context.caller(auth.viewer(token:)) else { throw .invalidSession }
-                let revoked = try auth.revokeOtherSessions(caller: caller)
+                guard let caller = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
+                let revoked = try auth.sessions.revokeOtherSessions(caller: caller)
                 return .value(RevokedPayload(revoked: revoked, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }

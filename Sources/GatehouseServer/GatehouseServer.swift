@@ -131,8 +131,7 @@ public final class GatehouseServer: Sendable {
         let (cache, listener) = Self.sessionCache(settings, connection, logger)
         self.listener = listener
         defer { if !started { listener?.stop() } }
-        let auth = AuthService(
-            pool: pool, hashing: hashing,
+        let auth = AuthService(pool: pool, hashing: hashing, options: AuthService.Options(
             configuration: AuthConfiguration(
                 sessionLength: settings.sessionLength,
                 passwordPolicy: PasswordPolicy(
@@ -160,9 +159,9 @@ public final class GatehouseServer: Sendable {
                     logger.info("read database serving session lookups")
                 }
             },
-            log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) })
+            log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) }))
         let refreshHashKinds: @Sendable () -> Void = {
-            do { try auth.refreshHashKinds() } catch {
+            do { try auth.core.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
             }
         }

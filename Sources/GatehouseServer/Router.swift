@@ -135,8 +135,8 @@ final class Router: HTTPHandler {
         if form.contains(where: { $0.name == "email" }) {
             do throws(AuthError) {
                 switch kind {
-                case .verify: try auth.sendVerificationEmail(email: value("email"), request: authRequest)
-                case .reset: try auth.resetPassword(email: value("email"), request: authRequest)
+                case .verify: try auth.accounts.sendVerificationEmail(email: value("email"), request: authRequest)
+                case .reset: try auth.accounts.resetPassword(email: value("email"), request: authRequest)
                 }
                 state = .sent
             } catch {
@@ -144,7 +144,7 @@ final class Router: HTTPHandler {
             }
         } else if kind == .verify {
             do throws(AuthError) {
-                try auth.verifyEmail(username: value("username"), token: value("token"), request: authRequest)
+                try auth.accounts.verifyEmail(username: value("username"), token: value("token"), request: authRequest)
                 state = .verified
             } catch .invalidVerificationLink, .tokenMissing, .linkUsernameMissing {
                 state = .invalid
@@ -216,7 +216,7 @@ final class Router: HTTPHandler {
 
     /// How the viewer lookups' batches were answered with a read database (`GATEHOUSE_READ_DATABASE_URL`).
     private func standbyGauges() -> [(name: String, help: String, labels: String, value: Double)] {
-        guard let counts = contexts.auth.standbyReads?.counts else { return [] }
+        guard let counts = contexts.auth.sessions.standbyReads?.counts else { return [] }
         let help = "Batches of session lookups by the database that answered them: the standby, or the primary because the standby was behind it or unavailable."
         return [
             ("gatehouse_read_lookup_batches_total", help, "answered_by=\"standby\"", Double(counts.standby)),
@@ -289,7 +289,7 @@ struct ContextFactory: Sendable {
             return .now(RequestContext(sessionToken: token, request: authRequest))
         }
         return .later { [auth] ready in
-            auth.viewer(token: token) { result in
+            auth.sessions.viewer(token: token) { result in
                 ready(RequestContext(sessionToken: token, request: authRequest, viewer: .init(result)))
             }
         }
@@ -311,7 +311,7 @@ struct ContextFactory: Sendable {
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return AuthRequest(
             clientAddress: address, installationId: installationId,
-            isMaster: auth.isMasterKey(request.headers["X-Parse-Master-Key"]),
+            isMaster: auth.core.isMasterKey(request.headers["X-Parse-Master-Key"]),
             userAgent: request.headers["User-Agent"].flatMap { $0.isEmpty ? nil : $0 },
             acceptLanguage: request.headers["Accept-Language"])
     }

@@ -43,9 +43,11 @@ final class Harness: Sendable {
         let logs = self.logs
         let log: @Sendable (String) -> Void = { line in logs.append(line) }
         auth = AuthService(
-            pool: pool, hashing: hashing, configuration: configuration, limiterCapacity: limiterCapacity,
-            providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
-            totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), now: { clock.now() }, log: log)
+            pool: pool, hashing: hashing,
+            options: .init(
+                configuration: configuration, limiterCapacity: limiterCapacity,
+                providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
+                totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), now: { clock.now() }, log: log))
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
         service = GraphQLService(executable: executable)
     }
@@ -72,7 +74,7 @@ final class Harness: Sendable {
         master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil, acceptLanguage: String? = nil
     ) -> (result: ExecutionResult, context: RequestContext) {
         let request = AuthRequest(
-            clientAddress: address, installationId: installationId, isMaster: auth.isMasterKey(master), acceptLanguage: acceptLanguage)
+            clientAddress: address, installationId: installationId, isMaster: auth.core.isMasterKey(master), acceptLanguage: acceptLanguage)
         switch service.prepare(query) {
         case .failure(let failure):
             return (ExecutionResult(data: nil, errors: failure.errors), RequestContext(sessionToken: token, request: request))
@@ -82,7 +84,7 @@ final class Harness: Sendable {
             if let operation = service.operation(of: prepared, named: operationName), operation.operation == .query,
                 prepared.document.mayExecute(rootField: "viewer", of: operation)
             {
-                viewer = token.map { token in .init(Result { () throws(AuthError) in try auth.viewer(token: token) }) } ?? .noToken
+                viewer = token.map { token in .init(Result { () throws(AuthError) in try auth.sessions.viewer(token: token) }) } ?? .noToken
             }
             let context = RequestContext(sessionToken: token, request: request, viewer: viewer)
             return (service.execute(prepared, operationName: operationName, variables: variables, context: context), context)

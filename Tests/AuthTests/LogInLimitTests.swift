@@ -44,10 +44,11 @@ import TestSupport
         let otherPool = h.database.makePool(size: 2)
         defer { otherPool.close() }
         let clock = h.clock
-        let other = AuthService(pool: otherPool, hashing: h.hashing, configuration: h.auth.configuration, now: { clock.now() })
+        let other = AuthService(
+            pool: otherPool, hashing: h.hashing, options: .init(configuration: h.auth.core.configuration, now: { clock.now() }))
         func logIn(_ service: AuthService, _ password: String) -> AuthError? {
             do {
-                _ = try service.logIn(
+                _ = try service.sessions.logIn(
                     username: "alice", password: password, hasAuthData: false, request: AuthRequest(clientAddress: "192.0.2.1"))
                 return nil
             } catch {

@@ -26,27 +26,27 @@ import Testing
     @Test func kindsAreReadFromTheUsersTableAndRefreshed() throws {
         let h = try Harness()
         _ = try h.signedUp("alice")
-        #expect(h.auth.hashKinds.kinds == [Self.current])
+        #expect(h.auth.core.hashKinds.kinds == [Self.current])
         try Self.insert(h, "ImportedB1", "bob", hash: Self.bcrypt)
         try Self.insert(h, "OldCostC01", "carol", hash: try PasswordHasher(cost: Self.oldCost).hash("pw"))
         try Self.insert(h, "OddHashD01", "dave", hash: "$6$rounds=5000$salt$digest")
-        #expect(h.auth.hashKinds.kinds == [Self.current], "read only when refreshed")
-        try h.auth.refreshHashKinds()
-        #expect(h.auth.hashKinds.kinds == [Self.current, "$2b$10", Self.old])
+        #expect(h.auth.core.hashKinds.kinds == [Self.current], "read only when refreshed")
+        try h.auth.core.refreshHashKinds()
+        #expect(h.auth.core.hashKinds.kinds == [Self.current, "$2b$10", Self.old])
         try h.execute("DELETE FROM users WHERE username IN ('bob', 'carol')")
-        try h.auth.refreshHashKinds()
-        #expect(h.auth.hashKinds.kinds == [Self.current])
+        try h.auth.core.refreshHashKinds()
+        #expect(h.auth.core.hashKinds.kinds == [Self.current])
         // No users at all: the current kind stays (new sign-ups store it).
         try h.execute("DELETE FROM users")
-        try h.auth.refreshHashKinds()
-        #expect(h.auth.hashKinds.kinds == [Self.current])
+        try h.auth.core.refreshHashKinds()
+        #expect(h.auth.core.hashKinds.kinds == [Self.current])
     }
 
     @Test func aLogInMeetingANewKindAddsItAtOnce() throws {
         let h = try Harness()
         try Self.insert(h, "ImportedB1", "bob", hash: Self.bcrypt)
         #expect(onlyError(h.logIn("bob", "wrong password"))?.code == 101)
-        #expect(h.auth.hashKinds.kinds == [Self.current, "$2b$10"])
+        #expect(h.auth.core.hashKinds.kinds == [Self.current, "$2b$10"])
     }
 
     @Test func everyFailedLogInVerifiesOneHashOfEachKind() throws {
@@ -56,7 +56,7 @@ import Testing
         try Self.insert(h, "ImportedB1", "bob", hash: Self.bcrypt)
         try Self.insert(h, "OldCostC01", "carol", hash: try PasswordHasher(cost: Self.oldCost).hash("pw"))
         try Self.insert(h, "OddHashD01", "dave", hash: "$6$rounds=5000$salt$digest")
-        try h.auth.refreshHashKinds()
+        try h.auth.core.refreshHashKinds()
         let every = [Self.current, "$2b$10", Self.old].sorted()
 
         for name in ["nobody", "alice", "bob", "carol", "dave", "alice@example.com", String(repeating: "x", count: 300)] {

@@ -86,7 +86,7 @@ import Testing
         #expect(try h.count("SELECT count(*)::int FROM users") == 1)
     }
 
-    /// Concurrent log-ins of linked users share statements (``AuthService``'s provider log-in
+    /// Concurrent log-ins of linked users share statements (``ProviderService``'s provider log-in
     /// batches): each still gets its own user and a session that works.
     @Test func concurrentLogInsOfLinkedUsersEachGetTheirSession() throws {
         let h = try Harness(poolSize: 4)

@@ -10,8 +10,8 @@ import Testing
 @Suite struct SessionUseTests {
     /// Waits until the recorder has written everything noted; its stats then.
     static func settled(_ auth: AuthService) throws -> SessionUseRecorder.Stats {
-        #expect(eventually { !auth.sessionUse.stats.busy })
-        return auth.sessionUse.stats
+        #expect(eventually { !auth.sessions.sessionUse.stats.busy })
+        return auth.sessions.sessionUse.stats
     }
 
     static func lastUsedAt(_ h: Harness, _ token: String) throws -> Date {
@@ -55,13 +55,13 @@ import Testing
         let h = try Harness()
         let cache = SessionCache()
         cache.reset(live: true)
-        let auth = AuthService(pool: h.pool, hashing: h.hashing, sessionCache: cache, now: { h.clock.now() })
-        let grant = try auth.signUp(SignUpFields(username: "alice", password: Harness.password), request: AuthRequest(clientAddress: "192.0.2.1"))
-        #expect(try auth.viewer(token: grant.sessionToken).session.lastUsedAt == grant.session.lastUsedAt)
+        let auth = AuthService(pool: h.pool, hashing: h.hashing, options: .init(sessionCache: cache, now: { h.clock.now() }))
+        let grant = try auth.sessions.signUp(SignUpFields(username: "alice", password: Harness.password), request: AuthRequest(clientAddress: "192.0.2.1"))
+        #expect(try auth.sessions.viewer(token: grant.sessionToken).session.lastUsedAt == grant.session.lastUsedAt)
         h.clock.advance(by: 301)
-        let first = try auth.viewer(token: grant.sessionToken)
+        let first = try auth.sessions.viewer(token: grant.sessionToken)
         #expect(first.session.lastUsedAt > grant.session.lastUsedAt.addingTimeInterval(300))
-        for _ in 0..<20 { #expect(try auth.viewer(token: grant.sessionToken).session.lastUsedAt == first.session.lastUsedAt) }
+        for _ in 0..<20 { #expect(try auth.sessions.viewer(token: grant.sessionToken).session.lastUsedAt == first.session.lastUsedAt) }
         let stats = try Self.settled(auth)
         #expect(stats.statements == 1 && stats.rowsWritten == 1, "\(stats)")
         #expect(try Self.lastUsedAt(h, grant.sessionToken) == first.session.lastUsedAt)

@@ -87,13 +87,13 @@ import Testing
     func recordsTheUserAgent(_ userAgent: String?) throws {
         let h = try Harness()
         let request = AuthRequest(clientAddress: "192.0.2.1", userAgent: userAgent)
-        let grant = try h.auth.signUp(SignUpFields(username: "alice", password: Harness.password), request: request)
+        let grant = try h.auth.sessions.signUp(SignUpFields(username: "alice", password: Harness.password), request: request)
         let expected = userAgent.map { String($0.prefix(Session.userAgentLimit)) }
         #expect(grant.session.userAgent == expected)
         let stored = try h.rows("SELECT user_agent FROM sessions").map { try $0.decode(String?.self, at: 0) }
         #expect(stored == [expected])
-        let logIn = try h.auth.logIn(username: "alice", password: Harness.password, hasAuthData: false, request: request)
-        #expect(try h.auth.sessions(of: logIn).map(\.userAgent) == [expected, expected])
+        let logIn = try h.auth.sessions.logIn(username: "alice", password: Harness.password, hasAuthData: false, request: request)
+        #expect(try h.auth.sessions.sessions(of: logIn).map(\.userAgent) == [expected, expected])
         let listed = h.graphql(Self.sessions, token: logIn.sessionToken).data?["viewer"]?["sessions"]?.arrayValue
         #expect(listed?.map { $0["userAgent"] } == [expected.map(JSON.string) ?? .null, expected.map(JSON.string) ?? .null])
     }

@@ -20,7 +20,7 @@ import Testing
         let auth = AuthService(
             pool: Pool("host=/nonexistent dbname=none", size: 1),
             hashing: .init(hasher: try! .init(cost: .minimum), workers: 1, maxWait: 0),
-            configuration: AuthConfiguration(masterKey: masterKey))
+            options: .init(configuration: AuthConfiguration(masterKey: masterKey)))
         return ContextFactory(auth: auth, proxies: TrustedProxies(trustedProxies.map { IPNetwork($0)! }))
     }
 

@@ -135,8 +135,9 @@ import TestSupport
         let pool = database.makePool()
         let auth = AuthService(
             pool: pool, hashing: hashing,
-            configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0)),
-            sessionCache: cache, now: now)
+            options: .init(
+                configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0)),
+                sessionCache: cache, now: now))
         return Instance(auth: auth, cache: cache!, listener: listener!, pool: pool)
     }
 
@@ -164,16 +165,16 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        _ = try a.auth.signUp(SignUpFields(username: "carol", password: "password123"), request: request)
+        _ = try a.auth.sessions.signUp(SignUpFields(username: "carol", password: "password123"), request: request)
         var delays: [Double] = []
         for _ in 0..<100 {
-            let grant = try a.auth.logIn(username: "carol", password: "password123", hasAuthData: false, request: request)
-            _ = try b.auth.viewer(token: grant.sessionToken)  // now cached on b
-            _ = try b.auth.viewer(token: grant.sessionToken)
-            try a.auth.logOut(token: grant.sessionToken)
+            let grant = try a.auth.sessions.logIn(username: "carol", password: "password123", hasAuthData: false, request: request)
+            _ = try b.auth.sessions.viewer(token: grant.sessionToken)  // now cached on b
+            _ = try b.auth.sessions.viewer(token: grant.sessionToken)
+            try a.auth.sessions.logOut(token: grant.sessionToken)
             let start = Date()
             let ended = eventually(timeout: .seconds(5)) {
-                do { _ = try b.auth.viewer(token: grant.sessionToken); return false } catch { return (error as? AuthError) == .invalidSession }
+                do { _ = try b.auth.sessions.viewer(token: grant.sessionToken); return false } catch { return (error as? AuthError) == .invalidSession }
             }
             #expect(ended, "the token kept working on the other instance")
             delays.append(Date().timeIntervalSince(start))
@@ -188,23 +189,23 @@ import TestSupport
     @Test func userChangesReachTheOtherInstancesCache() throws {
         let (database, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
-        let grant = try a.auth.signUp(
+        let grant = try a.auth.sessions.signUp(
             SignUpFields(username: "dave", password: "password123", email: "dave@example.com"),
             request: AuthRequest(clientAddress: "127.0.0.1"))
-        #expect(try b.auth.viewer(token: grant.sessionToken).user.email == "dave@example.com")
+        #expect(try b.auth.sessions.viewer(token: grant.sessionToken).user.email == "dave@example.com")
         let connection = try database.connect()
         try connection.execute("UPDATE users SET email = 'dave@example.org', updated_at = now() WHERE object_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.sessions.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
         try connection.execute("DELETE FROM users WHERE object_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.sessions.viewer(token: grant.sessionToken)) == nil })
         connection.close()
     }
 
     @Test func aDroppedNotificationConnectionEmptiesTheCacheAndItRefills() throws {
         let (database, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
-        let grant = try a.auth.signUp(SignUpFields(username: "erin", password: "password123"), request: AuthRequest(clientAddress: "127.0.0.1"))
-        _ = try b.auth.viewer(token: grant.sessionToken)
+        let grant = try a.auth.sessions.signUp(SignUpFields(username: "erin", password: "password123"), request: AuthRequest(clientAddress: "127.0.0.1"))
+        _ = try b.auth.sessions.viewer(token: grant.sessionToken)
         #expect(b.cache.count == 1)
         let connection = try database.connect()
         // Terminate every listening backend of this database (both instances').
@@ -215,10 +216,10 @@ import TestSupport
         #expect(eventually(timeout: .seconds(10)) { !b.cache.isLive || b.cache.count == 0 })
         // While it reconnects, viewer still answers correctly (from the database).
         try connection.execute("DELETE FROM sessions WHERE user_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.sessions.viewer(token: grant.sessionToken)) == nil })
         #expect(eventually(timeout: .seconds(10)) { b.cache.isLive }, "the listener reconnects")
-        let again = try a.auth.logIn(username: "erin", password: "password123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
-        _ = try b.auth.viewer(token: again.sessionToken)
+        let again = try a.auth.sessions.logIn(username: "erin", password: "password123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
+        _ = try b.auth.sessions.viewer(token: again.sessionToken)
         #expect(b.cache.count == 1, "the cache refills")
         connection.close()
     }
@@ -229,23 +230,23 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        let mine = try a.auth.signUp(SignUpFields(username: "gina", password: "password123"), request: request)
-        let phone = try a.auth.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
-        let tablet = try a.auth.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
+        let mine = try a.auth.sessions.signUp(SignUpFields(username: "gina", password: "password123"), request: request)
+        let phone = try a.auth.sessions.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
+        let tablet = try a.auth.sessions.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
         func ended(_ instance: Instance, _ grant: SessionGrant) -> Bool {
-            do { _ = try instance.auth.viewer(token: grant.sessionToken); return false } catch { return error == .invalidSession }
+            do { _ = try instance.auth.sessions.viewer(token: grant.sessionToken); return false } catch { return error == .invalidSession }
         }
         for instance in [a, b] {
-            for grant in [mine, phone, tablet] { _ = try instance.auth.viewer(token: grant.sessionToken) }
+            for grant in [mine, phone, tablet] { _ = try instance.auth.sessions.viewer(token: grant.sessionToken) }
             #expect(instance.cache.count == 3)
         }
-        try a.auth.revokeSession(id: phone.session.globalId, caller: mine)
+        try a.auth.sessions.revokeSession(id: phone.session.globalId, caller: mine)
         #expect(ended(a, phone))
         #expect(eventually(timeout: .seconds(10)) { ended(b, phone) })
-        #expect(try b.auth.revokeOtherSessions(caller: mine) == 1)
+        #expect(try b.auth.sessions.revokeOtherSessions(caller: mine) == 1)
         #expect(ended(b, tablet))
         #expect(eventually(timeout: .seconds(10)) { ended(a, tablet) })
-        for instance in [a, b] { #expect(try instance.auth.viewer(token: mine.sessionToken).session == mine.session) }
+        for instance in [a, b] { #expect(try instance.auth.sessions.viewer(token: mine.sessionToken).session == mine.session) }
     }
 
     /// Recording a session's use changes nothing other instances cache: the trigger does not
@@ -255,17 +256,17 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp(now: { Date().addingTimeInterval(offset.withLock { $0 }) })
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        let used = try a.auth.signUp(SignUpFields(username: "hank", password: "password123"), request: request)
-        _ = try b.auth.viewer(token: used.sessionToken)
+        let used = try a.auth.sessions.signUp(SignUpFields(username: "hank", password: "password123"), request: request)
+        _ = try b.auth.sessions.viewer(token: used.sessionToken)
         offset.withLock { $0 += Session.lastUseResolution + 1 }
-        _ = try a.auth.viewer(token: used.sessionToken)
-        #expect(eventually { a.auth.sessionUse.stats == .init(pending: 0, busy: false, statements: 1, rowsWritten: 1) })
+        _ = try a.auth.sessions.viewer(token: used.sessionToken)
+        #expect(eventually { a.auth.sessions.sessionUse.stats == .init(pending: 0, busy: false, statements: 1, rowsWritten: 1) })
         // A later notification from the same database has arrived once its entry is gone; the
         // touch's would have come before it.
-        let other = try a.auth.signUp(SignUpFields(username: "ivan", password: "password123"), request: request)
-        _ = try b.auth.viewer(token: other.sessionToken)
+        let other = try a.auth.sessions.signUp(SignUpFields(username: "ivan", password: "password123"), request: request)
+        _ = try b.auth.sessions.viewer(token: other.sessionToken)
         #expect(b.cache.count == 2)
-        try a.auth.logOut(token: other.sessionToken)
+        try a.auth.sessions.logOut(token: other.sessionToken)
         #expect(eventually(timeout: .seconds(10)) { b.cache.count == 1 })
         #expect(b.cache.lookup(SHA256.digest(used.sessionToken)) != nil)
     }

@@ -62,7 +62,7 @@ public struct SessionJanitor: Sendable {
                 ORDER BY expires_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
         if idleTimeout > 0 {
-            // As AuthService ends an idle session: its installation stays known from now.
+            // As SessionService ends an idle session: its installation stays known from now.
             let idle = try deleteInBatches("""
                 WITH ended AS (
                     DELETE FROM sessions WHERE object_id IN (

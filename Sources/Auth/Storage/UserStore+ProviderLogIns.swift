@@ -2,7 +2,7 @@ import Foundation
 import Postgres
 
 /// Provider log-ins of users already linked, many per statement: the identity lookup and the
-/// new session's insert are one statement for every log-in waiting (see ``AuthService`` and
+/// new session's insert are one statement for every log-in waiting (see ``ProviderService`` and
 /// ``LookupBatcher``), so a busy server pays one round trip and one commit for dozens of them.
 extension UserStore {
     /// A log-in waiting for its batch: the provider id to find and the session to give its user.

@@ -1,26 +1,43 @@
 import Foundation
 import JSON
+import Postgres
 import Sodium
 import WebAuthn
 
 /// Passkeys (contract: mfa.md, Passkeys): registration and log-in options, registration,
 /// log-in, the list and removal. Challenges are stored as digests and taken once; every failed
-/// check answers the contract's single message, the specific reason going to the log.
-extension AuthService {
-    /// Passkeys and challenges, on the users' pool.
-    var passkeyStore: PasskeyStore { PasskeyStore(pool: store.pool) }
+/// check answers the contract's single message, the specific reason going to the log. Owns the
+/// passkeys' store and the two batchers of passkey log-ins.
+public final class PasskeyService: Sendable {
+    let core: AuthCore
+    /// Passkeys and challenges.
+    let passkeyStore: PasskeyStore
+    /// Passkey log-ins, coalesced across request threads in their two statements: challenges
+    /// taken and passkeys read, then (after each signature is checked) counters moved and
+    /// sessions started.
+    let passkeyLookups: LookupBatcher<PasskeyStore.LogIn, PasskeyStore.LogInLookup>
+    let passkeyLogIns: LookupBatcher<PasskeyStore.CounterMove, Bool>
+
+    init(core: AuthCore, pool: Pool) {
+        self.core = core
+        let passkeys = PasskeyStore(pool: pool)
+        self.passkeyStore = passkeys
+        self.passkeyLookups = core.batcher { [now = core.now] in try passkeys.take($0, now: now()) }
+        self.passkeyLogIns = core.batcher { Dictionary(uniqueKeysWithValues: try passkeys.logIn($0).map { ($0, true) }) }
+    }
 
     /// The relying party: the configured one, or the host and origin of the public URL.
     var relyingParty: RelyingParty {
-        configuration.relyingParty ?? AuthConfiguration.relyingParty(publicURL: configuration.accounts.publicURL, name: "Gatehouse")
+        core.configuration.relyingParty
+            ?? AuthConfiguration.relyingParty(publicURL: core.configuration.accounts.publicURL, name: "Gatehouse")
     }
 
     /// Options for registering a passkey of the caller (recent authentication required): a
     /// fresh challenge, valid for five minutes and usable once, and the caller's passkeys to exclude.
     public func passkeyRegistrationOptions(caller: SessionGrant, request: AuthRequest) throws(AuthError) -> JSON {
-        try checkRecentAuthentication(caller, nil, nil, caller.user, request)
+        try core.checkRecentAuthentication(caller, nil, nil, caller.user, request)
         let user = caller.user
-        let existing = try database { () throws in try passkeyStore.passkeys(userId: user.objectId) }
+        let existing = try core.database { () throws in try passkeyStore.passkeys(userId: user.objectId) }
         let challenge = try newChallenge(userId: user.objectId, purpose: .registration)
         return relyingParty.registrationOptions(
             challenge: challenge, userHandle: Array(user.objectId.utf8), userName: user.username,
@@ -32,15 +49,15 @@ extension AuthService {
     public func registerPasskey(credential: JSON, name: String?, caller: SessionGrant, request: AuthRequest) throws(AuthError) -> Passkey {
         let user = caller.user
         let refuse = { (reason: String) -> AuthError in
-            self.refused("passkey registration refused for user \(user.objectId): \(reason)")
+            self.core.refused("passkey registration refused for user \(user.objectId): \(reason)")
             return .invalidPasskeyRegistration
         }
         let name = (name ?? "").trimmingCharacters(in: .whitespacesAndNewlines)
         guard name.count <= Self.passkeyNameLimit else { throw .tooLong(field: "name", limit: "\(Self.passkeyNameLimit) characters") }
         let response: RegistrationResponse
         do { response = try RegistrationResponse(json: credential) } catch { throw refuse(error.description) }
-        let time = timestamp()
-        let owner = try database { () throws in
+        let time = core.timestamp()
+        let owner = try core.database { () throws in
             try passkeyStore.takeChallenge(digest: SHA256.digest(response.clientData.challenge), purpose: .registration, now: time)
         }
         guard case .some(.some(let ownerId)) = owner, ownerId == user.objectId else {
@@ -53,7 +70,7 @@ extension AuthService {
             throw refuse(error.description)
         }
         let passkey = Passkey(objectId: SecureRandom.objectId(), name: name.isEmpty ? "Passkey" : name, createdAt: time, lastUsedAt: nil)
-        try database { () throws in
+        try core.database { () throws in
             do {
                 try passkeyStore.insert(
                     passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
@@ -71,15 +88,16 @@ extension AuthService {
     /// username: no ids (discoverable credentials).
     public func passkeyLoginOptions(username: String?, request: AuthRequest) throws(AuthError) -> JSON {
         try FieldLimits.check(request)
-        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+        try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         var userId: String? = nil
         var ids: [[UInt8]] = []
         if let username, !username.isEmpty {
             if !username.contains("\0"), username.utf8.count <= FieldLimits.logInNameBytes,
-                let user = try database({ () throws in try passkeyStore.user(logInName: username) })
+                let user = try core.database({ () throws in try passkeyStore.user(logInName: username) })
             {
                 userId = user.objectId
-                ids = try database { () throws in try passkeyStore.passkeys(userId: user.objectId) }.filter { !$0.disabled }.map(\.credentialId)
+                ids = try core.database { () throws in try passkeyStore.passkeys(userId: user.objectId) }
+                    .filter { !$0.disabled }.map(\.credentialId)
             }
             if ids.isEmpty { ids = [Self.decoyCredentialId(username)] }
         }
@@ -98,17 +116,17 @@ extension AuthService {
     /// are (they count password guesses).
     public func logInWithPasskey(credential: JSON, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
-        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+        try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         let refuse = { (reason: String) -> AuthError in
-            self.refused("passkey log-in refused: \(reason)")
+            self.core.refused("passkey log-in refused: \(reason)")
             return .invalidPasskey
         }
         let response: AuthenticationResponse
         do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description) }
-        let (token, session) = newSession(action: "login", authProvider: "passkey", request: request, now: timestamp())
+        let (token, session) = core.newSession(action: "login", authProvider: "passkey", request: request, now: core.timestamp())
         let logIn = PasskeyStore.LogIn(
             challengeDigest: SHA256.digest(response.clientData.challenge), credentialId: response.credentialId, session: session)
-        let found = try database { () throws in try passkeyLookups.lookup(logIn) } ?? PasskeyStore.LogInLookup()
+        let found = try core.database { () throws in try passkeyLookups.lookup(logIn) } ?? PasskeyStore.LogInLookup()
         guard case .some(let namedUser) = found.challengeUser else {
             throw refuse("the challenge was not given out, was used, or expired")
         }
@@ -128,7 +146,7 @@ extension AuthService {
                 userHandleRequired: namedUser == nil)
         } catch {
             if case .counterNotIncreased = error {
-                try database { () throws in try passkeyStore.disable(passkeyId: stored.passkey.objectId, now: timestamp()) }
+                try core.database { () throws in try passkeyStore.disable(passkeyId: stored.passkey.objectId, now: core.timestamp()) }
                 throw refuse("passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)")
             }
             throw refuse(error.description)
@@ -136,7 +154,7 @@ extension AuthService {
         let move = PasskeyStore.CounterMove(
             passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, userId: user.objectId,
             session: session)
-        guard try database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
+        guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
             throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
@@ -144,17 +162,17 @@ extension AuthService {
 
     /// The caller's passkeys, oldest first (disabled ones included, so the owner sees them).
     public func passkeys(of caller: SessionGrant) throws(AuthError) -> [Passkey] {
-        try database { () throws in try passkeyStore.passkeys(userId: caller.user.objectId) }.map(\.passkey)
+        try core.database { () throws in try passkeyStore.passkeys(userId: caller.user.objectId) }.map(\.passkey)
     }
 
     /// Removes the caller's passkey `id` (an object id or a Relay global id; recent
     /// authentication required): 101 `Object not found.` when it is not the caller's, 142 when
     /// it is the last way to log in.
     public func removePasskey(id: String, caller: SessionGrant, request: AuthRequest) throws(AuthError) {
-        try checkRecentAuthentication(caller, nil, nil, caller.user, request)
-        let objectId = Self.objectId(id, type: "Passkey")
-        let removed = try database { () throws in
-            try Self.identityConflicts { try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId) }
+        try core.checkRecentAuthentication(caller, nil, nil, caller.user, request)
+        let objectId = AuthCore.objectId(id, type: "Passkey")
+        let removed = try core.database { () throws in
+            try AuthCore.identityConflicts { try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId) }
         }
         guard removed else { throw .objectNotFound }
     }
@@ -164,8 +182,8 @@ extension AuthService {
 
     private func newChallenge(userId: String?, purpose: PasskeyStore.Purpose) throws(AuthError) -> [UInt8] {
         let challenge = RelyingParty.newChallenge()
-        let time = timestamp()
-        try database { () throws in
+        let time = core.timestamp()
+        try core.database { () throws in
             try passkeyStore.insertChallenge(
                 digest: SHA256.digest(challenge), userId: userId, purpose: purpose,
                 expiresAt: time.addingTimeInterval(Double(RelyingParty.challengeLifetimeMilliseconds) / 1000), now: time)

@@ -4,10 +4,32 @@ import Postgres
 import Providers
 import Sodium
 
-/// Third-party log-in (contract: providers.md): `logInWith`, linking and unlinking, `User.authData`.
-/// Provider tokens are checked by ``ProviderRegistry`` and never stored: a user's links keep
-/// only the provider's user id.
-extension AuthService {
+/// Third-party log-in (contract: providers.md): `logInWith`, the checks of `updateUser`'s links,
+/// `User.authData`. Provider tokens are checked by ``ProviderRegistry`` and never stored: a user's
+/// links keep only the provider's user id. Owns the registry and the batcher of linked users'
+/// log-ins.
+public final class ProviderService: Sendable {
+    let core: AuthCore
+    /// The code of users with TOTP, and `User.authData.mfa`.
+    let secondFactors: SecondFactorService
+    let users: UserStore
+    /// Third-party log-in (`logInWith`, linking); nil: none, every provider is unsupported.
+    let providers: ProviderRegistry?
+    /// Provider log-ins of linked users, coalesced across request threads: one statement finds
+    /// the users and inserts the sessions of every log-in waiting.
+    let providerLogIns: LookupBatcher<UserStore.ProviderLogIn, UserStore.LinkedUser>
+
+    init(core: AuthCore, secondFactors: SecondFactorService, pool: Pool, providers: ProviderRegistry?) {
+        self.core = core
+        self.secondFactors = secondFactors
+        let users = UserStore(pool: pool)
+        self.users = users
+        self.providers = providers
+        self.providerLogIns = core.batcher { [withholdingTOTP = core.configuration.mfa != .off] in
+            try users.logIn($0, withholdingTOTP: withholdingTOTP)
+        }
+    }
+
     /// Logs in with a provider's `authData` (exactly one provider): the user its id is linked to
     /// gets a new session; an id linked to no one makes a new user with a random username and
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
@@ -17,23 +39,23 @@ extension AuthService {
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
-            maximumPasswordBytes: configuration.passwordPolicy.maximumBytes)
-        try limitAddress(ClientNetwork.key(of: request.clientAddress))
+            maximumPasswordBytes: core.configuration.passwordPolicy.maximumBytes)
+        try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         var authData = authData
         let mfa = authData["mfa"]
         authData["mfa"] = nil
-        guard authData.count == 1, mfa == nil || configuration.mfa != .off else { throw .unsupportedAuthentication }
+        guard authData.count == 1, mfa == nil || core.configuration.mfa != .off else { throw .unsupportedAuthentication }
         let provider = authData.keys[0]
         let providerUserId = try verify(provider, authData.values[0])
-        let time = timestamp()
+        let time = core.timestamp()
         if let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) { return grant }
 
         if fields?.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         let email = fields?.email
         if let email {
-            guard Self.isValidEmail(email) else { throw .invalidEmail }
-            try database { () throws in
-                if try store.logInNameTaken(email) { throw AuthError.emailTaken }
+            guard AuthCore.isValidEmail(email) else { throw .invalidEmail }
+            try core.database { () throws in
+                if try users.logInNameTaken(email) { throw AuthError.emailTaken }
             }
         }
         let objectId = SecureRandom.objectId()
@@ -41,11 +63,11 @@ extension AuthService {
             objectId: objectId, username: SecureRandom.string(length: 25, alphabet: Self.usernameAlphabet), email: email,
             emailVerified: request.isMaster ? (fields?.emailVerified ?? false) : false,
             acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
-        let (token, session) = newSession(action: "signup", authProvider: provider, request: request, now: time)
-        let raced = try database { () throws in
+        let (token, session) = core.newSession(action: "signup", authProvider: provider, request: request, now: time)
+        let raced = try core.database { () throws in
             do {
-                try Self.namesTaken {
-                    try store.insert(user, passwordHash: nil, session: session) { tx in
+                try AuthCore.namesTaken {
+                    try users.insert(user, passwordHash: nil, session: session) { tx in
                         try UserStore.link(provider: provider, providerUserId: providerUserId, userId: objectId, now: time, in: tx)
                     }
                 }
@@ -65,24 +87,25 @@ extension AuthService {
     }
 
     /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is
-    /// none. A user with TOTP needs its code in `mfa` (``checkSecondFactor(_:userId:sealedSecret:at:)``):
-    /// the batch withholds that user's session, made here once the code is right. Leaves the user's
-    /// failed password log-ins and lockout as they are: they count password guesses, which a
-    /// provider's token does not end.
+    /// none. A user with TOTP needs its code in `mfa`
+    /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``): the batch withholds
+    /// that user's session, made here once the code is right. Leaves the user's failed password
+    /// log-ins and lockout as they are: they count password guesses, which a provider's token
+    /// does not end.
     private func logInLinked(
         _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
     ) throws(AuthError) -> SessionGrant? {
-        let (token, session) = newSession(action: "login", authProvider: provider, request: request, now: time)
+        let (token, session) = core.newSession(action: "login", authProvider: provider, request: request, now: time)
         let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session)
-        guard let linked = try database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
+        guard let linked = try core.database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
         guard let sealedSecret = linked.withheldForTOTP else {
             return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
         }
-        try checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+        try secondFactors.checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
         var withTOTP = session
         withTOTP.session.factors.append("totp")
-        try database { () throws in
-            try store.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withTOTP, now: time)
+        try core.database { () throws in
+            try users.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withTOTP, now: time)
         }
         return SessionGrant(sessionToken: token, user: linked.user, session: withTOTP.session)
     }
@@ -90,10 +113,10 @@ extension AuthService {
     /// The user's linked providers as `User.authData` shows them: `{"<provider>": {"id": "…"}}`,
     /// and `"mfa": {"status": "enabled"}` with TOTP (never its secret); nil when none.
     public func authData(userId: String) throws(AuthError) -> JSONObject? {
-        let identities = try database { () throws in try store.identities(userId: userId) }
+        let identities = try core.database { () throws in try users.identities(userId: userId) }
         var object = JSONObject()
         for identity in identities { object[identity.provider] = .object(["id": .string(identity.id)]) }
-        if try hasTOTP(userId: userId) { object["mfa"] = ["status": "enabled"] }
+        if try secondFactors.hasTOTP(userId: userId) { object["mfa"] = ["status": "enabled"] }
         return object.isEmpty ? nil : object
     }
 
@@ -121,7 +144,7 @@ extension AuthService {
             switch error {
             case .unsupported: throw .unsupportedAuthentication
             case .invalid(let detail):
-                refused("invalid authData for provider \(provider): \(detail)")
+                core.refused("invalid authData for provider \(provider): \(detail)")
                 throw .invalidAuthData(provider: provider)
             }
         }
@@ -129,15 +152,4 @@ extension AuthService {
 
     /// The alphabet of the random usernames of users a provider creates.
     static let usernameAlphabet = Array("abcdefghijklmnopqrstuvwxyz0123456789".utf8)
-
-    /// ``UserStore/IdentityTaken`` and ``AccountStore/LastWayToLogIn`` as 208 and 142.
-    static func identityConflicts<T>(_ body: () throws -> T) throws -> T {
-        do {
-            return try body()
-        } catch is UserStore.IdentityTaken {
-            throw AuthError.authAlreadyUsed
-        } catch is AccountStore.LastWayToLogIn {
-            throw AuthError.lastWayToLogIn
-        }
-    }
 }

@@ -1,13 +1,27 @@
 import Crypto
 import Foundation
 import JSON
+import Postgres
 import Sodium
 
 /// TOTP second factors with recovery codes (contract: mfa.md), in Parse's `authData.mfa` shapes:
 /// enrolment, regeneration of recovery codes and removal through `updateUser`, the code at
-/// `logIn`. Every code works once: TOTP codes through the enrolment's last accepted step,
-/// recovery codes by being deleted, each a single conditional write.
-extension AuthService {
+/// `logIn` and provider log-ins, and the `GATEHOUSE_MFA=required` check. Every code works once:
+/// TOTP codes through the enrolment's last accepted step, recovery codes by being deleted, each
+/// a single conditional write. Owns the TOTP store and the key that seals secrets.
+public final class SecondFactorService: Sendable {
+    let core: AuthCore
+    /// Users' TOTP enrolments and recovery codes.
+    let totp: TOTPStore
+    /// Seals TOTP secrets (a key from `GATEHOUSE_SECRET_KEY`); nil: enrolment fails with an internal error.
+    let totpBox: SecretBox?
+
+    init(core: AuthCore, pool: Pool, totpBox: SecretBox?) {
+        self.core = core
+        self.totp = TOTPStore(pool: pool)
+        self.totpBox = totpBox
+    }
+
     /// Recovery codes given at enrolment and regeneration.
     static let recoveryCodeCount = 10
     /// The fewest base32 characters of a secret to enrol (160 bits).
@@ -23,22 +37,22 @@ extension AuthService {
     func changeTOTP(
         _ value: JSON, current: User, storedHash: String?, currentPassword: String?, caller: SessionGrant?, request: AuthRequest
     ) throws(AuthError) -> JSONObject? {
-        guard configuration.mfa != .off else { throw .unsupportedAuthentication }
-        try checkRecentAuthentication(caller, currentPassword, storedHash, current, request)
+        guard core.configuration.mfa != .off else { throw .unsupportedAuthentication }
+        try core.checkRecentAuthentication(caller, currentPassword, storedHash, current, request)
         let userId = current.objectId
         let provenSecondFactor = request.isMaster || caller?.session.hasSecondFactor == true
         guard case .object(let mfa) = value else {
             guard value == .null else { throw .invalidMFASecret }
             guard provenSecondFactor else { throw .recentLoginRequired }
-            _ = try database { () throws in try totp.remove(userId: userId) }
+            _ = try core.database { () throws in try totp.remove(userId: userId) }
             return nil
         }
-        let time = timestamp()
+        let time = core.timestamp()
         if mfa["recovery"]?.boolValue == true {
-            guard let enrolment = try database({ () throws in try totp.enrolment(userId: userId) }) else { throw .invalidMFAToken }
+            guard let enrolment = try core.database({ () throws in try totp.enrolment(userId: userId) }) else { throw .invalidMFAToken }
             try takeCode(mfa["token"]?.stringValue ?? "", userId: userId, enrolment: enrolment, at: time)
             let (codes, digests) = Self.newRecoveryCodes(userId: userId)
-            guard try database({ () throws in try totp.replaceRecoveryCodes(userId: userId, digests: digests) }) else {
+            guard try core.database({ () throws in try totp.replaceRecoveryCodes(userId: userId, digests: digests) }) else {
                 throw .invalidMFAToken
             }
             return ["mfa": ["recovery": .array(codes.map(JSON.string))]]
@@ -49,7 +63,7 @@ extension AuthService {
         else { throw .invalidMFASecret }
         guard let step = TOTP(secret: secret).verify(mfa["token"]?.stringValue ?? "", at: time) else { throw .invalidMFAToken }
         guard let box = totpBox else { throw .internalError(detail: "TOTP enrolment without a secret key (GATEHOUSE_SECRET_KEY)") }
-        if try database({ () throws in try totp.enrolment(userId: userId) }) != nil, !provenSecondFactor {
+        if try core.database({ () throws in try totp.enrolment(userId: userId) }) != nil, !provenSecondFactor {
             throw .recentLoginRequired
         }
         let (codes, digests) = Self.newRecoveryCodes(userId: userId)
@@ -59,7 +73,7 @@ extension AuthService {
             let factors = JSON.array((caller.session.factors + ["totp"]).map(JSON.string))
             return (caller.session.objectId, String(decoding: factors.serialized(), as: UTF8.self))
         }
-        try database { () throws in
+        try core.database { () throws in
             try totp.enrol(
                 userId: userId, sealedSecret: box.seal(secret), step: step, recoveryDigests: digests,
                 upgradeSession: upgrade, now: time)
@@ -76,10 +90,7 @@ extension AuthService {
             // The step is checked against the stored one by the conditional write itself.
             try takeCode(token.stringValue ?? "", userId: userId, enrolment: TOTPStore.Enrolment(sealedSecret: sealedSecret, lastStep: .min), at: time)
         } catch .invalidMFAToken {
-            if let lockout = configuration.lockout {
-                let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
-                try database { () throws in try store.recordFailedLogIn(userId: userId, lockout: lockout, lockUntil: until) }
-            }
+            try core.recordFailedLogIn(userId: userId, at: time)
             throw .invalidMFAToken
         }
     }
@@ -89,27 +100,29 @@ extension AuthService {
     private func takeCode(_ token: String, userId: String, enrolment: TOTPStore.Enrolment, at time: Date) throws(AuthError) {
         if Self.isRecoveryCode(token) {
             let digest = Self.recoveryDigest(userId: userId, code: token)
-            guard try database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) else { throw .invalidMFAToken }
+            guard try core.database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) else {
+                throw .invalidMFAToken
+            }
             return
         }
         guard let box = totpBox, let secret = box.open(enrolment.sealedSecret) else {
             throw .internalError(detail: "a TOTP secret cannot be opened: GATEHOUSE_SECRET_KEY is not the key it was sealed with")
         }
         guard let step = TOTP(secret: secret).verify(token, at: time), step > enrolment.lastStep,
-            try database({ () throws in try totp.takeStep(userId: userId, step: step) })
+            try core.database({ () throws in try totp.takeStep(userId: userId, step: step) })
         else { throw .invalidMFAToken }
     }
 
     /// 206 `Second factor enrolment required.` for a session made without a second factor while
     /// `GATEHOUSE_MFA=required`; the master key and requests without a session pass.
     func requireSecondFactor(_ caller: SessionGrant?, _ request: AuthRequest?) throws(AuthError) {
-        guard configuration.mfa == .required, request?.isMaster != true, let caller, !caller.session.hasSecondFactor else { return }
+        guard core.configuration.mfa == .required, request?.isMaster != true, let caller, !caller.session.hasSecondFactor else { return }
         throw .secondFactorEnrolmentRequired
     }
 
     /// Whether the user has TOTP (`User.authData.mfa`).
     func hasTOTP(userId: String) throws(AuthError) -> Bool {
-        try database { () throws in try totp.secondFactors(userId: userId).contains("totp") }
+        try core.database { () throws in try totp.secondFactors(userId: userId).contains("totp") }
     }
 
     // MARK: Recovery codes

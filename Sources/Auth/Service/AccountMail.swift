@@ -1,0 +1,51 @@
+import Foundation
+import Mail
+
+/// The outbox messages of the account lifecycle (verification, reset, change and deletion
+/// notices) as the configuration shapes them: links under the public URL, Message-IDs on its
+/// host, the per-address hourly cap. Pure: the stores add the messages in their transactions.
+struct AccountMail: Sendable {
+    let publicURL: String
+    let messagesPerAddressPerHour: Int
+    /// The host of the public URL: the right-hand side of Message-IDs.
+    let messageIdDomain: String
+
+    init(_ policy: AccountPolicy) {
+        publicURL = policy.publicURL
+        messagesPerAddressPerHour = policy.messagesPerAddressPerHour
+        messageIdDomain = URL(string: policy.publicURL)?.host ?? "localhost"
+    }
+
+    /// The outbox message of `kind` to `recipient` about `user`, in the request's language, with
+    /// the link for `token` (verify and reset kinds).
+    func message(_ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?) -> OutboxStore.Message {
+        let link = token.map { token in
+            let path = kind == .resetPassword ? "reset-password" : "verify-email"
+            return "\(publicURL)/\(path)?token=\(Self.queryValue(token))&username=\(Self.queryValue(user.username))"
+        }
+        return OutboxStore.Message(
+            kind: kind.rawValue, userId: user.objectId, recipient: recipient, username: user.username,
+            language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link)
+    }
+
+    /// What the outbox checks a message against at `time`.
+    func context(_ time: Date) -> AccountStore.MailContext {
+        AccountStore.MailContext(perHour: messagesPerAddressPerHour, messageIdDomain: messageIdDomain, now: time)
+    }
+
+    /// A query value percent-encoded: everything but RFC 3986's unreserved characters.
+    static func queryValue(_ text: String) -> String {
+        var out = ""
+        for byte in text.utf8 {
+            switch byte {
+            case UInt8(ascii: "A")...UInt8(ascii: "Z"), UInt8(ascii: "a")...UInt8(ascii: "z"), UInt8(ascii: "0")...UInt8(ascii: "9"),
+                UInt8(ascii: "-"), UInt8(ascii: "."), UInt8(ascii: "_"), UInt8(ascii: "~"):
+                out.unicodeScalars.append(Unicode.Scalar(byte))
+            default:
+                let hex = String(byte, radix: 16, uppercase: true)
+                out += "%" + (hex.count < 2 ? "0" + hex : hex)
+            }
+        }
+        return out
+    }
+}

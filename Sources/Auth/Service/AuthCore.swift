@@ -1,0 +1,240 @@
+import Foundation
+import Postgres
+import Sodium
+
+/// What every feature service shares: the configuration, the database error funnel
+/// (``database(_:)``), password hashing and the kinds of stored hash, the rate limiters, the
+/// session cache, the clock, the logs, new sessions, failed log-ins for lockout and the recent
+/// authentication check. Owns no feature's store: only the users table's lockout counts and
+/// hash kinds, which every way of proving a password touches.
+public final class AuthCore: Sendable {
+    /// The policies every feature reads.
+    public let configuration: AuthConfiguration
+    /// Lockout counts and the kinds of stored hash.
+    let users: UserStore
+    let hashing: PasswordHashingPool
+    /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
+    public let hashKinds: HashKinds
+    /// signUp, logIn and link-mail attempts per client network.
+    let addressLimiter: RateLimiter
+    /// logIn attempts for names that match no account (an account's are counted in the database).
+    let nameLimiter: RateLimiter
+    /// Recently seen sessions (nil: every viewer asks the database).
+    public let sessionCache: SessionCache?
+    /// Batches each lookup batcher may run at once (``batcher(_:)``).
+    let lookupBatches: Int
+    let now: @Sendable () -> Date
+    /// Reports internal errors' details (never shown to clients).
+    let log: @Sendable (String) -> Void
+    /// Says why a credential was refused (a provider token, a passkey), which the client is told
+    /// only in the contract's one message: for operators, not an error of the server.
+    let refused: @Sendable (String) -> Void
+
+    init(pool: Pool, hashing: PasswordHashingPool, options: AuthService.Options) {
+        let configuration = options.configuration
+        self.configuration = configuration
+        self.users = UserStore(pool: pool)
+        self.hashing = hashing
+        self.hashKinds = HashKinds(current: hashing.hasher.cost)
+        let now = options.now
+        let seconds: @Sendable () -> Double = { now().timeIntervalSince1970 }
+        self.addressLimiter = RateLimiter(
+            window: configuration.rateLimits.addressWindow, capacity: options.limiterCapacity, now: seconds)
+        self.nameLimiter = RateLimiter(
+            window: configuration.rateLimits.accountWindow, capacity: options.limiterCapacity, now: seconds)
+        self.sessionCache = options.sessionCache
+        self.lookupBatches = max(1, options.sessionLookupBatches)
+        self.now = now
+        self.log = options.log
+        self.refused = options.refused ?? options.log
+    }
+
+    /// Whether `key` is the configured master key (constant-time compared).
+    public func isMasterKey(_ key: String?) -> Bool {
+        guard let key, !key.isEmpty, let masterKey = configuration.masterKey else { return false }
+        return ConstantTime.equals(key, masterKey)
+    }
+
+    /// Reads the kinds of password hash stored in the users table into ``hashKinds``, so that
+    /// kinds no account has any more stop costing failed log-ins work. Run at start and then
+    /// periodically; a kind met by a log-in in between is added at once.
+    public func refreshHashKinds() throws(AuthError) {
+        let prefixes = try database { () throws in try users.hashKindPrefixes(pattern: HashKinds.sqlPrefixPattern) }
+        hashKinds.replace(withPrefixes: prefixes)
+    }
+
+    // MARK: Limits
+
+    /// Counts a signUp or logIn attempt against the client's network (``ClientNetwork``).
+    func limitAddress(_ network: String) throws(AuthError) {
+        if let wait = addressLimiter.attempt([(RateLimiter.Key(network), configuration.rateLimits.perAddress)]) {
+            throw .rateLimited(retryAfter: wait)
+        }
+    }
+
+    /// Counts a wrong password or second factor of the user for lockout, when lockout is on.
+    func recordFailedLogIn(userId: String, at time: Date) throws(AuthError) {
+        guard let lockout = configuration.lockout else { return }
+        let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
+        try database { () throws in try users.recordFailedLogIn(userId: userId, lockout: lockout, lockUntil: until) }
+    }
+
+    /// Password and email changes and deletion: the master key, a session created within
+    /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword` (a wrong one counts as a
+    /// failed log-in). A given `currentPassword` must be right even within the window.
+    func checkRecentAuthentication(
+        _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
+    ) throws(AuthError) {
+        if request.isMaster { return }
+        if let currentPassword, !currentPassword.isEmpty {
+            guard try verify(currentPassword, storedHash).isValid else {
+                try recordFailedLogIn(userId: user.objectId, at: timestamp())
+                throw .invalidCredentials
+            }
+            return
+        }
+        let window = configuration.accounts.recentAuthentication
+        guard window > 0 else { return }
+        guard let caller, caller.session.createdAt.addingTimeInterval(Double(window)) >= now() else {
+            throw .recentLoginRequired
+        }
+    }
+
+    // MARK: Sessions and time
+
+    /// Now, to the millisecond (what responses show and the database keeps).
+    func timestamp() -> Date {
+        Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
+    }
+
+    /// A new session and its token; `factors` (`createdWith.factors`) default to `[authProvider]`.
+    func newSession(
+        action: String, authProvider: String = "password", factors: [String]? = nil, request: AuthRequest, now time: Date
+    ) -> (String, UserStore.NewSession) {
+        let token = SecureRandom.sessionToken()
+        let session = Session(
+            objectId: SecureRandom.objectId(), createdAt: time, updatedAt: time,
+            expiresAt: time.addingTimeInterval(Double(configuration.sessionLength)), lastUsedAt: time,
+            installationId: request.installationId.flatMap { $0.isEmpty ? nil : $0 }, action: action,
+            authProvider: authProvider, userAgent: request.userAgent.map { String($0.prefix(Session.userAgentLimit)) },
+            factors: factors)
+        return (token, UserStore.NewSession(session: session, tokenDigest: SHA256.digest(token)))
+    }
+
+    /// A batcher of database lookups with the shared sizes: up to 64 keys a batch, at most
+    /// ``lookupBatches`` at once, a second one only behind a full one; a stuck database fails
+    /// the callers queued behind the batch that found it.
+    func batcher<Key, Value>(_ run: @escaping LookupBatcher<Key, Value>.Run) -> LookupBatcher<Key, Value> {
+        LookupBatcher(
+            maxBatchSize: 64, maxConcurrentBatches: lookupBatches, concurrentBatchThreshold: 64,
+            failsQueued: Self.databaseStuck, run: run)
+    }
+
+    /// No connection in time (or none to be had), or statement_timeout: the database is stuck, and
+    /// a batch's callers queued behind the one that found it so fail with it.
+    private static func databaseStuck(_ error: any Error) -> Bool {
+        guard let error = error as? PostgresError else { return false }
+        return error.kind == .databaseUnavailable || error.sqlState == "57014"
+    }
+
+    // MARK: Passwords
+
+    func hash(_ password: String) throws(AuthError) -> String {
+        do {
+            return try hashing.hash(password)
+        } catch {
+            throw hashingError(error)
+        }
+    }
+
+    /// Checks a log-in's password against its account's hash (nil: no such account) and, unless
+    /// it matches, against a dummy of every other kind of stored hash: unknown names, wrong
+    /// passwords and hashes of any kind all cost the same work.
+    func verify(_ password: String, _ hash: String?) throws(AuthError) -> VerifyResult {
+        if let hash { hashKinds.insert(kindOf: hash) }
+        do {
+            return try hashing.verify(password, against: hash, kinds: hashKinds)
+        } catch {
+            throw hashingError(error)
+        }
+    }
+
+    private func hashingError(_ error: HashingPoolError) -> AuthError {
+        switch error {
+        case .busy: return .busy
+        case .shutDown: return .internalError(detail: "the password hashing pool is shut down")
+        case .hashingFailed(let failure):
+            log("password hashing failed: \(failure)")
+            return .internalError(detail: "password hashing failed")
+        }
+    }
+
+    // MARK: Errors
+
+    /// Runs a store call, turning database failures into domain errors: unavailable
+    /// when the database cannot be reached, internal otherwise (detail logged).
+    @discardableResult
+    func database<T>(_ body: () throws -> T) throws(AuthError) -> T {
+        do {
+            return try body()
+        } catch let error as AuthError {
+            throw error
+        } catch let error as PostgresError {
+            // Unreachable, lost, or read-only (a standby during a failover): HTTP 503, retry later.
+            // 57014: the statement timeout fired (the database is overloaded or a lock is held):
+            // as unavailable as a full pool, and worth a retry.
+            if error.isUnavailable || error.sqlState == SQLState.queryCanceled {
+                log("database unavailable: \(error)")
+                throw .databaseUnavailable
+            }
+            log("database error: \(error)")
+            throw .internalError(detail: String(describing: error))
+        } catch {
+            log("unexpected error: \(error)")
+            throw .internalError(detail: String(describing: error))
+        }
+    }
+
+    /// Runs a write that gives a user a username or email, turning a name another account has
+    /// (a unique index, or ``UserStore/NameConflict``, when a concurrent write won the race or the
+    /// name is the other column of another account) into 202 or 203.
+    static func namesTaken<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.usernameUnique) {
+            throw AuthError.usernameTaken
+        } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.emailUnique) {
+            throw AuthError.emailTaken
+        } catch UserStore.NameConflict.username {
+            throw AuthError.usernameTaken
+        } catch UserStore.NameConflict.email {
+            throw AuthError.emailTaken
+        }
+    }
+
+    /// ``UserStore/IdentityTaken`` and ``AccountStore/LastWayToLogIn`` as 208 and 142.
+    static func identityConflicts<T>(_ body: () throws -> T) throws -> T {
+        do {
+            return try body()
+        } catch is UserStore.IdentityTaken {
+            throw AuthError.authAlreadyUsed
+        } catch is AccountStore.LastWayToLogIn {
+            throw AuthError.lastWayToLogIn
+        }
+    }
+
+    // MARK: Input
+
+    /// `something@something` on one line, as Parse checks (`/^.+@.+$/`).
+    static func isValidEmail(_ email: String) -> Bool {
+        let characters = Array(email)
+        let lineBreaks: Set<Character> = ["\n", "\r", "\r\n", "\u{2028}", "\u{2029}", "\0"]
+        guard characters.count >= 3, !characters.contains(where: lineBreaks.contains) else { return false }
+        return characters[1..<(characters.count - 1)].contains("@")
+    }
+
+    /// The objectId of `id`: a Relay global id of `type`, else `id` itself.
+    static func objectId(_ id: String, type: String) -> String {
+        GlobalID.decode(id, type: type) ?? id
+    }
+}
