@@ -42,8 +42,7 @@ extension AuthGraphQL {
                 username: input["username"]?.stringValue ?? "", token: input["token"]?.stringValue ?? "", request: context.request)
         }
         for payload in ["ResetPasswordPayload", "ConfirmResetPasswordPayload", "SendVerificationEmailPayload", "VerifyEmailPayload"] {
-            r.field("\(payload).ok", on: OKPayload.self) { _, _, _, _ in .bool(true) }
-            r.field("\(payload).clientMutationId", on: OKPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+            bindOKPayload(&r, payload)
         }
 
         r.field("Mutation.updateUser") { _, arguments, context, _ in
@@ -66,8 +65,8 @@ extension AuthGraphQL {
             }
         }
         for payload in ["UpdateUserPayload", "DeleteUserPayload"] {
-            r.field("\(payload).user", on: UserPayload.self) { payload, _, _, _ in .value(payload.user) }
-            r.field("\(payload).clientMutationId", on: UserPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+            r.field("\(payload).user", value: \UserPayload.user)
+            r.field("\(payload).clientMutationId", \UserPayload.clientMutationId)
         }
 
         r.field("Query.user") { _, arguments, context, _ in
@@ -90,12 +89,18 @@ extension AuthGraphQL {
         }
 
         // Parse's multi-factor challenges: no provider here has one.
-        r.field("Mutation.challenge") { _, _, context, _ in
+        r.field("Mutation.challenge", runs: .pure) { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .unsupportedAuthentication }
         }
         for field in ["ChallengePayload.challengeData", "ChallengePayload.clientMutationId"] {
-            r.field(field) { _, _, _, _ in .null }
+            r.field(field, runs: .pure) { _, _, _, _ in .null }
         }
+    }
+
+    /// `ok` (always true) and `clientMutationId` of a payload whose source is an ``OKPayload``.
+    static func bindOKPayload(_ r: inout Resolvers<RequestContext>, _ payload: String) {
+        r.field("\(payload).ok", on: OKPayload.self, runs: .pure) { _, _, _, _ in .bool(true) }
+        r.field("\(payload).clientMutationId", \OKPayload.clientMutationId)
     }
 
     /// `UpdateUserFieldsInput` as the domain's `UserChanges` (null fields count as absent).

@@ -18,8 +18,9 @@ public enum AuthGraphQL {
         var r = Resolvers<RequestContext>()
         r.bind(User.self, to: "User")
 
-        r.field("Query.health") { _, _, _, _ in .bool(true) }
-        r.field("Query.viewer") { _, _, context, _ in
+        r.field("Query.health", runs: .pure) { _, _, _, _ in .bool(true) }
+        // The viewer is settled before execution (the transport looks the session up first).
+        r.field("Query.viewer", runs: .pureOnceSettled) { _, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 guard let grant = try context.caller(auth.sessions.viewer(token:)) else { throw .invalidSession }
                 return .value(grant)
@@ -64,30 +65,30 @@ public enum AuthGraphQL {
         }
 
         for payload in ["SignUpPayload", "LogInPayload", "LogInWithPayload", "LogInWithPasskeyPayload"] {
-            r.field("\(payload).viewer", on: Payload.self) { payload, _, _, _ in .value(payload.viewer) }
-            r.field("\(payload).clientMutationId", on: Payload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+            r.field("\(payload).viewer", value: \Payload.viewer)
+            r.field("\(payload).clientMutationId", \Payload.clientMutationId)
         }
-        r.field("LogOutPayload.ok", on: LogOutPayload.self) { _, _, _, _ in .bool(true) }
-        r.field("LogOutPayload.clientMutationId", on: LogOutPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        r.field("LogOutPayload.ok", on: LogOutPayload.self, runs: .pure) { _, _, _, _ in .bool(true) }
+        r.field("LogOutPayload.clientMutationId", \LogOutPayload.clientMutationId)
 
-        r.field("Viewer.sessionToken", on: SessionGrant.self) { grant, _, _, _ in .string(grant.sessionToken) }
-        r.field("Viewer.user", on: SessionGrant.self) { grant, _, _, _ in .value(grant.user) }
+        r.field("Viewer.sessionToken", \SessionGrant.sessionToken)
+        r.field("Viewer.user", value: \SessionGrant.user)
 
-        r.field("User.id", on: User.self) { user, _, _, _ in .string(user.globalId) }
-        r.field("User.objectId", on: User.self) { user, _, _, _ in .string(user.objectId) }
-        r.field("User.createdAt", on: User.self) { user, _, _, _ in .value(user.createdAt) }
-        r.field("User.updatedAt", on: User.self) { user, _, _, _ in .value(user.updatedAt) }
-        r.field("User.ACL", on: User.self) { user, _, _, _ in .json(aclJSON(user.acl)) }
-        r.field("User.username", on: User.self) { user, _, _, _ in .string(user.username) }
-        r.field("User.email", on: User.self) { user, _, _, _ in optional(user.email) }
-        r.field("User.emailVerified", on: User.self) { user, _, _, _ in .bool(user.emailVerified) }
+        r.field("User.id", \User.globalId)
+        r.field("User.objectId", \User.objectId)
+        r.field("User.createdAt", value: \User.createdAt)
+        r.field("User.updatedAt", value: \User.updatedAt)
+        r.field("User.ACL", on: User.self, runs: .pure) { user, _, _, _ in .json(aclJSON(user.acl)) }
+        r.field("User.username", \User.username)
+        r.field("User.email", \User.email)
+        r.field("User.emailVerified", \User.emailVerified)
         // Every User the API returns is its owner's (or the master key's): no check needed here.
         r.field("User.authData", on: User.self) { user, _, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 try auth.providers.authData(userId: user.objectId).map { .json(.object($0)) } ?? .null
             }
         }
-        r.field("User.authDataResponse", on: User.self) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
+        r.field("User.authDataResponse", on: User.self, runs: .pure) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
 
         bindAccounts(&r, auth: auth, log: log)
         bindSessions(&r, auth: auth, log: log)

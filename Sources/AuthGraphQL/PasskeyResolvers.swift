@@ -22,11 +22,11 @@ extension AuthGraphQL {
                 .list(try auth.passkeys.passkeys(of: grant).map { .value($0) })
             }
         }
-        r.field("Passkey.id", on: Passkey.self) { passkey, _, _, _ in .string(passkey.globalId) }
-        r.field("Passkey.objectId", on: Passkey.self) { passkey, _, _, _ in .string(passkey.objectId) }
-        r.field("Passkey.name", on: Passkey.self) { passkey, _, _, _ in .string(passkey.name) }
-        r.field("Passkey.createdAt", on: Passkey.self) { passkey, _, _, _ in .value(passkey.createdAt) }
-        r.field("Passkey.lastUsedAt", on: Passkey.self) { passkey, _, _, _ in passkey.lastUsedAt.map { .value($0) } ?? .null }
+        r.field("Passkey.id", \Passkey.globalId)
+        r.field("Passkey.objectId", \Passkey.objectId)
+        r.field("Passkey.name", \Passkey.name)
+        r.field("Passkey.createdAt", value: \Passkey.createdAt)
+        r.field("Passkey.lastUsedAt", value: \Passkey.lastUsedAt)
 
         r.field("Mutation.passkeyRegistrationOptions") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
@@ -68,11 +68,10 @@ extension AuthGraphQL {
             }
         }
 
-        r.field("PasskeyOptionsPayload.options", on: OptionsPayload.self) { payload, _, _, _ in .json(payload.options) }
-        r.field("PasskeyOptionsPayload.clientMutationId", on: OptionsPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
-        r.field("RegisterPasskeyPayload.passkey", on: PasskeyPayload.self) { payload, _, _, _ in .value(payload.passkey) }
-        r.field("RegisterPasskeyPayload.clientMutationId", on: PasskeyPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
-        r.field("RemovePasskeyPayload.ok", on: OKPayload.self) { _, _, _, _ in .bool(true) }
-        r.field("RemovePasskeyPayload.clientMutationId", on: OKPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        r.field("PasskeyOptionsPayload.options", on: OptionsPayload.self, runs: .pure) { payload, _, _, _ in .json(payload.options) }
+        r.field("PasskeyOptionsPayload.clientMutationId", \OptionsPayload.clientMutationId)
+        r.field("RegisterPasskeyPayload.passkey", value: \PasskeyPayload.passkey)
+        r.field("RegisterPasskeyPayload.clientMutationId", \PasskeyPayload.clientMutationId)
+        bindOKPayload(&r, "RemovePasskeyPayload")
     }
 }

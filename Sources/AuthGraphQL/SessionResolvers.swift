@@ -19,7 +19,7 @@ extension AuthGraphQL {
 
     static func bindSessions(_ r: inout Resolvers<RequestContext>, auth: AuthService, log: @escaping @Sendable (String) -> Void) {
         r.bind(SessionView.self, to: "Session")
-        r.field("Viewer.session", on: SessionGrant.self) { grant, _, _, _ in
+        r.field("Viewer.session", on: SessionGrant.self, runs: .pure) { grant, _, _, _ in
             .value(SessionView(session: grant.session, current: true))
         }
         r.field("Viewer.sessions", on: SessionGrant.self) { grant, _, context, _ in
@@ -27,21 +27,21 @@ extension AuthGraphQL {
                 .list(try auth.sessions.sessions(of: grant).map { .value(SessionView(session: $0, current: $0.objectId == grant.session.objectId)) })
             }
         }
-        r.field("Session.id", on: SessionView.self) { view, _, _, _ in .string(view.session.globalId) }
-        r.field("Session.objectId", on: SessionView.self) { view, _, _, _ in .string(view.session.objectId) }
-        r.field("Session.createdAt", on: SessionView.self) { view, _, _, _ in .value(view.session.createdAt) }
-        r.field("Session.updatedAt", on: SessionView.self) { view, _, _, _ in .value(view.session.updatedAt) }
-        r.field("Session.expiresAt", on: SessionView.self) { view, _, _, _ in .value(view.session.expiresAt) }
-        r.field("Session.lastUsedAt", on: SessionView.self) { view, _, _, _ in .value(view.session.lastUsedAt) }
-        r.field("Session.installationId", on: SessionView.self) { view, _, _, _ in optional(view.session.installationId) }
-        r.field("Session.createdWith", on: SessionView.self) { view, _, _, _ in
+        r.field("Session.id", \SessionView.session.globalId)
+        r.field("Session.objectId", \SessionView.session.objectId)
+        r.field("Session.createdAt", value: \SessionView.session.createdAt)
+        r.field("Session.updatedAt", value: \SessionView.session.updatedAt)
+        r.field("Session.expiresAt", value: \SessionView.session.expiresAt)
+        r.field("Session.lastUsedAt", value: \SessionView.session.lastUsedAt)
+        r.field("Session.installationId", \SessionView.session.installationId)
+        r.field("Session.createdWith", on: SessionView.self, runs: .pure) { view, _, _, _ in
             .json(.object([
                 "action": .string(view.session.action), "authProvider": .string(view.session.authProvider),
                 "factors": .array(view.session.factors.map(JSON.string)),
             ]))
         }
-        r.field("Session.userAgent", on: SessionView.self) { view, _, _, _ in optional(view.session.userAgent) }
-        r.field("Session.current", on: SessionView.self) { view, _, _, _ in .bool(view.current) }
+        r.field("Session.userAgent", \SessionView.session.userAgent)
+        r.field("Session.current", \SessionView.current)
 
         r.field("Mutation.revokeSession") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
@@ -51,8 +51,7 @@ extension AuthGraphQL {
                 return .value(OKPayload(clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
-        r.field("RevokeSessionPayload.ok", on: OKPayload.self) { _, _, _, _ in .bool(true) }
-        r.field("RevokeSessionPayload.clientMutationId", on: OKPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        bindOKPayload(&r, "RevokeSessionPayload")
         r.field("Mutation.revokeOtherSessions") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
@@ -61,7 +60,7 @@ extension AuthGraphQL {
                 return .value(RevokedPayload(revoked: revoked, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
-        r.field("RevokeOtherSessionsPayload.revoked", on: RevokedPayload.self) { payload, _, _, _ in .int(payload.revoked) }
-        r.field("RevokeOtherSessionsPayload.clientMutationId", on: RevokedPayload.self) { payload, _, _, _ in optional(payload.clientMutationId) }
+        r.field("RevokeOtherSessionsPayload.revoked", \RevokedPayload.revoked)
+        r.field("RevokeOtherSessionsPayload.clientMutationId", \RevokedPayload.clientMutationId)
     }
 }

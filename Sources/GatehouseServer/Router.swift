@@ -268,29 +268,27 @@ struct ContextFactory: Sendable {
     let auth: AuthService
     let proxies: TrustedProxies
 
-    /// The context for `operation` of `prepared`: mutations execute on a thread that may block
-    /// (their resolvers hash passwords and write), as do queries whose resolvers read the
-    /// database; a query that may select only `viewer` waits for its session, which the cache answers at once or a batched lookup later.
+    /// The context for `operation` of `prepared`, and where it executes: as the schema's bindings
+    /// declare (``ResolverPlacement``). An operation that may block executes on a thread that
+    /// may block; one whose resolvers read the viewer waits for its session, which the cache
+    /// answers at once or a batched lookup later; a pure one executes now.
     func context(
         for request: HTTPRequest, _ prepared: PreparedDocument, _ operation: OperationDefinition?
     ) -> ContextReadiness<RequestContext> {
         let token = sessionToken(request)
         let authRequest = self.authRequest(request)
         guard let operation else { return .now(RequestContext(sessionToken: token, request: authRequest)) }
-        guard operation.operation == .query else { return .blocking(RequestContext(sessionToken: token, request: authRequest)) }
-        // `user`, `node`, `Viewer.sessions` and `User.authData` read the database in their resolvers.
-        if ["user", "node"].contains(where: { prepared.document.mayExecute(rootField: $0, of: operation) })
-            || ["sessions", "authData"].contains(where: prepared.document.selects(field:))
-        {
+        switch prepared.placement(of: operation) {
+        case .blocking:
             return .blocking(RequestContext(sessionToken: token, request: authRequest))
-        }
-        guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
-        guard prepared.document.mayExecute(rootField: "viewer", of: operation) else {
+        case .pure:
             return .now(RequestContext(sessionToken: token, request: authRequest))
-        }
-        return .later { [auth] ready in
-            auth.sessions.viewer(token: token) { result in
-                ready(RequestContext(sessionToken: token, request: authRequest, viewer: .init(result)))
+        case .pureOnceSettled:
+            guard let token else { return .now(RequestContext(sessionToken: nil, request: authRequest, viewer: .noToken)) }
+            return .later { [auth] ready in
+                auth.sessions.viewer(token: token) { result in
+                    ready(RequestContext(sessionToken: token, request: authRequest, viewer: .init(result)))
+                }
             }
         }
     }

@@ -1,5 +1,6 @@
 internal import CMicroHTTPD
 internal import Glibc
+import Locking
 
 // The C callbacks handed to libmicrohttpd. They are plain non-isolated functions
 // (never closures from main.swift: see PLATFORM.md) and find their state through
@@ -101,7 +102,10 @@ func gatehouseAccessHandler(
 ) -> MHD_Result {
     guard let cls, let connection, let uploadDataSize, let conCls else { return .NO }
     return Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
-        access(core, connection, url, method, uploadData, uploadDataSize, conCls)
+        // With a pool for blocking answers, libmicrohttpd's threads are the event loop: what
+        // answers here must not block. (With one thread per connection, they may.)
+        if core.blocking != nil { EventThread.markCurrent() }
+        return access(core, connection, url, method, uploadData, uploadDataSize, conCls)
     }
 }
 

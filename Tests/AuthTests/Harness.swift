@@ -79,10 +79,11 @@ final class Harness: Sendable {
         case .failure(let failure):
             return (ExecutionResult(data: nil, errors: failure.errors), RequestContext(sessionToken: token, request: request))
         case .success(let prepared):
-            // The viewer settled before execution, as the server does for a query that may select it.
+            // The viewer settled before execution, as the server does for an operation whose
+            // resolvers read it and do not block.
             var viewer = RequestContext.Viewer.notAsked
-            if let operation = service.operation(of: prepared, named: operationName), operation.operation == .query,
-                prepared.document.mayExecute(rootField: "viewer", of: operation)
+            if let operation = service.operation(of: prepared, named: operationName),
+                prepared.placement(of: operation) == .pureOnceSettled
             {
                 viewer = token.map { token in .init(Result { () throws(AuthError) in try auth.sessions.viewer(token: token) }) } ?? .noToken
             }

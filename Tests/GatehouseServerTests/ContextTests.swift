@@ -138,7 +138,7 @@ import Testing
 
     @Test(arguments: [
         ("{ health }", [("X-Parse-Session-Token", "r:abc")], "notAsked"),
-        ("{ health }", [], "noToken"),
+        ("{ health }", [], "notAsked"),
         ("{ viewer { sessionToken } }", [], "noToken"),
         ("{ ... on Query { viewer { sessionToken } } }", [("X-Parse-Session-Token", "")], "noToken"),
     ] as [(String, [(String, String)], String)])
@@ -153,6 +153,36 @@ import Testing
     /// A token for a query that may select the viewer: its session is looked up first.
     @Test func aViewerWithATokenIsReadyLater() throws {
         guard case .later = try Self.readiness("{ me: viewer { sessionToken } }", [("Authorization", "Bearer r:abc")]) else {
+            Issue.record("expected .later")
+            return
+        }
+    }
+
+    /// Fields whose resolvers read the database make the whole operation run where it may block,
+    /// wherever they sit: under the viewer, in a fragment, in the mutation's payload.
+    @Test(arguments: [
+        "{ viewer { passkeys { id } } }",
+        "{ viewer { sessions { id } } }",
+        "{ viewer { user { authData } } }",
+        "{ ...V } fragment V on Query { viewer { user { ... on User { authData } } } }",
+        #"{ user(id: "x") { id } }"#,
+        #"{ node(id: "x") { id } }"#,
+    ])
+    func fieldsThatReadTheDatabaseExecuteOnABlockingThread(_ query: String) throws {
+        guard case .blocking = try Self.readiness(query, [("X-Parse-Session-Token", "r:abc")]) else {
+            Issue.record("expected .blocking for \(query)")
+            return
+        }
+    }
+
+    /// Everything a viewer answers from its settled session waits for the session only.
+    @Test func theViewersOwnFieldsWaitOnlyForTheSession() throws {
+        let query = """
+            { viewer { sessionToken session { id objectId createdAt updatedAt expiresAt lastUsedAt installationId
+              createdWith userAgent current } user { id objectId createdAt updatedAt username email emailVerified
+              authDataResponse ACL { public { read write } users { userId read write } } } } health __typename }
+            """
+        guard case .later = try Self.readiness(query, [("X-Parse-Session-Token", "r:abc")]) else {
             Issue.record("expected .later")
             return
         }

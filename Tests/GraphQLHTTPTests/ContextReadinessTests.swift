@@ -19,25 +19,28 @@ import Testing
         let executions = Atomic<Int>(0)
     }
 
-    /// A responder whose hook answers a query selecting `answer` with `readiness`, others now,
-    /// and mutations on a blocking thread.
+    /// A responder whose hook answers an operation that may execute `answer` (pure once
+    /// settled) with `readiness`, pure ones now, and blocking ones (the mutation) on a blocking thread.
     static func responder(
         counter: Counter, readiness: @escaping @Sendable () -> ContextReadiness<Context>
     ) -> GraphQLHTTPResponder<Context> {
         let schema = try! GraphQLSchema.build(sdl: "type Query { answer: Int plain: String } type Mutation { bump: Int }")
         var resolvers = Resolvers<Context>()
-        resolvers.field("Query.answer") { _, _, context, _ in
+        resolvers.field("Query.answer", runs: .pureOnceSettled) { _, _, context, _ in
             counter.executions.add(1, ordering: .relaxed)
             return .int(context.value)
         }
-        resolvers.field("Query.plain") { _, _, _, _ in .string("plain") }
+        resolvers.field("Query.plain", runs: .pure) { _, _, _, _ in .string("plain") }
         resolvers.field("Mutation.bump") { _, _, context, _ in .int(context.value) }
         let service = GraphQLService(executable: try! ExecutableSchema(schema: schema, resolvers: resolvers))
         return GraphQLHTTPResponder(service: service) { _, prepared, operation in
             counter.contexts.add(1, ordering: .relaxed)
-            guard let operation, operation.operation == .query else { return .blocking(Context(value: 1)) }
-            guard prepared.document.mayExecute(rootField: "answer", of: operation) else { return .now(Context(value: 0)) }
-            return readiness()
+            guard let operation else { return .now(Context(value: 0)) }
+            switch prepared.placement(of: operation) {
+            case .blocking: return .blocking(Context(value: 1))
+            case .pure: return .now(Context(value: 0))
+            case .pureOnceSettled: return readiness()
+            }
         }
     }
 
@@ -108,22 +111,5 @@ import Testing
         }
         #expect(Self.body(response).contains(#"Cannot query field \"nope\" on type \"Query\"."#))
         #expect(counter.contexts.load(ordering: .relaxed) == 0)
-    }
-
-    @Test(arguments: [
-        ("{ answer }", true),
-        ("{ x: answer }", true),
-        ("{ plain }", false),
-        ("{ ... on Query { answer } }", true),
-        ("{ ...F } fragment F on Query { plain ...G } fragment G on Query { answer }", true),
-        ("{ ...F } fragment F on Query { ...F plain }", false),
-        ("{ answer @skip(if: true) }", true),
-        ("{ plain { answer } }", false),
-        ("query A { plain } query B { answer }", false),
-    ])
-    func mayExecuteRootField(query: String, expected: Bool) throws {
-        let document = try parse(Source(query))
-        let operation = try #require(document.definitions.compactMap { if case .operation(let o) = $0 { o } else { nil } }.first)
-        #expect(document.mayExecute(rootField: "answer", of: operation) == expected)
     }
 }

@@ -7,6 +7,8 @@ public final class ExecutableSchema<Context>: Sendable {
     /// What executes requests: everything but the context type, which is erased once
     /// here so that execution itself is not generic.
     let executor: Executor
+    /// Where each bound resolver may run (``placement(of:in:)``).
+    let placements: PlacementTable
 
     public init(
         schema: GraphQLSchema, resolvers: Resolvers<Context>,
@@ -14,6 +16,7 @@ public final class ExecutableSchema<Context>: Sendable {
     ) throws(SchemaError) {
         var problems: [GraphQLError] = []
         var table: [String: [String: FieldResolver<Context>]] = [:]
+        var placements: [String: [String: ResolverPlacement]] = [:]
         for (coordinate, resolver) in resolvers.fields {
             let parts = coordinate.split(separator: ".", maxSplits: 1).map(String.init)
             guard parts.count == 2 else {
@@ -29,6 +32,7 @@ public final class ExecutableSchema<Context>: Sendable {
                 continue
             }
             table[parts[0], default: [:]][parts[1]] = resolver
+            placements[parts[0], default: [:]][parts[1]] = resolvers.placements[coordinate] ?? .blocking
         }
         for name in resolvers.jsonTypes where schema.type(name) == nil {
             problems.append(GraphQLError("Type \(name) is declared to resolve from JSON, but the schema has no such type."))
@@ -46,6 +50,7 @@ public final class ExecutableSchema<Context>: Sendable {
         }
         if !problems.isEmpty { throw SchemaError(sourceName: "resolvers", errors: problems) }
         self.schema = schema
+        self.placements = PlacementTable(placements)
         self.executor = Executor(
             schema: schema, resolvers: ResolverTable(schema: schema, resolvers: table),
             typeTests: resolvers.typeTests, mapError: mapError)

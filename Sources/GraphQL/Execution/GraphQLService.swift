@@ -32,12 +32,22 @@ public final class GraphQLService<Context>: Sendable {
             let document = try parse(source, options: parseOptions)
             var errors = validate(schema: schema, document: document, source: source)
             if errors.isEmpty { errors = checkLimits(document, operationName: nil, limits: limits, source: source) }
-            result = errors.isEmpty ? .success(Prepared(source: source, document: document, plans: ExecutionPlans.make(for: document))) : .failure(RequestErrors(errors))
+            result = errors.isEmpty ? .success(prepared(source, document)) : .failure(RequestErrors(errors))
         } catch {
             result = .failure(RequestErrors([error]))
         }
         cache.store(query, result)
         return result
+    }
+
+    /// A valid document with what its executions share: selection plans, and where each
+    /// operation may run.
+    private func prepared(_ source: Source, _ document: Document) -> Prepared {
+        var placements: [String?: ResolverPlacement] = [:]
+        for case .operation(let operation) in document.definitions {
+            placements[operation.name?.value] = executable.placement(of: operation, in: document)
+        }
+        return Prepared(source: source, document: document, plans: ExecutionPlans.make(for: document), placements: placements)
     }
 
     /// The operation `operationName` selects, for transports that must know its type
@@ -71,11 +81,20 @@ public final class PreparedDocument: Sendable {
     /// Field collection results shared by the executions of this document, when they
     /// cannot depend on variables.
     let plans: ExecutionPlans?
+    /// Where each operation may run, by name (a valid document has at most one without).
+    private let placements: [String?: ResolverPlacement]
 
-    init(source: Source, document: Document, plans: ExecutionPlans?) {
+    init(source: Source, document: Document, plans: ExecutionPlans?, placements: [String?: ResolverPlacement]) {
         self.source = source
         self.document = document
         self.plans = plans
+        self.placements = placements
+    }
+
+    /// Where `operation` of this document may run: the greatest ``ResolverPlacement`` of the
+    /// fields it may execute (``ExecutableSchema/placement(of:in:)``).
+    public func placement(of operation: OperationDefinition) -> ResolverPlacement {
+        placements[operation.name?.value] ?? .blocking
     }
 }
 

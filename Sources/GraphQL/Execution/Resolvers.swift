@@ -45,38 +45,87 @@ public typealias FieldResolver<Context> = @Sendable (
 
 /// The resolvers of a schema, bound by schema coordinate (`Type.field`).
 ///
+/// Each binding says where its resolver may run (``ResolverPlacement``): a closure is
+/// `.blocking` unless it is declared otherwise, and a key-path binding reads a property, so it
+/// is pure by construction.
+///
 /// An object type's fields either each have a resolver or, for types declared with
 /// `resolveFromJSON(_:)`, are read from a JSON object parent by field name. Abstract
 /// types learn an object's type from `bind(_:to:)`, or from a `__typename` key of a
 /// JSON parent.
 public struct Resolvers<Context>: Sendable {
     var fields: [String: FieldResolver<Context>] = [:]
+    var placements: [String: ResolverPlacement] = [:]
     var jsonTypes: Set<String> = []
     var typeTests: [String: @Sendable (any Sendable) -> Bool] = [:]
 
     public init() {}
 
-    /// Binds `resolver` to the field at `coordinate` (`"Type.field"`).
-    public mutating func field(_ coordinate: String, _ resolver: @escaping FieldResolver<Context>) {
+    /// Binds `resolver` to the field at `coordinate` (`"Type.field"`); it may block unless
+    /// `runs` says otherwise.
+    public mutating func field(
+        _ coordinate: String, runs placement: ResolverPlacement = .blocking, _ resolver: @escaping FieldResolver<Context>
+    ) {
         fields[coordinate] = resolver
+        placements[coordinate] = placement
     }
 
     /// Binds a resolver whose parent is a Swift value of type `Parent` (from
-    /// `ResolvedValue.value`); any other parent is an internal error of the field.
+    /// `ResolvedValue.value`); any other parent is an internal error of the field. It may block
+    /// unless `runs` says otherwise.
     public mutating func field<Parent: Sendable>(
-        _ coordinate: String, on parent: Parent.Type,
+        _ coordinate: String, on parent: Parent.Type, runs placement: ResolverPlacement = .blocking,
         _ resolver: @escaping @Sendable (Parent, JSONObject, Context, ResolveInfo) throws -> ResolvedValue
     ) {
-        fields[coordinate] = { source, arguments, context, info in
-            guard case .value(let value) = source, let typed = value as? Parent else {
-                throw GraphQLError("Resolver for \(coordinate) expected a parent of type \(Parent.self).")
-            }
-            return try resolver(typed, arguments, context, info)
+        field(coordinate, runs: placement) { source, arguments, context, info in
+            try resolver(Self.parent(source, coordinate), arguments, context, info)
         }
     }
 
+    /// Binds the field at `coordinate` to a property of its parent (a string, number or
+    /// boolean, or an optional one): pure.
+    public mutating func field<Parent: Sendable, Value: ResolvedValueRepresentable>(
+        _ coordinate: String, _ property: KeyPath<Parent, Value> & Sendable
+    ) {
+        field(coordinate, runs: .pure) { source, _, _, _ in
+            let parent: Parent = try Self.parent(source, coordinate)
+            return parent[keyPath: property].resolvedValue
+        }
+    }
+
+    /// Binds the field at `coordinate` to a property of its parent holding a Swift value (an
+    /// object type's source, a custom scalar's value): pure.
+    public mutating func field<Parent: Sendable, Value: Sendable>(
+        _ coordinate: String, value property: KeyPath<Parent, Value> & Sendable
+    ) {
+        field(coordinate, runs: .pure) { source, _, _, _ in
+            let parent: Parent = try Self.parent(source, coordinate)
+            return .value(parent[keyPath: property])
+        }
+    }
+
+    /// Binds the field at `coordinate` to an optional property of its parent holding a Swift
+    /// value; nil is null: pure.
+    public mutating func field<Parent: Sendable, Value: Sendable>(
+        _ coordinate: String, value property: KeyPath<Parent, Value?> & Sendable
+    ) {
+        field(coordinate, runs: .pure) { source, _, _, _ in
+            let parent: Parent = try Self.parent(source, coordinate)
+            return parent[keyPath: property].map { .value($0) } ?? .null
+        }
+    }
+
+    /// The parent of a field bound with a Swift parent type.
+    @inline(__always)
+    private static func parent<Parent>(_ source: ResolvedValue, _ coordinate: String) throws -> Parent {
+        guard case .value(let value) = source, let typed = value as? Parent else {
+            throw GraphQLError("Resolver for \(coordinate) expected a parent of type \(Parent.self).")
+        }
+        return typed
+    }
+
     /// Declares that `typeName`'s fields without a resolver are read from a JSON
-    /// object parent by field name (graphql-js's default property resolver).
+    /// object parent by field name (graphql-js's default property resolver): pure.
     public mutating func resolveFromJSON(_ typeName: String) {
         jsonTypes.insert(typeName)
     }

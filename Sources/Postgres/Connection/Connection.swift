@@ -1,5 +1,6 @@
 internal import CLibPQ
 import Foundation
+import Locking
 
 /// One PostgreSQL connection (libpq), with a prepared-statement cache.
 ///
@@ -192,6 +193,7 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
 
     /// Runs a parameterised statement, prepared once per connection, and returns its rows.
     public func query(_ query: PostgresQuery) throws(PostgresError) -> PostgresResult {
+        EventThread.assertMayBlock("A PostgreSQL statement ran")
         let conn = try liveHandle()
         let key = StatementKey(sql: query.sql, types: query.bindings.types)
         if let name = statements[key] {

@@ -55,6 +55,7 @@ public final class Pool: Sendable {
     /// transaction left open by `body` is rolled back; a broken connection is not reused.
     /// `body` runs once: see ``withConnection(retry:_:)`` for reads that may run again.
     public func withConnection<Result>(_ body: (Connection) throws -> Result) throws -> Result {
+        EventThread.assertMayBlock("A PostgreSQL connection was borrowed")
         let connection = try checkout()
         defer { checkin(connection) }
         return try body(connection)
