@@ -33,7 +33,9 @@ bench-parse: deps
 	bench/parse.sh
 
 # The engine against graphql-core on conformance/corpus.jsonl (parse, validation,
-# execution) and the introspection round trip of schema.graphql; fails on any difference.
+# execution), the introspection round trip of the engine tests' schema
+# (Tests/GraphQLTests/Fixtures/golden-schema.graphql) and the goldens conformance/golden.py
+# writes from it; fails on any difference.
 conformance:
 	python3 -c "import graphql" 2>/dev/null || python3 -m pip install --quiet graphql-core==3.2.8
 	$(SWIFT) build $(CHECK) --product ConformanceRunner

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
 """graphql-core's side of bench/engine.sh: parse + validate + execute per operation on
-schema.graphql with the stub data of conformance/stubs.json; prints `name<TAB>ops/s`.
+schema.graphql with the stub data of bench/stubs.json; prints `name<TAB>ops/s`.
 
     bench/engine.py <schema.graphql> <stubs.json> <introspection query file> [seconds per case]
 """

@@ -6,7 +6,7 @@ set -euo pipefail
 cd "$(dirname "$0")/.."
 rounds="${1:-5}"
 seconds="${2:-1}"
-args=(schema.graphql conformance/stubs.json Tests/GraphQLTests/Fixtures/introspection-query.txt "$seconds")
+args=(schema.graphql bench/stubs.json Tests/GraphQLTests/Fixtures/introspection-query.txt "$seconds")
 
 swift build -c release --product EngineBench --explicit-target-dependency-import-check error >&2
 out=$(mktemp -d)

@@ -253,35 +253,62 @@ for q in [
     FULL_INTROSPECTION,
 ]:
     add("introspection", q)
-add("introspection", FULL_INTROSPECTION, schema="gatehouse", id="introspection-gatehouse-full")
+add("introspection", FULL_INTROSPECTION, schema="golden", id="introspection-golden-full")
 
-# --- The project's schema ---------------------------------------------------------------
-LOGIN = ("mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { id objectId "
-         "username email createdAt updatedAt ACL { users { userId read write } } } } clientMutationId } }")
+# --- The engine tests' own schema (Tests/GraphQLTests/Fixtures/golden-schema.graphql) -----
+BORROW = ("mutation Borrow($input: BorrowInput!) { borrow(input: $input) { work { __typename ... on Book { title isbn } "
+          "... on Recording { seconds } } dueAt problems clientMutationId } giveBack(workId: \"b1\") { id title } }")
 for q, v in [
-    ("{ health }", None),
-    ("{ viewer { sessionToken user { id objectId username email emailVerified createdAt updatedAt authData "
-     "ACL { users { userId read write } roles { roleName read write } public { read write } } } } }", None),
-    (LOGIN, {"input": {"username": "alice", "password": "pw", "clientMutationId": "m1"}}),
-    (LOGIN, {"input": {"username": "alice"}}),
-    (LOGIN, {"input": {"username": "alice", "password": "pw", "extra": 1}}),
-    (LOGIN, {"input": {"username": 5, "password": "pw"}}),
-    (LOGIN, {"input": {"username": "a", "password": "p", "authData": {"x": 1}}}),
-    (LOGIN, {}),
-    ("mutation { logOut(input: {}) { ok clientMutationId } }", None),
-    ('mutation { signUp(input: {fields: {username: "bob", password: "x", ACL: {public: {read: true, write: false}}}}) '
-     "{ viewer { sessionToken user { objectId username email ACL { public { read } users { userId } } } } clientMutationId } }", None),
-    ("{ viewer { user { ... on Node { id } ... on ParseObject { objectId ACL { users { userId } } } } } }", None),
-    ("{ viewer { user { password } } }", None),
-    ('mutation { logIn(input: {username: "a"}) { clientMutationId } }', None),
-    ("mutation { logOut { ok } }", None),
-    ("{ health viewer }", None),
-    ('mutation { logIn(input: {username: "a", password: "b", authData: 5}) { clientMutationId } }', None),
-    ('mutation { signUp(input: {fields: {ACL: {users: [{userId: "u", read: true}]}}}) { clientMutationId } }', None),
-    ("{ __type(name: \"User\") { name interfaces { name } fields { name type { kind name ofType { name } } } } }", None),
-    ("{ __schema { types { name } } }", None),
+    ("{ ping }", None),
+    ('{ node(id: "b1") { __typename id ... on Book { title isbn pages rating available identifiers } ... on Person { name } } }',
+     None),
+    ('{ work(key: {isbn: "978-0"}) { __typename id title loanPeriod published creators { name } '
+     "... on Recording { seconds tracks } ... on Book { pages } } }", None),
+    ('{ work(key: {id: "b1", isbn: "978-0"}) { id } }', None),
+    ("query ($k: WorkKey!) { work(key: $k) { id } }", {"k": {}}),
+    ("query ($k: WorkKey!) { work(key: $k) { id } }", {"k": {"id": None}}),
+    ("{ search { __typename ... on Work { title } ... on Person { name } ... on Node { id } } }", None),
+    ("{ search { title } }", None),
+    ("query Q($f: SearchFilter) { search(filter: $f, limit: 2) { ... on Book { id } } }",
+     {"f": {"text": "dune", "periods": "SHORT", "page": {"after": "c1"}}}),
+    ("query Q($f: SearchFilter) { search(filter: $f) { __typename } }", {"f": {"page": {"first": None}}}),
+    ("{ echo }", None),
+    ("{ echo(filter: {}) }", None),
+    ('{ echo(filter: {periods: SHORT, sort: {field: RATING}, not: {text: "x"}, excludeIds: 7}, period: INTERLIBRARY) }', None),
+    ("query ($f: SearchFilter = {page: {}}, $p: LoanPeriod = SHORT) { echo(filter: $f, period: $p) }", None),
+    ("query ($d: DateTime, $j: JSON, $k: WorkKey) { echo(when: $d, value: $j, key: $k) }",
+     {"d": "2026-01-01T00:00:00Z", "j": {"a": [1, None, "two"], "b": {"c": 1.5}}, "k": {"isbn": "978-0"}}),
+    ("{ echo(period: SHORTT) }", None),
+    ('{ echo(value: {a: [1, "two", null], b: $x}) }', None),
+    ("{ shelf(grid: [[1, null], [2]], scale: 2) }", None),
+    ("{ people(names: [\"Frank\"]) { id name nickname works(roles: [AUTHOR]) { title } "
+     "favourite { __typename ... on Book { isbn } } } }", None),
+    ("{ grouped(by: []) { __typename } }", None),
+    ("{ oldest { id } catalogue { size updated } }", None),
+    (BORROW, {"input": {"workId": "b1", "memberId": "m1", "clientMutationId": "c1"}}),
+    (BORROW, {"input": {"workId": "b1"}}),
+    (BORROW, {"input": {"workId": "b1", "memberId": "m1", "days": "long"}}),
+    ('mutation { borrow(input: {workId: "b1"}) { problems } }', None),
+    ("subscription { returned { id title } }", None),
+    ("subscription { returned { id } ping }", None),
+    ("{ catalogue { size @format } ping @trace }", None),
+    ("query Q @format { ping } fragment F on Query @trace { ping }", None),
+    ('{ catalogue { updated @format(pattern: "yyyy", legacy: true) } }', None),
+    ('{ __type(name: "Book") { fields(includeDeprecated: true) { name isDeprecated deprecationReason '
+     "args(includeDeprecated: true) { name isDeprecated deprecationReason defaultValue } } } }", None),
+    ('{ __type(name: "Book") { fields { name args { name } } } }', None),
+    ('{ __type(name: "SearchFilter") { inputFields(includeDeprecated: true) { name defaultValue isDeprecated } '
+     "f: inputFields { name } } }", None),
+    ("{ __schema { description directives { name isRepeatable locations args(includeDeprecated: true) "
+     "{ name defaultValue isDeprecated deprecationReason } } } }", None),
+    ('{ __type(name: "DateTime") { kind specifiedByURL description } k: __type(name: "WorkKey") { isOneOf } '
+     'r: __type(name: "Role") { enumValues { name } } }', None),
+    ('{ __type(name: "Work") { kind interfaces { name } possibleTypes { name } } '
+     'n: __type(name: "Node") { possibleTypes { name } } }', None),
+    ('{ __type(name: "LoanPeriod") { enumValues(includeDeprecated: true) { name description isDeprecated '
+     "deprecationReason } } }", None),
 ]:
-    add("gatehouse", q, v, schema="gatehouse")
+    add("golden", q, v, schema="golden")
 
 if __name__ == "__main__":
     for entry in docs:

@@ -70,4 +70,11 @@ import TestSupport
         #expect(ServedSchema.sdl == file)
         #expect(ServedSchema.sdl.contains("type Mutation"))
     }
+
+    /// `schema.graphql` is kept as `printSchema` writes it (graphql-js's printed form), ending
+    /// with one new line: `gatehouse schema print` reproduces it and a diff of it shows only
+    /// real changes.
+    @Test func schemaIsInPrintedForm() throws {
+        #expect(printSchema(try GraphQLSchema.build(sdl: ServedSchema.sdl)) + "\n" == ServedSchema.sdl)
+    }
 }

@@ -2,18 +2,18 @@
 // "variables"?, "operationName"?}`) and writes one JSON line per document on stdout:
 // `{"id", "parse": "ok" | {message, locations}, "validation": [...], "result": response | null}`.
 //
-//   ConformanceRunner <conformance dir> <schema.graphql>
+//   ConformanceRunner <conformance dir> <golden-schema.graphql>
 //
-// Schemas: `zoo` (conformance/zoo.graphql) and `gatehouse` (the project's schema.graphql),
-// both with the stub data of conformance/stubs.json; conformance/run.py binds the same
-// resolvers in graphql-core.
+// Schemas: `zoo` (conformance/zoo.graphql) and `golden` (the engine tests' own schema,
+// Tests/GraphQLTests/Fixtures/golden-schema.graphql), both with the stub data of
+// conformance/stubs.json; conformance/run.py binds the same resolvers in graphql-core.
 import Foundation
 import GraphQL
 import JSON
 
 let arguments = CommandLine.arguments
 guard arguments.count == 3 else {
-    FileHandle.standardError.write(Data("usage: ConformanceRunner <conformance dir> <schema.graphql>\n".utf8))
+    FileHandle.standardError.write(Data("usage: ConformanceRunner <conformance dir> <golden-schema.graphql>\n".utf8))
     exit(2)
 }
 
@@ -79,14 +79,16 @@ func makeZoo() throws -> ExecutableSchema<Void> {
     return try ExecutableSchema(schema: schema, resolvers: resolvers)
 }
 
-func makeGatehouse() throws -> ExecutableSchema<Void> {
-    let schema = try GraphQLSchema.build(sdl: read(arguments[2]))
-    return try ExecutableSchema(schema: schema, resolvers: stubResolvers(schema, data: stubs["gatehouse"]?.objectValue ?? [:]))
+func makeGolden() throws -> ExecutableSchema<Void> {
+    let schema = try GraphQLSchema.build(sdl: read(arguments[2]), sourceName: "golden-schema.graphql")
+    var resolvers = stubResolvers(schema, data: stubs["golden"]?.objectValue ?? [:])
+    resolvers.field("Query.echo") { _, args, _, _ in .json(.object(args)) }
+    return try ExecutableSchema(schema: schema, resolvers: resolvers)
 }
 
 let schemas: [String: ExecutableSchema<Void>]
 do {
-    schemas = ["zoo": try makeZoo(), "gatehouse": try makeGatehouse()]
+    schemas = ["zoo": try makeZoo(), "golden": try makeGolden()]
 } catch {
     fail("schema: \(error)")
 }

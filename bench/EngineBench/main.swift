@@ -1,5 +1,5 @@
 // Engine throughput: parse + validate + execute on the project's schema.graphql with
-// stub resolvers (conformance/stubs.json), uncached (every step, every time) and cached
+// stub resolvers (bench/stubs.json), uncached (every step, every time) and cached
 // (GraphQLService.prepare cache hit + execute). Prints one line per case:
 // name, uncached ops/s, cached ops/s.
 //

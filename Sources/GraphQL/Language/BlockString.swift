@@ -33,7 +33,7 @@ enum BlockString {
 
     /// Prints `value` as a block string that reads back as `value` whenever `value`
     /// is a block string's value (the graphql-js algorithm).
-    static func print(_ value: String, preferMultipleLines: Bool = false) -> String {
+    static func print(_ value: String) -> String {
         let escaped = value.replacing("\"\"\"", with: "\\\"\"\"")
         let lines = escaped.split(omittingEmptySubsequences: false) { $0 == "\n" || $0 == "\r" || $0 == "\r\n" }
         let isSingleLine = lines.count == 1
@@ -43,7 +43,7 @@ enum BlockString {
         let hasTrailingQuote = value.hasSuffix("\"") && !hasTrailingTripleQuotes
         let hasTrailingSlash = value.hasSuffix("\\")
         let forceTrailingNewLine = hasTrailingQuote || hasTrailingSlash
-        let printAsMultipleLines = preferMultipleLines || !isSingleLine || value.unicodeScalars.count > 70
+        let printAsMultipleLines = !isSingleLine || value.unicodeScalars.count > 70
             || forceTrailingNewLine || forceLeadingNewLine || hasTrailingTripleQuotes
         var result = ""
         let skipLeadingNewLine = isSingleLine && (value.first == " " || value.first == "\t")

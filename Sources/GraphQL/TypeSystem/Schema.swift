@@ -8,6 +8,7 @@ public final class GraphQLSchema: Sendable {
     public let subscriptionType: ObjectType?
     /// All named types, in graphql-js's order (a depth-first walk from the definitions).
     public let types: [NamedType]
+    /// All directives, in graphql-js's order: the SDL's, then the built-in ones it did not redefine.
     public let directives: [DirectiveDef]
     private let directiveMap: [String: DirectiveDef]
     /// For each interface and union, the object types that are its possible types.

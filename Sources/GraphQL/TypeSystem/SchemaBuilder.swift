@@ -81,6 +81,7 @@ struct SchemaBuilder {
         var schemaExtensions: [SchemaDefinition] = []
         var extensions: [TypeDefinition] = []
         var directiveNodes: [String: DirectiveDefinition] = [:]
+        // The SDL's directive definitions in document order, built-in ones it redefines included.
         var directiveOrder: [String] = []
 
         for definition in Self.preludeDocument.definitions {
@@ -128,7 +129,7 @@ struct SchemaBuilder {
                     continue
                 }
                 userDirectives.insert(name)
-                if directiveNodes[name] == nil { directiveOrder.append(name) }
+                directiveOrder.append(name)
                 directiveNodes[name] = directive
                 spans["@" + name] = directive.name.span
             }
@@ -157,8 +158,10 @@ struct SchemaBuilder {
         }
 
         // Directive definitions: unique argument names, known argument types.
+        // buildASTSchema's order, which introspection shows: the SDL's directives, then the
+        // built-in ones it did not redefine.
         var directives: [DirectiveDef] = []
-        for name in Prelude.directiveNames + directiveOrder {
+        for name in directiveOrder + Prelude.directiveNames.filter({ !userDirectives.contains($0) }) {
             guard let node = directiveNodes[name] else { continue }
             if node.locations.isEmpty { continue }
             let isUser = userDirectives.contains(name)
@@ -246,8 +249,8 @@ struct SchemaBuilder {
     /// graphql-js's type order (the GraphQLSchema constructor): its set starts with
     /// every defined type, and each is moved to the end as it is walked, so defined
     /// types keep document order, each followed by the types only it first reaches
-    /// (built-in scalars); then the root types, the directives' arguments (custom
-    /// directives first, as buildASTSchema lists them) and `__Schema`.
+    /// (built-in scalars); then the root types, the directives' arguments (in the
+    /// directives' order: the SDL's, then the built-in ones) and `__Schema`.
     private func orderedTypes(
         roots: [String], definitions: [String], directives: [DirectiveDef], built: [String: NamedType]
     ) -> [NamedType] {
@@ -281,9 +284,7 @@ struct SchemaBuilder {
         }
         definitions.forEach(walk)
         roots.forEach(visit)
-        let custom = directives.filter { !Prelude.directiveNames.contains($0.name) }
-        let builtIn = directives.filter { Prelude.directiveNames.contains($0.name) }
-        for directive in custom + builtIn { for argument in directive.arguments { visit(argument.type.namedType) } }
+        for directive in directives { for argument in directive.arguments { visit(argument.type.namedType) } }
         visit("__Schema")
         return ordered
     }

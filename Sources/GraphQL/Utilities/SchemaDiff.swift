@@ -33,7 +33,7 @@ struct SchemaDiff {
 
     private func directiveChanges() -> [SchemaChange] {
         var changes: [SchemaChange] = []
-        let diff = Self.diff(Self.inBuildOrder(old.directives), Self.inBuildOrder(new.directives), name: \.name)
+        let diff = Self.diff(old.directives, new.directives, name: \.name)
         for directive in diff.removed {
             changes.append(SchemaChange(.directiveRemoved, "\(directive.name) was removed."))
         }
@@ -54,12 +54,6 @@ struct SchemaDiff {
             }
         }
         return changes
-    }
-
-    /// buildASTSchema's directive order: custom directives, then the built-in ones.
-    private static func inBuildOrder(_ directives: [DirectiveDef]) -> [DirectiveDef] {
-        directives.filter { !SchemaPrinter.isSpecifiedDirective($0.name) }
-            + directives.filter { SchemaPrinter.isSpecifiedDirective($0.name) }
     }
 
     // MARK: Types

@@ -3,21 +3,20 @@ import JSON
 import Testing
 
 import GraphQL
-import TestSupport
 
-/// The full introspection query graphql-core sends, run on the project's schema.graphql,
-/// against graphql-core's own result (Fixtures/introspection-schema.json, written by
-/// conformance/golden.py). The introspection types' descriptions, which we word
-/// differently (Deviations.md), are null in the golden and blanked in ours.
+/// The full introspection query graphql-core sends, run on the engine tests' own schema
+/// (Fixtures/golden-schema.graphql), against graphql-core's own result
+/// (Fixtures/introspection-schema.json, written by conformance/golden.py). The
+/// introspection types' descriptions, which we word differently (Deviations.md), are null
+/// in the golden and blanked in ours.
 struct IntrospectionGoldenTests {
-    static let schemaURL = packageRoot.appendingPathComponent("schema.graphql")
-
     static func executable() throws -> ExecutableSchema<Void> {
-        let schema = try GraphQLSchema.build(sdl: String(contentsOf: schemaURL, encoding: .utf8))
+        let schema = try GraphQLSchema.build(sdl: fixture("golden-schema.graphql"), sourceName: "golden-schema.graphql")
+        let roots = Set([schema.queryType.name, schema.mutationType?.name, schema.subscriptionType?.name].compactMap { $0 })
         var resolvers = Resolvers<Void>()
         for type in schema.types {
             guard case .object(let object) = type, !object.name.hasPrefix("__") else { continue }
-            if object.name == "Query" || object.name == "Mutation" {
+            if roots.contains(object.name) {
                 for field in object.fields { resolvers.field("\(object.name).\(field.name)") { _, _, _, _ in .null } }
             } else {
                 resolvers.resolveFromJSON(object.name)
@@ -62,6 +61,52 @@ struct IntrospectionGoldenTests {
         #expect(ours == golden)
         // The golden still carries the schema's own descriptions (the blanking is narrow).
         let query_ = goldenTypes.first { $0["name"] == "Query" }
-        #expect(query_?["fields"]?[0]?["description"]?.stringValue?.hasPrefix("The health query") == true)
+        #expect(query_?["fields"]?[0]?["description"] == "The health check: always true.")
+    }
+
+    /// The golden schema keeps exercising what the introspection result can carry, so an
+    /// edit of the fixture cannot quietly drop a feature from the comparison above.
+    @Test func goldenSchemaHasEveryFeature() throws {
+        let golden = try JSON.parse(fixture("introspection-schema.json"))
+        let schema = try #require(golden["__schema"])
+        #expect(schema["description"]?.stringValue != nil)
+        #expect(schema["subscriptionType"]?["name"] != nil)
+        let types = (schema["types"]?.arrayValue ?? []).filter { $0["name"]?.stringValue?.hasPrefix("__") == false }
+        let kinds = Set(types.compactMap { $0["kind"]?.stringValue })
+        #expect(kinds == ["SCALAR", "OBJECT", "INTERFACE", "UNION", "ENUM", "INPUT_OBJECT"])
+        #expect(types.contains { $0["kind"] == "INTERFACE" && $0["interfaces"]?.arrayValue?.isEmpty == false })
+        #expect(types.contains { $0["kind"] == "SCALAR" && $0["specifiedByURL"]?.stringValue != nil })
+        // The full query does not ask for `isOneOf`; the printed golden shows the OneOf input.
+        #expect(try fixture("golden-schema.printed.graphql").contains(" @oneOf {"))
+        #expect(types.contains { $0["description"]?.stringValue?.contains("\n") == true })
+
+        let fields = types.flatMap { $0["fields"]?.arrayValue ?? [] }
+        let arguments = fields.flatMap { $0["args"]?.arrayValue ?? [] }
+        let inputFields = types.flatMap { $0["inputFields"]?.arrayValue ?? [] }
+        let enumValues = types.flatMap { $0["enumValues"]?.arrayValue ?? [] }
+        for (what, members) in [("field", fields), ("argument", arguments), ("input field", inputFields), ("enum value", enumValues)] {
+            #expect(members.contains { $0["isDeprecated"] == true && $0["deprecationReason"] == "No longer supported" }, "\(what)")
+            #expect(members.contains { $0["isDeprecated"] == true && $0["deprecationReason"] != "No longer supported" }, "\(what)")
+        }
+        // Defaults of every literal kind, and ones coercion expands (`{}` becomes the filled object).
+        let defaults = (arguments + inputFields).compactMap { $0["defaultValue"]?.stringValue }
+        for prefix in ["\"", "[", "{", "1", "0.5", "true", "null", "STANDARD", "{periods: [STANDARD, SHORT]"] {
+            #expect(defaults.contains { $0.hasPrefix(prefix) }, "a default starting with \(prefix)")
+        }
+        // A type three lists deep, with non-null inside and out.
+        func depth(_ type: JSON?) -> Int {
+            guard let type, type != .null else { return 0 }
+            return (type["kind"] == "LIST" ? 1 : 0) + depth(type["ofType"])
+        }
+        #expect(fields.contains { depth($0["type"]) == 3 && $0["type"]?["kind"] == "NON_NULL" })
+
+        let directives = (schema["directives"]?.arrayValue ?? []).filter {
+            !["include", "skip", "deprecated", "specifiedBy", "oneOf"].contains($0["name"]?.stringValue ?? "")
+        }
+        #expect(directives.contains { $0["isRepeatable"] == true })
+        #expect(directives.contains { $0["isRepeatable"] == false })
+        let locations = Set(directives.flatMap { $0["locations"]?.arrayValue ?? [] }.compactMap(\.stringValue))
+        #expect(locations.contains("FIELD") && locations.contains("FIELD_DEFINITION") && locations.contains("QUERY"))
+        #expect(directives.flatMap { $0["args"]?.arrayValue ?? [] }.contains { $0["isDeprecated"] == true })
     }
 }

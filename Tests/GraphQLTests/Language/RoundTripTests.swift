@@ -22,7 +22,9 @@ import Testing
     }
 
     @Test func fixturesArePresent() {
-        #expect(fixtureDocuments() == ["draft-descriptions.graphql", "kitchen-sink.graphql", "schema-kitchen-sink.graphql"])
+        #expect(fixtureDocuments() == [
+            "draft-descriptions.graphql", "golden-schema.graphql", "kitchen-sink.graphql", "schema-kitchen-sink.graphql",
+        ])
     }
 
     private func checkRoundTrip(_ text: String) throws {

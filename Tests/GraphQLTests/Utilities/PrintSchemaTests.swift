@@ -3,7 +3,6 @@ import JSON
 import Testing
 
 @testable import GraphQL
-import TestSupport
 
 /// One SDL document and what graphql-core 3.2.8 (graphql-js 16) prints for it:
 /// `print_schema(build_schema(sdl))`, captured once and hard-coded here.
@@ -19,11 +18,6 @@ struct PrintCase: Sendable, CustomTestStringConvertible {
     }
 
     var testDescription: String { name }
-}
-
-/// The repository's `schema.graphql`.
-func repositorySchemaSDL() throws -> String {
-    try String(contentsOf: packageRoot.appendingPathComponent("schema.graphql"), encoding: .utf8)
 }
 
 @Suite struct PrintSchemaTests {
@@ -737,10 +731,13 @@ func repositorySchemaSDL() throws -> String {
         #expect(printSchema(try GraphQLSchema.build(sdl: printed)) == printed)
     }
 
-    /// schema.graphql is kept in graphql-js's canonical form, ending with one new line.
-    @Test func repositorySchemaIsInCanonicalForm() throws {
-        let sdl = try repositorySchemaSDL()
-        #expect(printSchema(try GraphQLSchema.build(sdl: sdl)) + "\n" == sdl)
+    /// The engine tests' golden schema, with its extensions, applied directives and
+    /// defaults that coercion expands, prints as graphql-core prints it
+    /// (Fixtures/golden-schema.printed.graphql, written by conformance/golden.py).
+    @Test func goldenSchemaPrintsAsGraphQLCore() throws {
+        let printed = printSchema(try GraphQLSchema.build(sdl: fixture("golden-schema.graphql")))
+        #expect(printed + "\n" == (try fixture("golden-schema.printed.graphql")))
+        #expect(printSchema(try GraphQLSchema.build(sdl: printed)) == printed)
     }
 
     @Test func builtInsAndIntrospectionTypesAreLeftOut() throws {
