@@ -35,7 +35,8 @@ public final class ProviderService: Sendable {
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
     /// at sign-up), never linked to an existing account by email. Counts against the client
     /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
-    /// beside the provider's data (`authData.mfa`, as at `logIn`).
+    /// beside the provider's data (`authData.mfa`, as at `logIn`), counted against the account's
+    /// limit and lockout.
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
@@ -89,9 +90,11 @@ public final class ProviderService: Sendable {
     /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is
     /// none. A user with TOTP needs its code in `mfa`
     /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``): the batch withholds
-    /// that user's session, made here once the code is right. Leaves the user's failed password
-    /// log-ins and lockout as they are: they count password guesses, which a provider's token
-    /// does not end.
+    /// that user's session, made here once the code is right. The code is counted against the
+    /// account first, as a log-in's is (``AuthCore/countedCheck(userId:request:wrong:_:)``): past the
+    /// per-account limit or while the account is locked no code is checked, and a wrong one is a
+    /// failed log-in. A right one clears nothing: the failed log-ins and lockout count guesses,
+    /// which a provider's token does not end.
     private func logInLinked(
         _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
     ) throws(AuthError) -> SessionGrant? {
@@ -101,7 +104,10 @@ public final class ProviderService: Sendable {
         guard let sealedSecret = linked.withheldForTOTP else {
             return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
         }
-        try secondFactors.checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+        let code = try SecondFactorService.code(in: mfa)
+        try core.countedCheck(userId: linked.user.objectId, request: request, wrong: .invalidMFAToken) { () throws(AuthError) in
+            try secondFactors.checkSecondFactor(code, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+        }
         var withTOTP = session
         withTOTP.session.factors.append("totp")
         try core.database { () throws in
