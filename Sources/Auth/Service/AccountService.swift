@@ -114,7 +114,8 @@ public final class AccountService: Sendable {
     }
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
-    /// session of the user and keeps the caller's, and makes a guest (`anonymous`) a regular user;
+    /// session of the user and keeps the caller's, forgets every installation but the caller's
+    /// (the owner's exemption from the log-in limits), and makes a guest (`anonymous`) a regular user;
     /// an email change unverifies the address. Both, and nothing else, need a recent
     /// authentication (``AuthCore/checkRecentAuthentication(_:_:_:_:_:)``); a user without a
     /// password (made by a provider) setting one has none to give, so needs a recent session.

@@ -178,7 +178,8 @@ struct AccountStore: Sendable {
     /// notices and verification mail to add with it (and the verification token to store).
     /// Links and unlinks providers (``UserStore/IdentityTaken`` when another user has an id,
     /// ``LastWayToLogIn`` when an unlink leaves none); a password set removes the `anonymous`
-    /// link. Nil when there is no such user.
+    /// link, ends the other sessions and forgets every installation but the kept session's. Nil
+    /// when there is no such user.
     func update(
         userId: String, change: Change, context: MailContext,
         mail: (_ old: User, _ new: User) -> (messages: [OutboxStore.Message], verification: NewToken?)
@@ -225,7 +226,9 @@ struct AccountStore: Sendable {
                 if change.passwordHash != nil {
                     // A guest given a password becomes a regular user.
                     _ = try UserStore.unlink(provider: "anonymous", userId: userId, in: tx)
-                    // The other sessions end as a log-out ends one: their installations stay known.
+                    // The other sessions end, and every installation but the kept session's is
+                    // forgotten: whoever knew the old password keeps no device's exemption.
+                    try SessionStore.forgetInstallations(userId: userId, keeping: change.keepSession, on: tx)
                     _ = try tx.query("""
                         WITH ended AS (
                             DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)
