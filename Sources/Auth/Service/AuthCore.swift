@@ -117,17 +117,17 @@ public final class AuthCore: Sendable {
     /// code, a `currentPassword`), counted before it against the account as a log-in attempt is
     /// (contract: a wrong one counts as a failed log-in): refused with 155 past the per-account
     /// limit and with the lockout message while the account is locked, before any work. `check`
-    /// throwing `wrong` counts as a failed log-in; any other outcome gives the count for lockout
-    /// back. No installation is exempt: the owner's exemption is for the password typed at
-    /// `logIn`, never for guesses at a code.
+    /// throwing an error that `isWrong` says is a wrong credential counts as a failed log-in; any
+    /// other outcome gives the count for lockout back. No installation is exempt: the owner's
+    /// exemption is for the password typed at `logIn`, never for guesses at a code.
     func countedCheck<T>(
-        userId: String, request: AuthRequest, wrong: AuthError, _ check: () throws(AuthError) -> T
+        userId: String, request: AuthRequest, isWrong: (AuthError) -> Bool, _ check: () throws(AuthError) -> T
     ) throws(AuthError) -> T {
         let attempt = attempt(network: ClientNetwork.key(of: request.clientAddress), installation: nil, at: timestamp())
         // Neither limit nor lockout: nothing to count.
         if attempt.perAccount == 0 && attempt.lockout == nil { return try check() }
         guard let count = try database({ () throws in try users.accountAttempt(userId: userId, attempt: attempt) }) else {
-            throw wrong  // deleted meanwhile
+            throw .objectNotFound  // deleted meanwhile
         }
         if let refusal = refusal(count, attempt) { throw refusal }
         do {
@@ -135,7 +135,7 @@ public final class AuthCore: Sendable {
             release(count)
             return result
         } catch {
-            if error != wrong { release(count) }
+            if !isWrong(error) { release(count) }
             throw error
         }
     }
@@ -143,7 +143,7 @@ public final class AuthCore: Sendable {
     /// Password and email changes and deletion: the master key, a session created within
     /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword`. A given `currentPassword`
     /// must be right even within the window, and is checked as a log-in's password is: counted
-    /// against the client address and the account first (``countedCheck(userId:request:wrong:_:)``),
+    /// against the client address and the account first (``countedCheck(userId:request:isWrong:_:)``),
     /// a wrong one a failed log-in.
     func checkRecentAuthentication(
         _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
@@ -153,7 +153,7 @@ public final class AuthCore: Sendable {
             // Each check costs a password hash: the address limit keeps sessions, which guests get
             // for free, from keeping the hashing workers busy.
             try limitAddress(ClientNetwork.key(of: request.clientAddress))
-            try countedCheck(userId: user.objectId, request: request, wrong: .invalidCredentials) { () throws(AuthError) in
+            try countedCheck(userId: user.objectId, request: request, isWrong: { $0 == .invalidCredentials }) { () throws(AuthError) in
                 guard try verify(currentPassword, storedHash).isValid else { throw .invalidCredentials }
             }
             return

@@ -91,7 +91,7 @@ public final class ProviderService: Sendable {
     /// none. A user with TOTP needs its code in `mfa`
     /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``): the batch withholds
     /// that user's session, made here once the code is right. The code is counted against the
-    /// account first, as a log-in's is (``AuthCore/countedCheck(userId:request:wrong:_:)``): past the
+    /// account first, as a log-in's is (``AuthCore/countedCheck(userId:request:isWrong:_:)``): past the
     /// per-account limit or while the account is locked no code is checked, and a wrong one is a
     /// failed log-in. A right one clears nothing: the failed log-ins and lockout count guesses,
     /// which a provider's token does not end.
@@ -105,7 +105,7 @@ public final class ProviderService: Sendable {
             return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
         }
         let code = try SecondFactorService.code(in: mfa)
-        try core.countedCheck(userId: linked.user.objectId, request: request, wrong: .invalidMFAToken) { () throws(AuthError) in
+        try core.countedCheck(userId: linked.user.objectId, request: request, isWrong: SecondFactorService.isWrongCode) { () throws(AuthError) in
             try secondFactors.checkSecondFactor(code, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
         }
         var withTOTP = session

@@ -52,7 +52,7 @@ public final class SecondFactorService: Sendable {
         if mfa["recovery"]?.boolValue == true {
             guard let enrolment = try core.database({ () throws in try totp.enrolment(userId: userId) }) else { throw .invalidMFAToken }
             // A hit here gives ten codes that log in with the password: counted as a log-in's code is.
-            try core.countedCheck(userId: userId, request: request, wrong: .invalidMFAToken) { () throws(AuthError) in
+            try core.countedCheck(userId: userId, request: request, isWrong: Self.isWrongCode) { () throws(AuthError) in
                 try takeCode(mfa["token"]?.stringValue ?? "", userId: userId, enrolment: enrolment, at: time)
             }
             let (codes, digests) = Self.newRecoveryCodes(userId: userId)
@@ -92,9 +92,14 @@ public final class SecondFactorService: Sendable {
         return token.stringValue ?? ""
     }
 
+    /// Whether `error` is the answer to a wrong code, which counts as a failed log-in.
+    static func isWrongCode(_ error: AuthError) -> Bool {
+        error == .invalidMFAToken
+    }
+
     /// Checks and uses up `code` (``code(in:)``) of a user enrolled with `sealedSecret`: 141 for
     /// a wrong one. The caller has counted the attempt against the account before (at `logIn`, in
-    /// the log-in's own count; elsewhere through ``AuthCore/countedCheck(userId:request:wrong:_:)``),
+    /// the log-in's own count; elsewhere through ``AuthCore/countedCheck(userId:request:isWrong:_:)``),
     /// so a wrong code is a failed log-in for the limits and lockout.
     func checkSecondFactor(_ code: String, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) {
         // The step is checked against the stored one by the conditional write itself.

@@ -130,9 +130,9 @@ extension SessionService {
                 let code = try SecondFactorService.code(in: mfa)
                 do {
                     try secondFactors.checkSecondFactor(code, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
-                } catch .invalidMFAToken {
-                    wrong = true
-                    throw .invalidMFAToken
+                } catch {
+                    wrong = SecondFactorService.isWrongCode(error)
+                    throw error
                 }
                 factors.append("totp")
             }
