@@ -1,5 +1,4 @@
 @testable import Auth
-import Crypto
 import Dispatch
 import Foundation
 import GraphQL
