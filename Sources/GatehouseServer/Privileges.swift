@@ -2,7 +2,7 @@ import Foundation
 import HTTPServer
 import Postgres
 
-/// Least privilege (contract, Hardening). Started as root, Gatehouse does only what needs root:
+/// Least privilege (docs/operations.md, "Security notes"). Started as root, Gatehouse does only what needs root:
 /// it creates the `gatehouse` system account if missing, makes the embedded database's data
 /// directory and hands it to that account, and opens a listening port below 1024 (the one thing
 /// an unprivileged process cannot). Then it gives root up for good, before the embedded
