@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// Gatehouse: a self-hosted GraphQL auth backend. Target layout and dependency
-// direction follow ../shared/STYLE.md; C libraries are Debian system libraries.
+// Gatehouse: a self-hosted GraphQL auth backend. Targets by role, each depending only on
+// lower ones (docs/development.md, "Architecture"); each C library is a Debian system
+// library wrapped by one Swift target.
 import PackageDescription
 
 let package = Package(

@@ -53,7 +53,7 @@ import TestSupport
         #expect(result.stdout.hasPrefix("gatehouse ") && result.stdout.split(separator: " ").count == 2)
     }
 
-    @Test(arguments: [["--help"], ["help"], ["schema", "--help"], ["migrate", "--help"]])
+    @Test(arguments: [["--help"], ["help"], ["schema", "--help"], ["migrate", "--help"], ["settings", "--help"]])
     func help(_ arguments: [String]) throws {
         let result = try Child.run(arguments)
         #expect(result.status == 0)
@@ -76,6 +76,19 @@ import TestSupport
         // Help never shows the master key, even when it is set.
         let withKey = try Child.run(["serve", "--help"], environment: childEnvironment(["GATEHOUSE_MASTER_KEY": "hunter2-key"]))
         #expect(!withKey.stdout.contains("hunter2-key"))
+    }
+
+    /// The binary prints the committed settings page (SettingsDocumentationTests compares the
+    /// page with the declarations).
+    @Test func settingsMarkdown() throws {
+        let result = try Child.run(["settings", "--markdown"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = try String(contentsOfFile: PackagePaths.root + "/docs/settings.md", encoding: .utf8)
+        #expect(result.stdout == committed)
+
+        let bare = try Child.run(["settings"])
+        #expect(bare.status == 2)
+        #expect(bare.stderr.contains("settings needs --markdown"))
     }
 
     @Test func schemaPrint() throws {

@@ -83,4 +83,22 @@ import Testing
         #expect(runtime.contains("EXPOSE 1337"))
         #expect(runtime.contains("gatehouse"))
     }
+
+    /// The runtime stage's `ENV` lines set settings the server reads, to values it accepts.
+    @Test func dockerfileEnvironmentIsSettings() throws {
+        let text = try String(contentsOfFile: PackagePaths.root + "/Dockerfile", encoding: .utf8)
+        let runtime = text.components(separatedBy: "\nFROM ").last ?? ""
+        var environment: [String: String] = [:]
+        for line in runtime.split(separator: "\n") where line.hasPrefix("ENV ") {
+            for pair in line.dropFirst(4).split(separator: " ") {
+                let parts = pair.split(separator: "=", maxSplits: 1).map(String.init)
+                try #require(parts.count == 2, "ENV \(pair): the NAME=value form")
+                environment[parts[0]] = parts[1]
+            }
+        }
+        let names = Set(Settings.specs.map(\.environment))
+        for key in environment.keys { #expect(names.contains(key), "\(key) is not a setting the server reads") }
+        let settings = try Settings.parse(arguments: [], environment: environment)
+        #expect(settings.host == "0.0.0.0" && settings.port == 1337)
+    }
 }

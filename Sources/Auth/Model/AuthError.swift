@@ -1,5 +1,5 @@
 /// Everything the auth domain refuses, each with Parse's numeric code and exact
-/// message (../shared/contract/README.md, "Errors").
+/// message (Parse Server 7's where it has one; docs/api.md lists them all under "Errors").
 public enum AuthError: Error, Sendable, Hashable {
     /// 200: signUp without `fields`, or the username missing, null or empty.
     case usernameMissing
