@@ -167,10 +167,10 @@ struct DemoTests {
         #expect(email.output == "Email changed to alice2@example.com (not verified yet).\n")
         #expect(try run(["email", "nope"]).error == "That doesn't look like an email address.\n")
 
-        let differ = try run(["passwd"], input: "larch-ridge-11\npassword22\npassword33\n")
+        let differ = try run(["passwd"], input: "larch-ridge-11\nlarch-ridge-22\nlarch-ridge-33\n")
         #expect(differ.status == 1)
         #expect(differ.output.hasSuffix("The new passwords differ; nothing changed.\n"), "\(differ.output)")
-        let passwd = try run(["passwd"], input: "larch-ridge-11\npassword22\npassword22\n")
+        let passwd = try run(["passwd"], input: "larch-ridge-11\nlarch-ridge-22\nlarch-ridge-22\n")
         #expect(passwd.status == 0, "\(passwd.error)")
         #expect(passwd.output.hasSuffix("Password changed. Your other devices were signed out.\n"), "\(passwd.output)")
         #expect(try run(["whoami"]).output == "Welcome alice2@example.com\n")  // this session stays
@@ -226,7 +226,7 @@ struct DemoTests {
         let wrong = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\nwrong-password\n")
         #expect(wrong.status == 1)
         #expect(wrong.error == "The username or password is wrong.\n")
-        let deleted = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\npassword11\n")
+        let deleted = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\nlarch-ridge-11\n")
         #expect(deleted.status == 0, "\(deleted.error)")
         #expect(deleted.output.hasSuffix("Account deleted.\n"), "\(deleted.output)")
         #expect(try demo(["whoami"], server: server, sessionDirectory: phone).output == "Not logged in.\n")
@@ -267,7 +267,7 @@ struct DemoTests {
             3
             dana@example.com
 
-            """, more: { try database.link("reset_password", to: "dana@example.com").map { "\($0.url)\npassword22\n2\ndana\npassword22\n7\n" } })
+            """, more: { try database.link("reset_password", to: "dana@example.com").map { "\($0.url)\nlarch-ridge-22\n2\ndana\nlarch-ridge-22\n7\n" } })
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.contains("(this device)"), "\(run.output)")
         #expect(run.output.contains("A verification link is on its way to dana@example.com."))
