@@ -12,8 +12,8 @@ struct EmbedText: BuildToolPlugin {
             "schema.graphql", "ServedSchema.sdl",
             "The contract the server serves: the exact text of `schema.graphql`, compiled in."),
         "Auth": (
-            "Sources/Auth/Policy/CommonPasswords/10k-most-common.txt", "CommonPasswordList.text",
-            "SecLists' 10,000 most common passwords, one a line (MIT licence: see CommonPasswords/LICENSE)."),
+            "Sources/Auth/Policy/CommonPasswords/common-passwords.txt", "CommonPasswordList.text",
+            "The 120,000 most common passwords (SecLists), one a line (MIT licence: see CommonPasswords/LICENSE)."),
     ]
 
     func createBuildCommands(context: PluginContext, target: Target) throws -> [Command] {

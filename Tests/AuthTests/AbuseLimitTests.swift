@@ -18,7 +18,7 @@ import TestSupport
 
     @Test func logInIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 3, perAccount: 0))
-        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "password11"]]) }
+        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "larch-ridge-11"]]) }
         for attempt in attempts.prefix(3) { #expect(onlyError(attempt.result)?.code == 101, "\(attempt.result.json)") }
         let refused = try #require(attempts.last)
         #expect(Self.isRateLimited(refused.result), "\(refused.result.json)")
@@ -31,19 +31,19 @@ import TestSupport
         #expect((1...60).contains(retryAfter))
         #expect(attempts[0].context.recordedRefusals.isEmpty)
         // Another address is not affected; the window ends.
-        #expect(onlyError(h.logIn("user0", "password11", address: "198.51.100.7"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "larch-ridge-11", address: "198.51.100.7"))?.code == 101)
         h.clock.advance(by: 61)
-        #expect(onlyError(h.logIn("user0", "password11"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "larch-ridge-11"))?.code == 101)
     }
 
     @Test func signUpIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 2, perAccount: 0))
-        #expect(h.signUp(["username": "a", "password": "password11"]).errors.isEmpty)
-        #expect(onlyError(h.signUp(["username": "a", "password": "password11"]))?.code == 202)
-        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "password11"]]])
+        #expect(h.signUp(["username": "a", "password": "larch-ridge-11"]).errors.isEmpty)
+        #expect(onlyError(h.signUp(["username": "a", "password": "larch-ridge-11"]))?.code == 202)
+        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "larch-ridge-11"]]])
         #expect(Self.isRateLimited(refused), "\(refused.json)")
         #expect(context.recordedRefusals.count == 1)
-        #expect(h.signUp(["username": "b", "password": "password11"], address: "198.51.100.7").errors.isEmpty)
+        #expect(h.signUp(["username": "b", "password": "larch-ridge-11"], address: "198.51.100.7").errors.isEmpty)
         #expect(try h.count("SELECT count(*) FROM users") == 2)
     }
 
@@ -164,7 +164,7 @@ import TestSupport
             configuration: Self.configuration(perAddress: 0, perAccount: 0),
             cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, maxWait: 0, poolSize: 8)
         let outcomes = try #require(simultaneously(12) { index in
-            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password11"]]])
+            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "larch-ridge-11"]]])
         })
         #expect(outcomes.count == 12)
         let refused = outcomes.map(\.result).filter { !$0.errors.isEmpty }

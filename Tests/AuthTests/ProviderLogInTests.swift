@@ -193,7 +193,7 @@ import Testing
         let result = Self.logInWith(h, ["anonymous": ["id": "g1"]], fields: ["email": "g1@example.com"])
         let username = try #require(result.data?["logInWith"]?["viewer"]?["user"]?["username"]?.stringValue)
         for name in [username, "g1@example.com"] {
-            for password in ["password11", "1234567z"] {
+            for password in ["larch-ridge-11", "7654321z"] {
                 #expect(Self.error(h.logIn(name, password)) == "101 Invalid username/password.")
             }
         }
@@ -253,11 +253,11 @@ import Testing
     @Test func aGuestGivenAUsernameAndPasswordBecomesARegularUser() throws {
         let h = try Harness()
         let guest = try Self.guest(h, "g1")
-        let result = Self.update(h, guest.id, ["username": "carol", "password": "password11"], token: guest.token)
+        let result = Self.update(h, guest.id, ["username": "carol", "password": "larch-ridge-11"], token: guest.token)
         #expect(result.errors.isEmpty && result.data?["updateUser"]?["user"]?["authData"] == .null, "\(result.json)")
         // The session stays; the password logs in; the anonymous id no longer does.
         #expect(h.graphql(Self.viewer, token: guest.token).data?["viewer"]?["user"]?["username"] == "carol")
-        #expect(h.logIn("carol", "password11").errors.isEmpty)
+        #expect(h.logIn("carol", "larch-ridge-11").errors.isEmpty)
         #expect(try Self.guest(h, "g1").id != guest.id)
     }
 
@@ -265,13 +265,13 @@ import Testing
         let h = try Harness()
         let guest = try Self.guest(h, "g1")
         h.clock.advance(by: 301)
-        #expect(Self.error(Self.update(h, guest.id, ["password": "password11"], token: guest.token)) == "206 Recent authentication required.")
+        #expect(Self.error(Self.update(h, guest.id, ["password": "larch-ridge-11"], token: guest.token)) == "206 Recent authentication required.")
         // There is no password to give.
-        #expect(Self.error(Self.update(h, guest.id, ["password": "password11"], token: guest.token, currentPassword: "password11"))
+        #expect(Self.error(Self.update(h, guest.id, ["password": "larch-ridge-11"], token: guest.token, currentPassword: "larch-ridge-11"))
             == "101 Invalid username/password.")
         // A new logInWith is recent.
         let fresh = try Self.guest(h, "g1")
-        #expect(Self.update(h, guest.id, ["password": "password11"], token: fresh.token).errors.isEmpty)
+        #expect(Self.update(h, guest.id, ["password": "larch-ridge-11"], token: fresh.token).errors.isEmpty)
     }
 
     @Test func authDataIsTheOwnersOnly() throws {

@@ -28,7 +28,7 @@ struct GatehouseAuthPasskeyTests {
         defer { server.stop() }
         let authenticator = SoftwareAuthenticator(origin: server.origin)
         let alice = try client(server)
-        let user = try await alice.signUp(username: "alice", password: "password11")
+        let user = try await alice.signUp(username: "alice", password: "larch-ridge-11")
 
         let options = try await alice.passkeyRegistrationOptions()
         #expect(options["rp"]?["id"]?.string == "127.0.0.1")
@@ -91,7 +91,7 @@ struct GatehouseAuthPasskeyTests {
         defer { server.stop() }
         let authenticator = SoftwareAuthenticator(origin: server.origin)
         let alice = try client(server)
-        try await alice.signUp(username: "alice", password: "password11")
+        try await alice.signUp(username: "alice", password: "larch-ridge-11")
         var (credential, response) = try authenticator.register(options: try Self.toAuthenticator(try await alice.passkeyRegistrationOptions()))
         try await alice.registerPasskey(credential: try Self.toSDK(response))
 

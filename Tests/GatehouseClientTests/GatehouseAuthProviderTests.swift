@@ -173,7 +173,7 @@ struct GatehouseAuthProviderTests {
         let otherStore = MemorySessionStore()
         otherStore.write(try #require(guestStore.read(.anonymousId)), for: .anonymousId)
         let other = try client(server.url, store: otherStore)
-        try await other.signUp(username: "bob", password: "password11")
+        try await other.signUp(username: "bob", password: "larch-ridge-11")
         await #expect(throws: GatehouseError.providerAlreadyLinked) { try await other.link(.anonymous) }
         await #expect(throws: GatehouseError.unsupportedProvider) {
             try await other.link(.oidc(provider: "acme", idToken: Self.token(#"{"sub":"1"}"#)))
@@ -212,7 +212,7 @@ struct GatehouseAuthProviderTests {
         // A password user links acme and logs in with it; nobody else can link it; unlinked, it
         // makes a new user.
         let alice = try client(server.url)
-        let aliceUser = try await alice.signUp(username: "alice", password: "password11")
+        let aliceUser = try await alice.signUp(username: "alice", password: "larch-ridge-11")
         try await alice.link(.oidc(provider: "acme", idToken: try token("acme-7")))
         #expect(try await client(server.url).logIn(with: .oidc(provider: "acme", idToken: try token("acme-7"))).objectId
             == aliceUser.objectId)

@@ -26,7 +26,7 @@ import TestSupport
         let port = try #require(Int(line.dropFirst(prefix.count).dropLast("/graphql".count)))
 
         let connection = try HTTPConnection(port: port)
-        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "password11"))
+        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "larch-ridge-11"))
         let token = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp.text)")
         let viewer = try connection.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)])
         #expect(try viewer.json().at("data", "viewer", "user", "username") == "binary")

@@ -63,7 +63,7 @@ import Testing
 
     @Test func metrics() throws {
         let live = try LiveServer()
-        _ = try live.graphQL(Documents.signUp, variables: Documents.credentials("metric", "password11"), operationName: "SignUp")
+        _ = try live.graphQL(Documents.signUp, variables: Documents.credentials("metric", "larch-ridge-11"), operationName: "SignUp")
         _ = try live.graphQL(Documents.viewer, operationName: "Viewer")
         _ = try live.graphQL("{ health }")
         _ = try live.get("/nope")
@@ -166,9 +166,9 @@ import Testing
         // Some root field produced a value, so the request stays 200.
         let mixed = try live.graphQL("""
             mutation {
-              a: signUp(input: {fields: {username: "ra", password: "password11"}}) { viewer { user { username } } }
-              b: signUp(input: {fields: {username: "rb", password: "password11"}}) { viewer { user { username } } }
-              c: signUp(input: {fields: {username: "rc", password: "password11"}}) { viewer { user { username } } }
+              a: signUp(input: {fields: {username: "ra", password: "larch-ridge-11"}}) { viewer { user { username } } }
+              b: signUp(input: {fields: {username: "rb", password: "larch-ridge-11"}}) { viewer { user { username } } }
+              c: signUp(input: {fields: {username: "rc", password: "larch-ridge-11"}}) { viewer { user { username } } }
             }
             """)
         #expect(mixed.status == 200)
@@ -180,7 +180,7 @@ import Testing
         #expect(body["errors"]?[0]?.at("extensions", "code") == 155)
 
         // Now every root field is refused: HTTP 429 with Retry-After.
-        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("rd", "password11"))
+        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("rd", "larch-ridge-11"))
         #expect(refused.status == 429)
         let retryAfter = try #require(refused.header("Retry-After"))
         #expect((Int(retryAfter) ?? 0) > 0)

@@ -294,7 +294,7 @@ extension LiveServer {
             settings.appName = "Acme"
             settings.mailFrom = "Acme Support <support@acme.test>"
         }
-        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "password11", "email": "carol@example.com"]])
+        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "larch-ridge-11", "email": "carol@example.com"]])
         #expect(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue != nil, "\(signUp.text)")
         let reset = try live.graphQL(Self.reset, variables: ["e": "CAROL@example.com"], headers: [("Accept-Language", "fr-CA, en;q=0.5")])
         #expect(try reset.json().at("data", "resetPassword", "ok") == true, "\(reset.text)")

@@ -148,7 +148,7 @@ extension ResilienceTests {
         let mailReconnects = #"gatehouse_notification_reconnects_total{listener="mail"}"#
         #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_live") == 1 })
         #expect(try Self.sample(live, sessionReconnects) == 0 && Self.sample(live, mailReconnects) == 0)
-        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("lena", "password11"), operationName: "SignUp")
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("lena", "larch-ridge-11"), operationName: "SignUp")
         let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
         #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
         #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
@@ -195,14 +195,14 @@ extension ResilienceTests {
         let ready = try live.get("/ready")
         #expect(ready.status == 503)
         #expect(try ready.json() == ["status": "unavailable", "reason": "database read-only"])
-        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "larch-ridge-11"), operationName: "SignUp")
         #expect(refused.status == 503, "\(refused.text)")
         #expect(refused.header("Retry-After") == "1")
         #expect(try refused.json()["errors"]?[0]?["extensions"]?["code"] == 1)
 
         try admin.unsafeExecuteScript("ALTER DATABASE \(name) RESET default_transaction_read_only")
         #expect(try eventually { try live.get("/ready").status == 200 })
-        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "password11"), operationName: "SignUp")
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("mira", "larch-ridge-11"), operationName: "SignUp")
         #expect(try signUp.status == 200 && signUp.json()["errors"] == nil, "\(signUp.text)")
     }
 }
@@ -228,7 +228,7 @@ extension ResilienceTests {
         let metrics = try live.get("/metrics").text
         #expect(metrics.contains("gatehouse_session_cache_live 1") && !metrics.contains("gatehouse_notification_reconnects_total"))
 
-        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("nora", "password11"), operationName: "SignUp")
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("nora", "larch-ridge-11"), operationName: "SignUp")
         let token = try #require(try signUp.json()["data"]?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
         let viewer = { try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).json()["errors"]?[0]?["extensions"]?["code"] }
         #expect(try viewer() == nil)
@@ -276,14 +276,14 @@ extension ResilienceTests {
         func viewerError(_ live: LiveServer, _ token: String) throws -> JSON? {
             try call(live, Documents.viewer, token)["errors"]?[0]?.at("extensions", "code")
         }
-        let logIn = #"mutation { logIn(input: {username: "nora", password: "password11"}) { viewer { sessionToken } } }"#
+        let logIn = #"mutation { logIn(input: {username: "nora", password: "larch-ridge-11"}) { viewer { sessionToken } } }"#
         let updateUser = { (id: String, name: String) in
             "mutation { updateUser(input: {id: \"\(id)\", fields: {username: \"\(name)\"}}) { user { username } } }"
         }
         let resetPassword = #"mutation { resetPassword(input: {email: "nora@example.com"}) { ok } }"#
 
         let signUp = try call(polling, """
-            mutation { signUp(input: {fields: {username: "nora", password: "password11", email: "nora@example.com"}}) {
+            mutation { signUp(input: {fields: {username: "nora", password: "larch-ridge-11", email: "nora@example.com"}}) {
               viewer { sessionToken user { objectId } } } }
             """)
         let laptop = try #require(signUp.at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp)")

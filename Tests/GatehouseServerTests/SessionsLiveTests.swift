@@ -13,7 +13,7 @@ import Testing
 
     static func logIn(_ live: LiveServer, userAgent: String) throws -> String {
         let response = try live.graphQL(
-            Documents.logIn, variables: Documents.credentials("alice", "password11"), headers: [("User-Agent", userAgent)])
+            Documents.logIn, variables: Documents.credentials("alice", "larch-ridge-11"), headers: [("User-Agent", userAgent)])
         return try #require(try response.json().at("data", "logIn", "viewer", "sessionToken")?.stringValue, "\(response)")
     }
 
@@ -27,7 +27,7 @@ import Testing
         let database = a.server.settings.databaseURL
         let b = try LiveServer { $0.databaseURL = database }
         let signUp = try a.graphQL(
-            Documents.signUp, variables: Documents.credentials("alice", "password11"), headers: [("User-Agent", "Laptop/1.0")])
+            Documents.signUp, variables: Documents.credentials("alice", "larch-ridge-11"), headers: [("User-Agent", "Laptop/1.0")])
         let laptop = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp)")
         let phone = try Self.logIn(b, userAgent: "Phone/2.0")
         let tablet = try Self.logIn(a, userAgent: String(repeating: "T", count: 300))

@@ -165,10 +165,10 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        _ = try a.auth.sessions.signUp(SignUpFields(username: "carol", password: "password123"), request: request)
+        _ = try a.auth.sessions.signUp(SignUpFields(username: "carol", password: "larch-ridge-123"), request: request)
         var delays: [Double] = []
         for _ in 0..<100 {
-            let grant = try a.auth.sessions.logIn(username: "carol", password: "password123", hasAuthData: false, request: request)
+            let grant = try a.auth.sessions.logIn(username: "carol", password: "larch-ridge-123", hasAuthData: false, request: request)
             _ = try b.auth.sessions.viewer(token: grant.sessionToken)  // now cached on b
             _ = try b.auth.sessions.viewer(token: grant.sessionToken)
             try a.auth.sessions.logOut(token: grant.sessionToken)
@@ -190,7 +190,7 @@ import TestSupport
         let (database, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
         let grant = try a.auth.sessions.signUp(
-            SignUpFields(username: "dave", password: "password123", email: "dave@example.com"),
+            SignUpFields(username: "dave", password: "larch-ridge-123", email: "dave@example.com"),
             request: AuthRequest(clientAddress: "127.0.0.1"))
         #expect(try b.auth.sessions.viewer(token: grant.sessionToken).user.email == "dave@example.com")
         let connection = try database.connect()
@@ -204,7 +204,7 @@ import TestSupport
     @Test func aDroppedNotificationConnectionEmptiesTheCacheAndItRefills() throws {
         let (database, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
-        let grant = try a.auth.sessions.signUp(SignUpFields(username: "erin", password: "password123"), request: AuthRequest(clientAddress: "127.0.0.1"))
+        let grant = try a.auth.sessions.signUp(SignUpFields(username: "erin", password: "larch-ridge-123"), request: AuthRequest(clientAddress: "127.0.0.1"))
         _ = try b.auth.sessions.viewer(token: grant.sessionToken)
         #expect(b.cache.count == 1)
         let connection = try database.connect()
@@ -218,7 +218,7 @@ import TestSupport
         try connection.execute("DELETE FROM sessions WHERE user_id = \(grant.user.objectId)")
         #expect(eventually(timeout: .seconds(10)) { (try? b.auth.sessions.viewer(token: grant.sessionToken)) == nil })
         #expect(eventually(timeout: .seconds(10)) { b.cache.isLive }, "the listener reconnects")
-        let again = try a.auth.sessions.logIn(username: "erin", password: "password123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
+        let again = try a.auth.sessions.logIn(username: "erin", password: "larch-ridge-123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
         _ = try b.auth.sessions.viewer(token: again.sessionToken)
         #expect(b.cache.count == 1, "the cache refills")
         connection.close()
@@ -230,9 +230,9 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        let mine = try a.auth.sessions.signUp(SignUpFields(username: "gina", password: "password123"), request: request)
-        let phone = try a.auth.sessions.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
-        let tablet = try a.auth.sessions.logIn(username: "gina", password: "password123", hasAuthData: false, request: request)
+        let mine = try a.auth.sessions.signUp(SignUpFields(username: "gina", password: "larch-ridge-123"), request: request)
+        let phone = try a.auth.sessions.logIn(username: "gina", password: "larch-ridge-123", hasAuthData: false, request: request)
+        let tablet = try a.auth.sessions.logIn(username: "gina", password: "larch-ridge-123", hasAuthData: false, request: request)
         func ended(_ instance: Instance, _ grant: SessionGrant) -> Bool {
             do { _ = try instance.auth.sessions.viewer(token: grant.sessionToken); return false } catch { return error == .invalidSession }
         }
@@ -256,14 +256,14 @@ import TestSupport
         let (_, a, b, hashing) = try Self.setUp(now: { Date().addingTimeInterval(offset.withLock { $0 }) })
         defer { Self.tearDown(a, b, hashing: hashing) }
         let request = AuthRequest(clientAddress: "127.0.0.1")
-        let used = try a.auth.sessions.signUp(SignUpFields(username: "hank", password: "password123"), request: request)
+        let used = try a.auth.sessions.signUp(SignUpFields(username: "hank", password: "larch-ridge-123"), request: request)
         _ = try b.auth.sessions.viewer(token: used.sessionToken)
         offset.withLock { $0 += Session.lastUseResolution + 1 }
         _ = try a.auth.sessions.viewer(token: used.sessionToken)
         #expect(eventually { a.auth.sessions.sessionUse.stats == .init(pending: 0, busy: false, statements: 1, rowsWritten: 1) })
         // A later notification from the same database has arrived once its entry is gone; the
         // touch's would have come before it.
-        let other = try a.auth.sessions.signUp(SignUpFields(username: "ivan", password: "password123"), request: request)
+        let other = try a.auth.sessions.signUp(SignUpFields(username: "ivan", password: "larch-ridge-123"), request: request)
         _ = try b.auth.sessions.viewer(token: other.sessionToken)
         #expect(b.cache.count == 2)
         try a.auth.sessions.logOut(token: other.sessionToken)
