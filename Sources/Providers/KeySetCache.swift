@@ -48,7 +48,7 @@ final class KeySetCache: Sendable {
                     throw .invalid(detail: "no key set: \(lastFailure ?? "not fetched") (fetched again at most once a minute)")
                 }
                 guard let key = cached.key(id: keyId) else {
-                    throw .invalid(detail: "no key with kid \(keyId ?? "(none)") in the key set (fetched again at most once a minute)")
+                    throw .invalid(detail: "no key with kid \(ProviderFailure.quoted(keyId)) in the key set (fetched again at most once a minute)")
                 }
                 return key
             }
@@ -69,7 +69,7 @@ final class KeySetCache: Sendable {
                 keySet = cached
             }
             guard let key = keySet.key(id: keyId) else {
-                throw .invalid(detail: "no key with kid \(keyId ?? "(none)") in the key set")
+                throw .invalid(detail: "no key with kid \(ProviderFailure.quoted(keyId)) in the key set")
             }
             return key
         }

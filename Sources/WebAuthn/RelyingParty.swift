@@ -150,9 +150,10 @@ public struct RelyingParty: Sendable {
     }
 
     private func checkClientData(_ clientData: ClientData, type: String, expectedChallenge: [UInt8]) throws(WebAuthnError) {
-        guard clientData.type == type else { throw WebAuthnError.wrongType(String(clientData.type.prefix(64))) }
+        // The client's text, quoted in logs: cut by bytes, which bounds it whatever its characters.
+        guard clientData.type == type else { throw WebAuthnError.wrongType(clientData.type.utf8Prefix(64)) }
         guard clientData.challenge == expectedChallenge else { throw WebAuthnError.challengeMismatch }
-        guard origins.contains(clientData.origin) else { throw WebAuthnError.originNotAllowed(String(clientData.origin.prefix(200))) }
+        guard origins.contains(clientData.origin) else { throw WebAuthnError.originNotAllowed(clientData.origin.utf8Prefix(200)) }
         guard !clientData.crossOrigin else { throw WebAuthnError.crossOrigin }
     }
 

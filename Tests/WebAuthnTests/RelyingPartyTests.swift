@@ -87,6 +87,19 @@ struct RelyingPartyTests {
         }
     }
 
+    /// The client's type and origin are quoted in refusals cut to 64 and 200 UTF-8 bytes, however
+    /// few Characters that is.
+    @Test func refusalsQuoteTheClientsTextCutByBytes() throws {
+        let marks = String(repeating: "\u{301}", count: 3000)
+        let cases: [(SoftwareAuthenticator.Variation, WebAuthnError)] = [
+            (.init(type: "t" + marks), .wrongType("t" + String(repeating: "\u{301}", count: 31))),
+            (.init(origin: "o" + marks), .originNotAllowed("o" + String(repeating: "\u{301}", count: 99))),
+        ]
+        for (variation, expected) in cases {
+            #expect(throws: expected) { try register(variation) }
+        }
+    }
+
     @Test func registrationWithAnotherChallengeIsRefused() throws {
         let (_, json) = try authenticator.register(options: registrationOptions(RelyingParty.newChallenge()))
         #expect(throws: WebAuthnError.challengeMismatch) {
