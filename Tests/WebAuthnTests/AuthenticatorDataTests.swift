@@ -55,7 +55,7 @@ struct AuthenticatorDataTests {
     }
 
     /// An assertion never carries attested credential data (§6.1): the AT flag is refused before
-    /// the key after it is read, whatever that key is.
+    /// the key that follows it is read, whatever that key is.
     @Test func anAssertionWithAttestedCredentialDataIsRefusedUnread() throws {
         let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
         for key in [try Self.key.get(), huge] {

@@ -82,7 +82,7 @@ struct COSEKeyTests {
     /// full-size modular exponentiations); a P-256 key gets the check unless read back from storage.
     @Test func rsaKeysAreBuiltWithoutLibcryptosCheck() throws {
         for bits in [2048, 4096] {
-            // Not a product of two primes, and not what libcrypto's check would pass: only its size and parity are looked at.
+            // An arbitrary odd number, surely no product of two primes: only its size and parity are looked at.
             let work = try KeyWork.during { _ = try COSEKey(encoded: KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: bits))) }
             #expect(work == [.built], "\(bits) bits")
         }
