@@ -10,10 +10,37 @@ public final class PublicKey: @unchecked Sendable {
     private let key: OpaquePointer
 
     /// Smallest accepted RSA modulus, in bits.
-    public static let minimumRSABits: Int32 = 2048
+    public static let minimumRSABits = 2048
+    /// Largest accepted RSA modulus, in bits: libcrypto's own ceiling for RSA.
+    public static let maximumRSABits = 16384
+    /// Largest accepted RSA public exponent, in bits (libcrypto's limit for moduli above 3072 bits).
+    public static let maximumRSAExponentBits = 64
 
-    /// An RSA public key from its big-endian modulus and exponent (`fullCheck`: see ``make``).
-    public static func rsa(modulus: [UInt8], exponent: [UInt8], fullCheck: Bool = true) throws(CryptoError) -> PublicKey {
+    /// An RSA public key from its big-endian modulus and exponent. The modulus must have
+    /// ``minimumRSABits`` to ``maximumRSABits`` bits and be odd, the exponent odd, above 1 and of
+    /// at most ``maximumRSAExponentBits`` bits.
+    ///
+    /// libcrypto's public key check is never run on RSA keys: for RSA it includes a Miller–Rabin
+    /// test of the modulus (full-size modular exponentiations), work that a stranger's key must
+    /// not be able to cause. The checks above, on the bytes before libcrypto sees them, are what
+    /// verifying signatures needs; a modulus that is not a product of two primes only hurts
+    /// whoever made it.
+    public static func rsa(modulus: [UInt8], exponent: [UInt8]) throws(CryptoError) -> PublicKey {
+        let bits = bitLength(modulus)
+        guard bits >= minimumRSABits else {
+            throw CryptoError.invalidKey("RSA modulus of \(bits) bits (at least \(minimumRSABits) required)")
+        }
+        guard bits <= maximumRSABits else {
+            throw CryptoError.invalidKey("RSA modulus of \(bits) bits (at most \(maximumRSABits) accepted)")
+        }
+        guard modulus.last! & 1 == 1 else { throw CryptoError.invalidKey("the RSA modulus is even") }
+        guard exponent.last.map({ $0 & 1 == 1 }) == true, bitLength(exponent) > 1 else {
+            throw CryptoError.invalidKey("the RSA exponent is not odd and above 1")
+        }
+        // Each bit of the exponent costs a modular multiplication per verification; real keys use 65537.
+        guard bitLength(exponent) <= maximumRSAExponentBits else {
+            throw CryptoError.invalidKey("an RSA exponent above \(maximumRSAExponentBits) bits")
+        }
         // The builder references the BIGNUMs until OSSL_PARAM_BLD_to_param copies them.
         let n = BN_bin2bn(modulus, Int32(modulus.count), nil)
         let e = BN_bin2bn(exponent, Int32(exponent.count), nil)
@@ -22,19 +49,21 @@ public final class PublicKey: @unchecked Sendable {
             BN_free(e)
         }
         guard let n, let e else { throw CryptoError.cryptoFailure("BN_bin2bn") }
-        let key = try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto's check refused the RSA public key", fullCheck: fullCheck) { builder throws(CryptoError) in
+        return try make(type: gatehouse_key_type_rsa(), refusal: "libcrypto refused the RSA public key", fullCheck: false) { builder throws(CryptoError) in
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_n(), n), "OSSL_PARAM_BLD_push_BN")
             try check(OSSL_PARAM_BLD_push_BN(builder, gatehouse_param_rsa_e(), e), "OSSL_PARAM_BLD_push_BN")
         }
-        let bits = EVP_PKEY_get_bits(key.key)
-        guard bits >= minimumRSABits else {
-            throw CryptoError.invalidKey("RSA modulus of \(bits) bits (at least \(minimumRSABits) required)")
-        }
-        return key
     }
 
-    /// An EC P-256 public key from its 32-byte affine coordinates; the point must lie on the curve
-    /// (`fullCheck`: see ``make``).
+    /// The number of significant bits of a big-endian unsigned number (leading zero bytes and bits not counted).
+    public static func bitLength(_ bytes: [UInt8]) -> Int {
+        guard let first = bytes.firstIndex(where: { $0 != 0 }) else { return 0 }
+        return (bytes.count - first - 1) * 8 + (8 - bytes[first].leadingZeroBitCount)
+    }
+
+    /// An EC P-256 public key from its 32-byte affine coordinates; the point must lie on the curve.
+    /// `fullCheck` false skips libcrypto's public key check (a scalar multiplication), for a key
+    /// checked in full once already and read back from storage.
     public static func p256(x: [UInt8], y: [UInt8], fullCheck: Bool = true) throws(CryptoError) -> PublicKey {
         // The SEC 1 uncompressed point, in memory that outlives the builder's reference to it.
         let point = UnsafeMutableBufferPointer<UInt8>.allocate(capacity: 65)
@@ -52,6 +81,19 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     private init(_ key: OpaquePointer) { self.key = key }
+
+    /// What building a key asked of libcrypto, as reported to ``observer``.
+    public enum Work: Sendable, Equatable {
+        /// A key was made from its parameters (`EVP_PKEY_fromdata`).
+        case built
+        /// libcrypto's public key check ran on it (`EVP_PKEY_public_check`).
+        case checked
+    }
+
+    /// Called with each step of libcrypto work of the keys built in the current task: a hook for
+    /// tests that show a key was refused before libcrypto saw it, or built without the check.
+    /// Bound with `PublicKey.$observer.withValue(_:operation:)`; nil (nothing called) otherwise.
+    @TaskLocal public static var observer: (@Sendable (Work) -> Void)?
 
     deinit { EVP_PKEY_free(key) }
 
@@ -92,12 +134,12 @@ public final class PublicKey: @unchecked Sendable {
     }
 
     /// Builds a public key of `type` (a `gatehouse_key_type_…` name) from the parameters `fill`
-    /// pushes, and runs libcrypto's public key check on it (for EC: the point is on the curve;
-    /// for RSA: among others, an odd modulus and an odd exponent above 1); `refusal` says why either failed.
-    /// `fullCheck` false skips that check (a P-256 scalar multiplication), for a key checked in
-    /// full once already and read back from storage; decoding a P-256 point still refuses one off the curve.
+    /// pushes and, when `fullCheck` is true, runs libcrypto's public key check on it (for P-256: the
+    /// point is on the curve and of the group's order, one scalar multiplication); `refusal` says
+    /// why either failed. Decoding a P-256 point refuses one off the curve even without the check.
+    /// Each step is reported to ``observer``.
     private static func make(
-        type: UnsafePointer<CChar>, refusal: String, fullCheck: Bool = true, _ fill: (OpaquePointer) throws(CryptoError) -> Void
+        type: UnsafePointer<CChar>, refusal: String, fullCheck: Bool, _ fill: (OpaquePointer) throws(CryptoError) -> Void
     ) throws(CryptoError) -> PublicKey {
         guard let builder = OSSL_PARAM_BLD_new() else { throw CryptoError.cryptoFailure("OSSL_PARAM_BLD_new") }
         defer { OSSL_PARAM_BLD_free(builder) }
@@ -107,6 +149,7 @@ public final class PublicKey: @unchecked Sendable {
         guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(context) }
         try check(EVP_PKEY_fromdata_init(context), "EVP_PKEY_fromdata_init")
+        observer?(.built)
         var made: OpaquePointer?
         guard EVP_PKEY_fromdata(context, &made, gatehouse_evp_pkey_public_key_selection(), parameters) == 1, let made else {
             ERR_clear_error()
@@ -116,6 +159,7 @@ public final class PublicKey: @unchecked Sendable {
         guard fullCheck else { return key }
         guard let checker = EVP_PKEY_CTX_new_from_pkey(nil, made, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_pkey") }
         defer { EVP_PKEY_CTX_free(checker) }
+        observer?(.checked)
         guard EVP_PKEY_public_check(checker) == 1 else {
             ERR_clear_error()
             throw CryptoError.invalidKey(refusal)

@@ -225,7 +225,7 @@ extension Settings {
                  }
                  settings.webAuthnOrigins = origins
              }, { $0.webAuthnOrigins.isEmpty ? "(none)" : $0.webAuthnOrigins.joined(separator: ",") }),
-        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "`smtp://[user:password@]host[:port]` (STARTTLS when offered; required with a password) or `smtps://…`; unset: mail stays in the outbox, shown at `/_dev/mailbox` on a loopback listener",
+        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "`smtp://[user:password@]host[:port]` (STARTTLS required), `smtps://…`, or `smtp://host?tls=none` to a loopback host only; unset: mail stays in the outbox, shown at `/_dev/mailbox` on a loopback listener",
              { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
         text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",
              { $0.smtpCAFile = $1.isEmpty ? nil : $1 }, { $0.smtpCAFile ?? "(none)" }),

@@ -51,7 +51,8 @@ public struct JSONWebToken: Sendable {
         switch algorithm {
         case "RS256": expectedKeyType = "RSA"
         case "ES256": expectedKeyType = "EC"
-        default: throw JWTError.unsupportedAlgorithm(algorithm)
+        // The token's own text, which may be kilobytes long: cut for the description.
+        default: throw JWTError.unsupportedAlgorithm(algorithm.utf8Prefix(64))
         }
         guard key.keyType == expectedKeyType else {
             throw JWTError.keyMismatch("\(algorithm) needs an \(expectedKeyType) key, not \(key.keyType)")

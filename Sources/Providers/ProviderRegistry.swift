@@ -56,7 +56,7 @@ public final class ProviderRegistry: Sendable {
         do { token = try JSONWebToken(compact: compact) } catch { throw .invalid(detail: "token: \(error)") }
         // Refused before any key look-up, so a forged token never causes a fetch.
         guard Self.algorithms.contains(token.algorithm) else {
-            throw .invalid(detail: "token algorithm \(token.algorithm) is not RS256 or ES256")
+            throw .invalid(detail: "token algorithm \(ProviderFailure.quoted(token.algorithm)) is not RS256 or ES256")
         }
         let now = now()
         let key = try cache.key(id: token.keyId, now: now)

@@ -190,6 +190,45 @@ import WebAuthnTestSupport
         #expect(h.capturedLogs.contains { $0.contains("Origin \"https://evil.example\" is not allowed.") })
     }
 
+    /// A stranger's 16384-bit RSA key makes libcrypto do nothing: under a challenge never given
+    /// out it is refused as such, in a registration and in a log-in; under a real challenge a
+    /// registration refuses it for its size, and a log-in for carrying a key at all (the AT flag),
+    /// building only the stored passkey's key.
+    @Test func aHugeRSAKeyIsRefusedWithoutKeyWork() throws {
+        let h = try Harness()
+        let alice = try Self.user(h, "alice")
+        var credential = try Self.registered(h, token: alice.token)
+        let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
+        let unknownChallenge = [UInt8](repeating: 3, count: 32)
+
+        let options = try Self.registrationOptions(h, token: alice.token)
+        let (_, forged) = try Self.authenticator.register(options: options, .init(challenge: unknownChallenge, publicKey: huge))
+        let (_, real) = try Self.authenticator.register(options: options, .init(publicKey: huge))
+        var errors: [String?] = []
+        let registrationWork = KeyWork.during {
+            errors.append(Self.error(Self.register(h, forged, token: alice.token)))
+            errors.append(Self.error(Self.register(h, real, token: alice.token)))
+        }
+        #expect(errors == ["142 Invalid passkey registration.", "142 Invalid passkey registration."])
+        #expect(registrationWork.isEmpty)
+        let refusals = h.capturedLogs.filter { $0.contains("passkey registration refused") }
+        #expect(refusals.count == 2 && refusals[0].contains("the challenge was not given to this user"), "\(refusals)")
+        #expect(refusals.last?.contains("an RSA modulus of 16384 bits (2048 to 4096 accepted)") == true, "\(refusals)")
+
+        let loginOptions = try Self.loginOptions(h, username: "alice")
+        let forgedAssertion = try Self.authenticator.assert(options: loginOptions, credential: &credential, .init(challenge: unknownChallenge, publicKey: huge))
+        let forgedWork = KeyWork.during { errors = [Self.error(Self.logIn(h, forgedAssertion))] }
+        #expect(errors == ["101 Invalid passkey."])
+        #expect(forgedWork.isEmpty)
+        let realAssertion = try Self.authenticator.assert(options: loginOptions, credential: &credential, .init(publicKey: huge))
+        let realWork = KeyWork.during { errors = [Self.error(Self.logIn(h, realAssertion))] }
+        #expect(errors == ["101 Invalid passkey."])
+        #expect(realWork == [.built])
+        let logIns = h.capturedLogs.filter { $0.contains("passkey log-in refused") }
+        #expect(logIns.count == 2 && logIns[0].contains("the challenge was not given out"), "\(logIns)")
+        #expect(logIns.last?.contains("the AT flag (attested credential data) in an assertion") == true, "\(logIns)")
+    }
+
     @Test func aCredentialIdIsRegisteredOnce() throws {
         let h = try Harness()
         let alice = try Self.user(h, "alice")

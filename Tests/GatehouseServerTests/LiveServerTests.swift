@@ -220,6 +220,26 @@ import Testing
         }
     }
 
+    /// Logs and metrics name an operation only by a name found in the document, cut to 100 UTF-8
+    /// bytes: a client's `operationName` that names no operation (here one grapheme cluster of
+    /// 100,001 bytes) reaches neither.
+    @Test func operationNamesInLogsAndMetricsComeFromTheDocumentCutByBytes() throws {
+        let live = try LiveServer()
+        let madeUp = "a" + String(repeating: "\u{301}", count: 50_000)
+        _ = try live.graphQL("{ health }", operationName: madeUp)
+        let long = String(repeating: "Q", count: 5000)
+        #expect(try live.graphQL("query \(long) { health }", operationName: long).status == 200)
+        let lines = try live.logs.requestLines().filter { $0["path"] == "/graphql" }
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0["operation"] == nil }, "\(lines)")
+        #expect(lines.contains { $0["operation"]?.stringValue == String(repeating: "Q", count: 100) }, "\(lines)")
+        #expect(!live.logs.text.contains("\u{301}"))
+        #expect(live.logs.lines.allSatisfy { $0.utf8.count < 1000 })
+        let metrics = try live.get("/metrics").text
+        #expect(!metrics.contains("\u{301}"))
+        #expect(metrics.contains(#"gatehouse_requests_total{operation="\#(String(repeating: "Q", count: 100))",status="200"} 1"#), "\(metrics)")
+    }
+
     /// A refused credential (here an anonymous id that is empty) is logged as a refusal at info
     /// level with why, not as an internal error: nothing went wrong in the server.
     @Test func aRefusedCredentialIsLoggedAsARefusal() throws {

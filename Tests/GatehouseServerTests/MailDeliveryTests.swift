@@ -260,6 +260,15 @@ extension LiveServer {
         #expect(text.contains("GATEHOUSE_SMTP_URL") && !text.contains("sekrit-pw"), "\(text)")
     }
 
+    /// Plain SMTP (`?tls=none`) to a host other than this machine stops start-up, saying why.
+    @Test func plainSMTPToAnotherHostIsAStartError() throws {
+        let error = #expect(throws: GatehouseServer.StartError.self) {
+            _ = try LiveServer { $0.smtpURL = "smtp://mail.example.com:25?tls=none" }
+        }
+        let text = try #require(error).description
+        #expect(text.hasPrefix("GATEHOUSE_SMTP_URL (--smtp-url): ?tls=none (plain SMTP) is allowed only to a loopback host"), "\(text)")
+    }
+
     @Test func badMailFromIsAStartError() throws {
         let error = #expect(throws: GatehouseServer.StartError.self) {
             _ = try LiveServer { $0.mailFrom = "Support <support@@example.com>" }
