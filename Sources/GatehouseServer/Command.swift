@@ -74,6 +74,7 @@ public enum Command {
             return 1
         }
         print("gatehouse listening on \(server.endpoint)")
+        print("the sample app and the explorer: \(server.publicURL)/")
         fflush(nil)  // flush stdout so a supervisor reading the line sees it now
         let signal = signals.wait()
         server.logger.info("shutting down", ["signal": .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")])

@@ -5,6 +5,7 @@ import Foundation
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
+import IPNetworks
 import Locking
 import Mail
 import Postgres
@@ -85,10 +86,9 @@ public final class GatehouseServer: Sendable {
         }
         var socketHandedOver = false
         defer { if !socketHandedOver { close(socket) } }
-        let publicURL = settings.publicURL ?? {
-            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-            return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
-        }()
+        let publicURL = settings.publicURL
+            ?? Self.defaultPublicURL(host: settings.host, port: HTTPServer.port(ofListeningSocket: socket) ?? settings.port)
+        self.publicURL = publicURL
 
         if settings.readDatabaseURL != nil && settings.databaseURL == nil {
             throw StartError("GATEHOUSE_READ_DATABASE_URL (--read-database-url) needs DATABASE_URL: it names a standby of that database.")
@@ -249,6 +249,19 @@ public final class GatehouseServer: Sendable {
 
     /// HTTP connections closed by the request deadline (``HTTPServer/timedOutRequestCount``).
     public var timedOutRequestCount: Int { http.timedOutRequestCount }
+
+    /// The address users reach the server at: `GATEHOUSE_PUBLIC_URL`, else ``defaultPublicURL(host:port:)``.
+    public let publicURL: String
+
+    /// The public URL of a server without `GATEHOUSE_PUBLIC_URL`: `http://<host>:<port>` of the
+    /// listener, but `http://localhost:<port>` for a loopback listener. Browsers refuse passkeys on
+    /// an IP address (the relying party id must be a domain) and treat `localhost` as a secure
+    /// context, so a server on 127.0.0.1 gets working passkeys and links a browser on the same
+    /// machine can open.
+    static func defaultPublicURL(host: String, port: Int) -> String {
+        if host == "localhost" || IPAddress(host)?.isLoopback == true { return "http://localhost:\(port)" }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
 
     /// The GraphQL endpoint's URL.
     public var endpoint: String {

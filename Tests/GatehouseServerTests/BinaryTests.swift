@@ -19,11 +19,13 @@ import TestSupport
         ]))
         defer { child.kill() }
 
-        let listening = child.stdout.wait(timeout: 60) { $0.contains("\n") }
-        let line = try #require(listening?.split(separator: "\n").first.map(String.init), "stderr: \(child.stderr.text)")
+        let listening = child.stdout.wait(timeout: 60) { $0.split(separator: "\n").count >= 2 }
+        let lines = try #require(listening?.split(separator: "\n").map(String.init), "stderr: \(child.stderr.text)")
         let prefix = "gatehouse listening on http://127.0.0.1:"
-        #expect(line.hasPrefix(prefix) && line.hasSuffix("/graphql"), "\(line)")
-        let port = try #require(Int(line.dropFirst(prefix.count).dropLast("/graphql".count)))
+        #expect(lines[0].hasPrefix(prefix) && lines[0].hasSuffix("/graphql"), "\(lines)")
+        let port = try #require(Int(lines[0].dropFirst(prefix.count).dropLast("/graphql".count)))
+        // The page's address: localhost, where browsers allow passkeys.
+        #expect(lines[1] == "the sample app and the explorer: http://localhost:\(port)/", "\(lines)")
 
         let connection = try HTTPConnection(port: port)
         let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "larch-ridge-11"))

@@ -314,7 +314,7 @@ extension LiveServer {
         #expect(mail.header("From")?.contains("Acme Support") == true && mail.contentType == "multipart/alternative")
         #expect(mail.defects.isEmpty, "\(mail.defects)")
         #expect(mail.subject.contains("Acme"), "\(mail.subject)")
-        let prefix = "http://127.0.0.1:\(live.server.port)/reset-password?token="
+        let prefix = "http://localhost:\(live.server.port)/reset-password?token="
         let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
         let link = try #require(lines.first { $0.hasPrefix(prefix) }, "the link alone on a line: \(lines)")
         #expect(link.hasSuffix("&username=carol"))
