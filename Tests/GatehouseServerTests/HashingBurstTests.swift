@@ -18,7 +18,7 @@ import TestSupport
     /// all 50 served; at 0.25 s 42 are admitted and the other 8 refused at once with 155.
     @Test(arguments: [(0.2, 0), (0.25, 8)])
     func fiftySimultaneousSignUps(hashCost cost: Double, refused: Int) throws {
-        let gate = HashGate()
+        let gate = JobGate()
         let server = try InProcessServer(hashingMeter: { job in
             gate.pass()
             job()
@@ -89,33 +89,5 @@ import TestSupport
         let all = outcomes.withLock { $0 }
         #expect(all.count == clients)
         #expect(all.values.filter { $0 == "ok" }.count == clients - refused, "\(all.filter { $0.value != "ok" })")
-    }
-}
-
-/// Holds the hashing jobs that reach it while shut; open at first, so the pool's start-up
-/// measurement passes.
-private final class HashGate: @unchecked Sendable {
-    // @unchecked: `isShut` is read and written with `condition` locked.
-    private let condition = NSCondition()
-    private var isShut = false
-
-    func shut() {
-        condition.lock()
-        isShut = true
-        condition.unlock()
-    }
-
-    func open() {
-        condition.lock()
-        isShut = false
-        condition.broadcast()
-        condition.unlock()
-    }
-
-    /// Returns once the gate is open.
-    func pass() {
-        condition.lock()
-        while isShut { condition.wait() }
-        condition.unlock()
     }
 }
