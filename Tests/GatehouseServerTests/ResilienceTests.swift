@@ -202,7 +202,7 @@ extension ResilienceTests {
         #expect(try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).status == 200)
         #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
         let ids = try Outbox(live.server).insert()
-        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+        #expect(eventually { smtp.messageIds() == ids })
     }
 
     /// A database that turns read-only under a running server (a primary demoted, or the proxy
@@ -262,10 +262,10 @@ extension ResilienceTests {
         #expect(try eventually { try Self.sample(live, "gatehouse_session_cache_sessions") == 1 })
         // Ended by another instance: no notification comes; the cache forgets it within the bound.
         try admin.execute("DELETE FROM sessions")
-        #expect(try eventually(timeout: .seconds(10)) { try viewer() == 209 })
+        #expect(try eventually { try viewer() == 209 })
 
         let ids = try Outbox(live.server).insert()
-        #expect(eventually(timeout: .seconds(10)) { smtp.messageIds() == ids })
+        #expect(eventually { smtp.messageIds() == ids })
     }
 
     /// An engine without NOTIFY, played by plain PostgreSQL: the database's `search_path` puts a
@@ -333,7 +333,7 @@ extension ResilienceTests {
         let loggedOut = try call(polling, Documents.logOut, laptop)
         #expect(loggedOut.at("data", "logOut", "ok") == true, "\(loggedOut)")
         #expect(try viewerError(polling, laptop) == 209)
-        #expect(try eventually(timeout: .seconds(10)) {
+        #expect(try eventually {
             try admin.queryFirst("SELECT count(*)::int8 FROM mail_outbox WHERE kind = 'reset_password' AND state = 'sent'")?
                 .decode(Int.self, at: 0) == 1
         })

@@ -148,7 +148,7 @@ import TestSupport
         let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2)
         let a = instance(database, hashing: hashing, now: now)
         let b = instance(database, hashing: hashing, now: now)
-        #expect(eventually(timeout: .seconds(10)) { a.cache.isLive && b.cache.isLive })
+        #expect(eventually { a.cache.isLive && b.cache.isLive })
         return (database, a, b, hashing)
     }
 
@@ -187,9 +187,9 @@ import TestSupport
         #expect(try b.auth.viewer(token: grant.sessionToken).user.email == "dave@example.com")
         let connection = try database.connect()
         try connection.execute("UPDATE users SET email = 'dave@example.org', updated_at = now() WHERE object_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
+        #expect(eventually { (try? b.auth.viewer(token: grant.sessionToken).user.email) == "dave@example.org" })
         try connection.execute("DELETE FROM users WHERE object_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
         connection.close()
     }
 
@@ -205,11 +205,11 @@ import TestSupport
             SELECT pg_terminate_backend(pid) FROM pg_stat_activity
             WHERE datname = current_database() AND query LIKE 'LISTEN%' AND pid <> pg_backend_pid()
             """)
-        #expect(eventually(timeout: .seconds(10)) { !b.cache.isLive || b.cache.count == 0 })
+        #expect(eventually { !b.cache.isLive || b.cache.count == 0 })
         // While it reconnects, viewer still answers correctly (from the database).
         try connection.execute("DELETE FROM sessions WHERE user_id = \(grant.user.objectId)")
-        #expect(eventually(timeout: .seconds(10)) { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
-        #expect(eventually(timeout: .seconds(10)) { b.cache.isLive }, "the listener reconnects")
+        #expect(eventually { (try? b.auth.viewer(token: grant.sessionToken)) == nil })
+        #expect(eventually { b.cache.isLive }, "the listener reconnects")
         let again = try a.auth.logIn(username: "erin", password: "password123", hasAuthData: false, request: AuthRequest(clientAddress: "127.0.0.1"))
         _ = try b.auth.viewer(token: again.sessionToken)
         #expect(b.cache.count == 1, "the cache refills")
@@ -234,10 +234,10 @@ import TestSupport
         }
         try a.auth.revokeSession(id: phone.session.globalId, caller: mine)
         #expect(ended(a, phone))
-        #expect(eventually(timeout: .seconds(10)) { ended(b, phone) })
+        #expect(eventually { ended(b, phone) })
         #expect(try b.auth.revokeOtherSessions(caller: mine) == 1)
         #expect(ended(b, tablet))
-        #expect(eventually(timeout: .seconds(10)) { ended(a, tablet) })
+        #expect(eventually { ended(a, tablet) })
         for instance in [a, b] { #expect(try instance.auth.viewer(token: mine.sessionToken).session == mine.session) }
     }
 
@@ -259,7 +259,7 @@ import TestSupport
         _ = try b.auth.viewer(token: other.sessionToken)
         #expect(b.cache.count == 2)
         try a.auth.logOut(token: other.sessionToken)
-        #expect(eventually(timeout: .seconds(10)) { b.cache.count == 1 })
+        #expect(eventually { b.cache.count == 1 })
         #expect(b.cache.lookup(SHA256.digest(used.sessionToken)) != nil)
     }
 }
