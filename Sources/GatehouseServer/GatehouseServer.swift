@@ -39,7 +39,15 @@ public final class GatehouseServer: Sendable {
     /// Starts everything; when this returns the server is accepting requests. `listenSocket`: a
     /// socket already listening on the settings' address (opened while still root), else the
     /// server binds it.
-    public init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
+    public convenience init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
+        try self.init(settings: settings, logger: logger, listenSocket: listenSocket, hashingMeter: nil)
+    }
+
+    /// A server whose password hashing pool measures its jobs with `hashingMeter` (nil: their CPU
+    /// time): tests give fixed costs, so that which hashes are admitted does not depend on the machine.
+    package init(
+        settings: Settings, logger: Logger?, listenSocket: Int32?, hashingMeter: PasswordHashingPool.JobMeter?
+    ) throws(StartError) {
         self.settings = settings
         let logger = logger ?? Logger(level: settings.logLevel)
         self.logger = logger
@@ -123,7 +131,9 @@ public final class GatehouseServer: Sendable {
         }
         let hasher: PasswordHasher
         do { hasher = try PasswordHasher(cost: cost) } catch { throw StartError("password hasher: \(error)") }
-        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait)
+        let hashing = PasswordHashingPool(
+            hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait,
+            meter: hashingMeter ?? PasswordHashingPool.threadCPUSeconds)
         self.hashing = hashing
         defer { if !started { hashing.shutdown() } }
 

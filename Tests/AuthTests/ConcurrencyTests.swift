@@ -10,7 +10,7 @@ import Testing
     @Test(arguments: ["same username", "same email"])
     func fiftySimultaneousSignUps(_ clash: String) throws {
         let threads = 50
-        // A queue of 64 hashing jobs holds all 50; a rate limit of 100 per address never bites.
+        // At the minimum cost the hashing pool admits all 50 at once; a rate limit of 100 per address never bites.
         let h = try Harness(poolSize: 8)
         let results = simultaneously(threads) { index in
             let fields: JSON = clash == "same username"
