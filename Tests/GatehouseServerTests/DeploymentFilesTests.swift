@@ -87,7 +87,7 @@ import Testing
         #expect(try publicConnect?.decode(Bool.self, at: 0) == false)
 
         let live = try LiveServer { $0.databaseURL = connectionString }
-        let signedUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("composed", "password11"))
+        let signedUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("composed", "larch-ridge-11"))
         #expect(try signedUp.json().at("data", "signUp", "viewer", "user", "username") == "composed", "\(signedUp.text)")
     }
 
