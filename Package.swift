@@ -50,8 +50,9 @@ let package = Package(
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
-        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
-        // list into Auth as `CommonPasswordList.text`.
+        // Compiles text files into targets as Swift strings: schema.graphql into AuthGraphQL as
+        // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`
+        // (Plugins/EmbedText/plugin.swift lists them).
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
         .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 
@@ -100,6 +101,7 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "EmbedTextTests", exclude: ["Fixtures"], plugins: ["EmbedText"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),
         .testTarget(
             name: "SessionCacheTests",
