@@ -43,16 +43,17 @@ let package = Package(
         // WebAuthn relying party: strict CBOR, COSE keys, authenticator and client data, the
         // registration and authentication checks (ES256/RS256 through Crypto, SHA-256 through Sodium).
         .target(name: "WebAuthn", dependencies: ["Crypto", "JSON", "Sodium"]),
-        // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
-        .target(name: "Mail"),
+        // Mail messages: templates in four languages (the HTML part's markup in HTML/), MIME and RFC 2047
+        // encoding. Knows no users or databases.
+        .target(name: "Mail", exclude: ["HTML"], plugins: ["EmbedText"]),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
         // Compiles text files into targets as Swift strings: schema.graphql into AuthGraphQL as
-        // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`
-        // (Plugins/EmbedText/plugin.swift lists them).
+        // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`, the
+        // mail's HTML into Mail as `MailHTML` (Plugins/EmbedText/plugin.swift lists them).
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
         .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 

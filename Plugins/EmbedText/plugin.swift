@@ -37,6 +37,10 @@ struct EmbedText: BuildToolPlugin {
             enumName: "CommonPasswordList", access: "public",
             summary: "SecLists' 10,000 most common passwords, one a line (MIT licence: see CommonPasswords/LICENSE).",
             source: .file("Sources/Auth/Policy/CommonPasswords/10k-most-common.txt", property: "text")),
+        "Mail": Embedding(
+            enumName: "MailHTML", access: "internal",
+            summary: "The markup of the mail's HTML part (filled in by MailComposer).",
+            source: .folder("Sources/Mail/HTML", extensions: ["html"])),
         "EmbedTextTests": Embedding(
             enumName: "EmbeddedFixtures", access: "internal",
             summary: "The files of Fixtures/, to check that embedding keeps every character.",
