@@ -53,14 +53,17 @@ let package = Package(
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
         // Compiles text files into targets as Swift strings: schema.graphql into AuthGraphQL as
         // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`, the
-        // mail's HTML into Mail as `MailHTML` (Plugins/EmbedText/plugin.swift lists them).
+        // mail's HTML into Mail as `MailHTML`, the pages folder into GatehouseServer as `PageFiles`
+        // (Plugins/EmbedText/plugin.swift lists them).
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
         .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 
-        // Configuration, wiring, embedded database, logging, metrics, signals.
+        // Configuration, wiring, embedded database, logging, metrics, signals, and the browser
+        // pages, whose HTML, CSS, JavaScript and texts are files in Pages/, compiled in.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"],
+            exclude: ["Pages"], plugins: ["EmbedText"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 

@@ -41,6 +41,10 @@ struct EmbedText: BuildToolPlugin {
             enumName: "MailHTML", access: "internal",
             summary: "The markup of the mail's HTML part (filled in by MailComposer).",
             source: .folder("Sources/Mail/HTML", extensions: ["html"])),
+        "GatehouseServer": Embedding(
+            enumName: "PageFiles", access: "internal",
+            summary: "The browser pages' HTML, CSS, JavaScript and texts (see Pages/README.md).",
+            source: .folder("Sources/GatehouseServer/Pages", extensions: ["html", "css", "js", "json"])),
         "EmbedTextTests": Embedding(
             enumName: "EmbeddedFixtures", access: "internal",
             summary: "The files of Fixtures/, to check that embedding keeps every character.",
