@@ -44,22 +44,27 @@ let package = Package(
         // WebAuthn relying party: strict CBOR, COSE keys, authenticator and client data, the
         // registration and authentication checks (ES256/RS256 through Crypto, SHA-256 through Sodium).
         .target(name: "WebAuthn", dependencies: ["Crypto", "JSON", "Sodium"]),
-        // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
-        .target(name: "Mail"),
+        // Mail messages: templates in four languages (the HTML part's markup in HTML/), MIME and RFC 2047
+        // encoding. Knows no users or databases.
+        .target(name: "Mail", exclude: ["HTML"], plugins: ["EmbedText"]),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
-        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
-        // list into Auth as `CommonPasswordList.text`.
+        // Compiles text files into targets as Swift strings: schema.graphql into AuthGraphQL as
+        // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`, the
+        // mail's HTML into Mail as `MailHTML`, the pages folder into GatehouseServer as `PageFiles`
+        // (Plugins/EmbedText/plugin.swift lists them).
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
         .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 
-        // Configuration, wiring, embedded database, logging, metrics, signals.
+        // Configuration, wiring, embedded database, logging, metrics, signals, and the browser
+        // pages, whose HTML, CSS, JavaScript and texts are files in Pages/, compiled in.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"],
+            exclude: ["Pages"], plugins: ["EmbedText"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -101,6 +106,7 @@ let package = Package(
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
         .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "EmbedTextTests", exclude: ["Fixtures"], plugins: ["EmbedText"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),
         .testTarget(
             name: "SessionCacheTests",

@@ -1,11 +1,7 @@
-extension AppPage {
-    /// The sample app's QR encoder (the TOTP enrolment's `otpauth://` link): byte mode, error
-    /// correction level M, versions 1 to 10 (up to 213 bytes), the mask with the lowest penalty.
-    /// The page draws it itself, so no image leaves or enters the page.
-    static let qrCode = #"""
 // A QR code (ISO/IEC 18004) of `text` in byte mode at error correction level M, versions 1-10:
 // an array of rows of booleans (true: dark), without the quiet zone. Longer than 213 bytes of
-// UTF-8: a RangeError.
+// UTF-8: a RangeError. The sample app draws it for the TOTP enrolment's otpauth:// link, so no
+// image of the secret leaves or enters the page.
 function qrCode(text) {
   const data = Array.from(new TextEncoder().encode(text));
   // Error correction level M, versions 1-10: codewords per block, and number of blocks.
@@ -187,7 +183,4 @@ function qrCode(text) {
   applyMask(best);
   drawFormat(best);
   return dark;
-}
-
-"""#
 }
