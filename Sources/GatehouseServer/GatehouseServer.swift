@@ -6,7 +6,7 @@ import GraphQL
 import GraphQLHTTP
 import HTTPServer
 import IPNetworks
-import Locking
+import Threading
 import Mail
 import Postgres
 import Providers

@@ -1,7 +1,7 @@
 import Auth
 import Curl
 import Foundation
-import Locking
+import Threading
 import Mail
 import Postgres
 

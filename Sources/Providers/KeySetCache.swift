@@ -1,7 +1,7 @@
 import Curl
 import Foundation
 import JWT
-import Locking
+import Threading
 
 /// One provider's JSON Web Key Set, fetched on first use and kept for its `Cache-Control: max-age`
 /// (one hour when absent).

@@ -1,4 +1,4 @@
-public import Crypto
+public import Signatures
 
 /// A credential public key in COSE form (RFC 9053, WebAuthn §5.8.5): EC2 P-256 with ES256 (-7)
 /// or RSA with RS256 (-257) and a modulus of ``rsaModulusBits``. Other key types, curves,
@@ -41,7 +41,7 @@ public struct COSEKey: Sendable {
             guard case .bytes(let x)? = item[int: -2], x.count == 32, case .bytes(let y)? = item[int: -3], y.count == 32 else {
                 throw WebAuthnError.unsupportedKey("EC2 coordinates are not two 32-byte strings")
             }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.p256(x: x, y: y, fullCheck: fullCheck) }
+            publicKey = try Self.checked { () throws(SignatureError) in try PublicKey.p256(x: x, y: y, fullCheck: fullCheck) }
         case (3, .rs256):
             guard case .bytes(let n)? = item[int: -1], !n.isEmpty, case .bytes(let e)? = item[int: -2], !e.isEmpty else {
                 throw WebAuthnError.unsupportedKey("RSA modulus and exponent are not byte strings")
@@ -52,7 +52,7 @@ public struct COSEKey: Sendable {
                 throw WebAuthnError.unsupportedKey(
                     "an RSA modulus of \(bits) bits (\(Self.rsaModulusBits.lowerBound) to \(Self.rsaModulusBits.upperBound) accepted)")
             }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.rsa(modulus: n, exponent: e) }
+            publicKey = try Self.checked { () throws(SignatureError) in try PublicKey.rsa(modulus: n, exponent: e) }
         default:
             throw WebAuthnError.unsupportedKey("key type \(keyType) with algorithm \(alg)")
         }
@@ -61,7 +61,7 @@ public struct COSEKey: Sendable {
     }
 
     /// libcrypto's refusal of a key as `invalidKey`.
-    private static func checked(_ make: () throws(CryptoError) -> PublicKey) throws(WebAuthnError) -> PublicKey {
+    private static func checked(_ make: () throws(SignatureError) -> PublicKey) throws(WebAuthnError) -> PublicKey {
         do { return try make() } catch { throw WebAuthnError.invalidKey(error.description) }
     }
 

@@ -1,4 +1,4 @@
-public import Crypto
+public import Signatures
 internal import Synchronization
 internal import WebAuthn
 

@@ -1,4 +1,4 @@
-public import Crypto
+public import Signatures
 public import JSON
 internal import Sodium
 internal import WebAuthn
@@ -18,7 +18,7 @@ public struct SoftwareCredential: Sendable {
 
 /// A software WebAuthn authenticator and client for tests and benchmarks: it turns the
 /// options JSON of `RelyingParty` into `RegistrationResponseJSON` and `AuthenticationResponseJSON`
-/// as a browser would, signing with a `Crypto.PrivateKey`. `Variation` makes deliberately bad
+/// as a browser would, signing with a `Signatures.PrivateKey`. `Variation` makes deliberately bad
 /// responses, one fault at a time.
 public struct SoftwareAuthenticator: Sendable {
     /// The origin the "browser" reports in `clientDataJSON`.

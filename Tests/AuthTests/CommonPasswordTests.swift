@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Foundation
 import Testing
 import TestSupport

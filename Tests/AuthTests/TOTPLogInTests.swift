@@ -1,5 +1,5 @@
 import Auth
-import Crypto
+import OneTimeCodes
 import Foundation
 import GraphQL
 import JSON

@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import ServerTestSupport
 import TestSupport

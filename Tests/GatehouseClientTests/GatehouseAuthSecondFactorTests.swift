@@ -1,11 +1,11 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import GatehouseClient
 import GatehouseServer
 import ServerTestSupport
 import Testing
 
-/// TOTP through GatehouseAuth against an in-process server, with codes made by `Crypto.TOTP`:
+/// TOTP through GatehouseAuth against an in-process server, with codes made by `OneTimeCodes.TOTP`:
 /// the secret and URI helpers, enrolment, log-in with a code or a recovery code, the -1 and 141
 /// answers, new recovery codes, removal, and `GATEHOUSE_MFA=required`.
 @Suite(.timeLimit(.minutes(2)))

@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import JSON
 import Sodium
 import Testing

@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Testing
 import WebAuthn
 import WebAuthnTestSupport

@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import JSON
 import Postgres

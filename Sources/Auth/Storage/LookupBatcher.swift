@@ -1,5 +1,5 @@
 import Dispatch
-import Locking
+import Threading
 
 /// Coalesces concurrent lookups by key into batches, so that N requests asking at once
 /// cost one statement for N keys instead of N statements (the viewer's session lookup: one

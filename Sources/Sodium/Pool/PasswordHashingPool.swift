@@ -1,6 +1,6 @@
 internal import CSodium
 import Glibc
-import Locking
+import Threading
 
 /// A bounded pool of worker threads that hash and verify passwords for blocking callers,
 /// admitting a job by the wait it would have.

@@ -1,6 +1,6 @@
 import Foundation
 import Glibc
-import Locking
+import Threading
 import Synchronization
 import Testing
 

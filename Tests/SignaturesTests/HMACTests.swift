@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Testing
 
 /// HMAC-SHA-1 against the test cases of RFC 2202 §3.

@@ -1,4 +1,5 @@
 import Foundation
+import Signatures
 
 /// Time-based one-time passwords (RFC 6238 over HOTP, RFC 4226) as authenticator apps make them:
 /// HMAC-SHA-1, 30-second steps counted from the Unix epoch, 6 digits.

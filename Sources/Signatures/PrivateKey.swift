@@ -23,9 +23,9 @@ public final class PrivateKey: @unchecked Sendable {
     public let kind: Kind
 
     /// Generates a new key of `kind`.
-    public init(generating kind: Kind) throws(CryptoError) {
+    public init(generating kind: Kind) throws(SignatureError) {
         let type = kind == .p256 ? gatehouse_key_type_ec() : gatehouse_key_type_rsa()
-        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw CryptoError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
+        guard let context = EVP_PKEY_CTX_new_from_name(nil, type, nil) else { throw SignatureError.cryptoFailure("EVP_PKEY_CTX_new_from_name") }
         defer { EVP_PKEY_CTX_free(context) }
         try PublicKey.check(EVP_PKEY_keygen_init(context), "EVP_PKEY_keygen_init")
         switch kind {
@@ -35,7 +35,7 @@ public final class PrivateKey: @unchecked Sendable {
         var made: OpaquePointer?
         guard EVP_PKEY_keygen(context, &made) == 1, let made else {
             ERR_clear_error()
-            throw CryptoError.cryptoFailure("EVP_PKEY_keygen")
+            throw SignatureError.cryptoFailure("EVP_PKEY_keygen")
         }
         self.key = made
         self.kind = kind
@@ -44,7 +44,7 @@ public final class PrivateKey: @unchecked Sendable {
     deinit { EVP_PKEY_free(key) }
 
     /// The public key's numbers (for a COSE key or a JWK).
-    public func publicNumbers() throws(CryptoError) -> PublicNumbers {
+    public func publicNumbers() throws(SignatureError) -> PublicNumbers {
         switch kind {
         case .p256:
             return .p256(x: try number(gatehouse_param_ec_pub_x(), padTo: 32), y: try number(gatehouse_param_ec_pub_y(), padTo: 32))
@@ -54,7 +54,7 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// The public half as a `PublicKey`.
-    public func publicKey() throws(CryptoError) -> PublicKey {
+    public func publicKey() throws(SignatureError) -> PublicKey {
         switch try publicNumbers() {
         case .p256(let x, let y): try PublicKey.p256(x: x, y: y)
         case .rsa(let modulus, let exponent): try PublicKey.rsa(modulus: modulus, exponent: exponent)
@@ -63,8 +63,8 @@ public final class PrivateKey: @unchecked Sendable {
 
     /// Signs `message` with SHA-256: DER-encoded ECDSA for P-256, PKCS#1 v1.5 for RSA (what
     /// `PublicKey.verifySHA256` verifies).
-    public func signSHA256(_ message: [UInt8]) throws(CryptoError) -> [UInt8] {
-        guard let context = EVP_MD_CTX_new() else { throw CryptoError.cryptoFailure("EVP_MD_CTX_new") }
+    public func signSHA256(_ message: [UInt8]) throws(SignatureError) -> [UInt8] {
+        guard let context = EVP_MD_CTX_new() else { throw SignatureError.cryptoFailure("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
         try PublicKey.check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit")
         var length = 0
@@ -75,16 +75,16 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     /// A big-number parameter of the key, big-endian, left-padded with zeros to `padTo` bytes (0: minimal).
-    private func number(_ name: UnsafePointer<CChar>, padTo width: Int) throws(CryptoError) -> [UInt8] {
+    private func number(_ name: UnsafePointer<CChar>, padTo width: Int) throws(SignatureError) -> [UInt8] {
         var bn: OpaquePointer?
         guard EVP_PKEY_get_bn_param(key, name, &bn) == 1, let bn else {
             ERR_clear_error()
-            throw CryptoError.cryptoFailure("EVP_PKEY_get_bn_param")
+            throw SignatureError.cryptoFailure("EVP_PKEY_get_bn_param")
         }
         defer { BN_free(bn) }
         let size = max(width, Int((BN_num_bits(bn) + 7) / 8))
         var bytes = [UInt8](repeating: 0, count: size)
-        guard BN_bn2binpad(bn, &bytes, Int32(size)) == Int32(size) else { throw CryptoError.cryptoFailure("BN_bn2binpad") }
+        guard BN_bn2binpad(bn, &bytes, Int32(size)) == Int32(size) else { throw SignatureError.cryptoFailure("BN_bn2binpad") }
         return bytes
     }
 }

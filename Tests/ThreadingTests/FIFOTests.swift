@@ -1,4 +1,4 @@
-import Locking
+import Threading
 import Testing
 
 /// Elements leave in arrival order across wrap-around and growth; the ring keeps its capacity.

@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Testing
 
 /// SHA-1 through libcrypto.

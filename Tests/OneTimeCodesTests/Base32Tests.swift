@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Testing
 
 /// Base32 against RFC 4648 §10's test vectors, and what it refuses.

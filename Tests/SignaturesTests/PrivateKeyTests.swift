@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Testing
 
 /// Generated keys sign what `PublicKey` verifies, and their public numbers have WebAuthn's widths.
