@@ -49,7 +49,9 @@ extension GatehouseAuth {
     ///   ``GatehouseError/secondFactorRequired`` without it (as with a password).
     /// - Throws: ``GatehouseError/unsupportedProvider``, ``GatehouseError/invalidProviderToken(provider:)``,
     ///   ``GatehouseError/secondFactorRequired``, ``GatehouseError/invalidSecondFactorCode``,
-    ///   ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
+    ///   ``GatehouseError/invalidRecoveryCode``, ``GatehouseError/emailNotVerified`` (the server
+    ///   requires verified addresses, and the account's, or the one given for a new account, is
+    ///   not yet), ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
     @discardableResult
     public func logIn(with provider: AuthProvider, totpCode: String? = nil) async throws(GatehouseError) -> User {
         var authData: [String: JSONValue] = [provider.name: try authData(provider)]

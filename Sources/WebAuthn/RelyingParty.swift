@@ -66,6 +66,8 @@ public struct RelyingParty: Sendable {
         public let credentialId: [UInt8]
         public let publicKey: COSEKey
         public let signCount: UInt32
+        /// The UV flag: the authenticator verified its user (PIN, biometrics) when it made the credential.
+        public let userVerified: Bool
     }
 
     /// Verifies a registration (§7.1 steps 7-24, without trust-anchor checks): type
@@ -101,7 +103,9 @@ public struct RelyingParty: Sendable {
         default:
             break
         }
-        return RegisteredCredential(credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authenticatorData.signCount)
+        return RegisteredCredential(
+            credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authenticatorData.signCount,
+            userVerified: authenticatorData.flags.contains(.userVerified))
     }
 
     /// What the service stored for a passkey, as the authentication check needs it.
@@ -118,6 +122,20 @@ public struct RelyingParty: Sendable {
         }
     }
 
+    /// What a verified assertion proved.
+    public struct VerifiedAssertion: Sendable, Hashable {
+        /// The counter to store.
+        public let signCount: UInt32
+        /// The UV flag: the authenticator verified its user (PIN, biometrics), not only their
+        /// presence. Without it the assertion proves possession of the authenticator alone.
+        public let userVerified: Bool
+
+        public init(signCount: UInt32, userVerified: Bool) {
+            self.signCount = signCount
+            self.userVerified = userVerified
+        }
+    }
+
     /// Verifies an assertion (§7.2 steps 5-21) made with `credential` (found by the response's
     /// credential id): type `webauthn.get`, `expectedChallenge`, an allowed origin, not
     /// cross-origin (all before the authenticator data is parsed), authenticator data without
@@ -126,10 +144,11 @@ public struct RelyingParty: Sendable {
     /// one it must be the owner's; `userHandleRequired` when the options named no user), and
     /// last the counter: when the received or the stored counter is non-zero, the received one
     /// must be greater (`counterNotIncreased` means a possible clone; it is thrown only for a
-    /// valid signature). Returns the counter to store.
+    /// valid signature). Returns the counter to store and whether the user was verified (UV is
+    /// reported, not required: the options ask for it as `preferred`).
     public func verify(
         _ response: AuthenticationResponse, expectedChallenge: [UInt8], credential: StoredCredential, userHandleRequired: Bool
-    ) throws(WebAuthnError) -> UInt32 {
+    ) throws(WebAuthnError) -> VerifiedAssertion {
         try checkClientData(response.clientData, type: "webauthn.get", expectedChallenge: expectedChallenge)
         let authenticatorData = try response.authenticatorData()
         try checkAuthenticatorData(authenticatorData)
@@ -146,7 +165,7 @@ public struct RelyingParty: Sendable {
                 throw WebAuthnError.counterNotIncreased(stored: credential.signCount, received: received)
             }
         }
-        return received
+        return VerifiedAssertion(signCount: received, userVerified: authenticatorData.flags.contains(.userVerified))
     }
 
     private func checkClientData(_ clientData: ClientData, type: String, expectedChallenge: [UInt8]) throws(WebAuthnError) {

@@ -23,9 +23,13 @@ public struct SoftwareCredential: Sendable {
 public struct SoftwareAuthenticator: Sendable {
     /// The origin the "browser" reports in `clientDataJSON`.
     public var origin: String
+    /// Whether it verifies its user (PIN, biometrics) and sets the UV flag, in registrations and
+    /// assertions; false: a security key that checks only presence (a touch).
+    public var verifiesUser: Bool
 
-    public init(origin: String) {
+    public init(origin: String, verifiesUser: Bool = true) {
         self.origin = origin
+        self.verifiesUser = verifiesUser
     }
 
     /// What to get wrong; the default gets nothing wrong.
@@ -171,6 +175,9 @@ public struct SoftwareAuthenticator: Sendable {
     }
 
     private func authenticatorData(rpId: String, flags: UInt8, signCount: UInt32) -> [UInt8] {
-        SHA256.digest(rpId.utf8) + [flags] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: signCount >> UInt32($0 * 8)) }
+        // UV as the authenticator does it (``verifiesUser``), whatever the ceremony asked.
+        let userVerified: UInt8 = 0x04
+        let flags = verifiesUser ? flags | userVerified : flags & ~userVerified
+        return SHA256.digest(rpId.utf8) + [flags] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: signCount >> UInt32($0 * 8)) }
     }
 }

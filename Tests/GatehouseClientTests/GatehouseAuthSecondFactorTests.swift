@@ -111,7 +111,7 @@ struct GatehouseAuthSecondFactorTests {
         let byRecovery = try client(server)
         try await byRecovery.logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[3])
         #expect(try await byRecovery.sessions().first(where: \.isCurrent)?.factors == ["password", "totp"])
-        await #expect(throws: GatehouseError.invalidSecondFactorCode) {  // used up
+        await #expect(throws: GatehouseError.invalidRecoveryCode) {  // used up
             try await client(server).logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[3])
         }
         try await client(server).logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[4])
@@ -137,6 +137,7 @@ struct GatehouseAuthSecondFactorTests {
         #expect(try await auth.enrollTOTP(secret: secret, code: app.code(), currentPassword: "larch-ridge-11").count == 10)
         await #expect(throws: GatehouseError.secondFactorRequired) { try await client(server).logIn(username: "carol", password: "larch-ridge-11") }
         #expect(GatehouseError.invalidTOTPSecret.code == 142 && GatehouseError.invalidSecondFactorCode.code == 141)
+        #expect(GatehouseError.invalidRecoveryCode.code == 141 && GatehouseError.secondFactorLogInRequired.code == 206)
         #expect(GatehouseError.secondFactorRequired.code == -1)
     }
 
@@ -148,7 +149,7 @@ struct GatehouseAuthSecondFactorTests {
         let new = try await auth.regenerateRecoveryCodes(code: app.code(after: 1))
         #expect(new.count == 10)
         #expect(Set(new).isDisjoint(with: old))
-        await #expect(throws: GatehouseError.invalidSecondFactorCode) {
+        await #expect(throws: GatehouseError.invalidRecoveryCode) {
             try await client(server).logIn(username: "dave", password: "larch-ridge-11", totpCode: old[0])
         }
         try await client(server).logIn(username: "dave", password: "larch-ridge-11", totpCode: new[0])

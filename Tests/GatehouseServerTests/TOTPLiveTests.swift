@@ -61,7 +61,7 @@ import TestSupport
         // A recovery code, once.
         let recovery = try #require(codes[0].stringValue)
         #expect(Self.error(try Self.logIn(a, recovery)) == nil)
-        #expect(Self.error(try Self.logIn(b, recovery)) == "141 Invalid MFA token")
+        #expect(Self.error(try Self.logIn(b, recovery)) == "141 Invalid recovery code.")
     }
 
     @Test func anExternalDatabaseNeedsTheSecretKeyUnlessMFAIsOff() throws {

@@ -221,9 +221,9 @@ struct RelyingPartyTests {
             let response = try AuthenticationResponse(json: json)
             #expect(response.credentialId == credential.id)
             #expect(response.userHandle == userHandle)
-            let count = try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
-            #expect(count == expected)
-            stored = .init(publicKey: stored.publicKey, signCount: count, userHandle: userHandle)
+            let verified = try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
+            #expect(verified == .init(signCount: expected, userVerified: true))
+            stored = .init(publicKey: stored.publicKey, signCount: verified.signCount, userHandle: userHandle)
         }
     }
 
@@ -232,8 +232,29 @@ struct RelyingPartyTests {
         for _ in 0..<2 {
             let challenge = RelyingParty.newChallenge()
             let json = try authenticator.assert(options: rp.authenticationOptions(challenge: challenge, allowCredentials: []), credential: &credential)
-            #expect(try rp.verify(AuthenticationResponse(json: json), expectedChallenge: challenge, credential: stored, userHandleRequired: true) == 0)
+            #expect(try rp.verify(AuthenticationResponse(json: json), expectedChallenge: challenge, credential: stored, userHandleRequired: true).signCount == 0)
         }
+    }
+
+    /// An authenticator that checks only presence (a security key without a PIN) passes, and the
+    /// result says its user was not verified, at registration and at each assertion.
+    @Test func theUserVerificationFlagIsReported() throws {
+        let touchOnly = SoftwareAuthenticator(origin: "https://example.com", verifiesUser: false)
+        let registration = RelyingParty.newChallenge()
+        let made = try touchOnly.register(options: registrationOptions(registration))
+        var credential = made.credential
+        let registered = try rp.verify(RegistrationResponse(json: made.response), expectedChallenge: registration)
+        #expect(!registered.userVerified)
+        let stored = RelyingParty.StoredCredential(publicKey: registered.publicKey, signCount: 0, userHandle: userHandle)
+        let challenge = RelyingParty.newChallenge()
+        let options = rp.authenticationOptions(challenge: challenge, allowCredentials: [])
+        let unverified = try touchOnly.assert(options: options, credential: &credential)
+        #expect(try rp.verify(AuthenticationResponse(json: unverified), expectedChallenge: challenge, credential: stored, userHandleRequired: true)
+            == .init(signCount: 1, userVerified: false))
+        // The default authenticator verifies its user (its assertions: authenticationPassesAndTheCounterAdvances).
+        let verifying = RelyingParty.newChallenge()
+        let (_, byVerifying) = try authenticator.register(options: registrationOptions(verifying))
+        #expect(try rp.verify(RegistrationResponse(json: byVerifying), expectedChallenge: verifying).userVerified)
     }
 
     @Test func aMissingUserHandleIsAcceptedOnlyWhenTheOptionsNamedTheUser() throws {
@@ -244,7 +265,7 @@ struct RelyingPartyTests {
         let options = rp.authenticationOptions(challenge: challenge, allowCredentials: [credential.id])
         let response = try AuthenticationResponse(json: authenticator.assert(options: options, credential: &credential, .init(omitUserHandle: true)))
         #expect(response.userHandle == nil)
-        #expect(try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: false) == 1)
+        #expect(try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: false).signCount == 1)
         #expect(throws: WebAuthnError.userHandleMismatch) {
             try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
         }
@@ -281,8 +302,8 @@ struct RelyingPartyTests {
         var (credential, stored) = try registered()
         let first = RelyingParty.newChallenge()
         let json = try authenticator.assert(options: rp.authenticationOptions(challenge: first, allowCredentials: []), credential: &credential)
-        let count = try rp.verify(AuthenticationResponse(json: json), expectedChallenge: first, credential: stored, userHandleRequired: true)
-        stored = .init(publicKey: stored.publicKey, signCount: count, userHandle: userHandle)
+        let verified = try rp.verify(AuthenticationResponse(json: json), expectedChallenge: first, credential: stored, userHandleRequired: true)
+        stored = .init(publicKey: stored.publicKey, signCount: verified.signCount, userHandle: userHandle)
         // Even were the challenge accepted again, the counter has not moved.
         #expect(throws: WebAuthnError.challengeMismatch) {
             try rp.verify(AuthenticationResponse(json: json), expectedChallenge: RelyingParty.newChallenge(), credential: stored, userHandleRequired: true)

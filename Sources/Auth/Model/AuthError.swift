@@ -77,13 +77,17 @@ public enum AuthError: Error, Sendable, Hashable {
     case lastWayToLogIn
     /// -1: the right password for a user with TOTP, but no `authData.mfa` code.
     case secondFactorMissing
-    /// 141: a TOTP code that is wrong, used already or outside the window, or a recovery code
-    /// the user does not have (any more).
+    /// 141: a TOTP code that is wrong, used already or outside the window.
     case invalidMFAToken
+    /// 141: a recovery code the user does not have (any more).
+    case invalidRecoveryCode
     /// 142: a TOTP secret to enrol that is not base32 or shorter than 32 characters.
     case invalidMFASecret
     /// 206: `GATEHOUSE_MFA=required` and the session was made without a second factor.
     case secondFactorEnrolmentRequired
+    /// 206: enrolling a second factor (TOTP or a passkey) from a session made without one, for
+    /// a user who has one already: only a log-in with it may add another.
+    case secondFactorSessionRequired
     /// 142: a passkey registration failed a check (which one goes to the log only).
     case invalidPasskeyRegistration
     /// 101: a passkey log-in failed a check (which one goes to the log only).
@@ -115,9 +119,9 @@ public enum AuthError: Error, Sendable, Hashable {
         case .lastWayToLogIn, .invalidPasskeyRegistration: 142
         case .invalidPasskey: 101
         case .secondFactorMissing: -1
-        case .invalidMFAToken: 141
+        case .invalidMFAToken, .invalidRecoveryCode: 141
         case .invalidMFASecret: 142
-        case .secondFactorEnrolmentRequired: 206
+        case .secondFactorEnrolmentRequired, .secondFactorSessionRequired: 206
         }
     }
 
@@ -162,8 +166,10 @@ public enum AuthError: Error, Sendable, Hashable {
         case .lastWayToLogIn: "The last way to log in cannot be removed."
         case .secondFactorMissing: "Missing additional authData mfa"
         case .invalidMFAToken: "Invalid MFA token"
+        case .invalidRecoveryCode: "Invalid recovery code."
         case .invalidMFASecret: "Invalid MFA secret"
         case .secondFactorEnrolmentRequired: "Second factor enrolment required."
+        case .secondFactorSessionRequired: "Second factor required."
         case .invalidPasskeyRegistration: "Invalid passkey registration."
         case .invalidPasskey: "Invalid passkey."
         }

@@ -8,6 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
+        passkeyUserVerification,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -331,5 +332,15 @@ public enum AuthMigrations {
                 RETURN NULL;
             END
             $$;
+            """)
+
+    /// Migration 9: whether a passkey's registration verified its user (the UV flag: a PIN or
+    /// biometrics, not only a touch). Only such a passkey is a second factor of its user; one that
+    /// proves possession alone is a way to log in but leaves the user without a second factor.
+    /// Rows that exist when it runs count as verifying (their flag is unknown): the stricter reading.
+    static let passkeyUserVerification = Migration(
+        version: 9, name: "passkeys record whether their registration verified the user",
+        sql: """
+            ALTER TABLE passkeys ADD COLUMN user_verified boolean NOT NULL DEFAULT true;
             """)
 }
