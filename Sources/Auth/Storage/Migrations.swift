@@ -8,6 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
+        signInNotices,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -331,5 +332,14 @@ public enum AuthMigrations {
                 RETURN NULL;
             END
             $$;
+            """)
+
+    /// Migration 9: what a sign-in notice lists (a provider linked, replaced or unlinked; what a
+    /// reset removed), as a JSON array of `Mail.SignInChange` stored values; NULL for the other
+    /// kinds. Senders of earlier versions ignore the column and give up the new kinds as unknown.
+    static let signInNotices = Migration(
+        version: 9, name: "sign-in changes listed by outbox messages",
+        sql: """
+            ALTER TABLE mail_outbox ADD COLUMN sign_in_changes jsonb;
             """)
 }
