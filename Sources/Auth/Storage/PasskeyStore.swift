@@ -222,15 +222,19 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
+    /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already. A
+    /// guest's `anonymous` link goes with it: the passkey is the account's way in from now on.
     func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
         do {
-            _ = try pool.withConnection(retry: .never) { connection in
-                try connection.execute("""
-                    INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
-                    VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
-                            \(passkey.name), \(passkey.createdAt))
-                    """)
+            try pool.withConnection(retry: .never) { connection in
+                try connection.transaction { tx in
+                    try tx.execute("""
+                        INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
+                        VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
+                                \(passkey.name), \(passkey.createdAt))
+                        """)
+                    try UserStore.endGuestAccess(userId: userId, in: tx)
+                }
             }
         } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.passkeyCredentialIdUnique) {
             throw CredentialTaken()
