@@ -46,6 +46,9 @@ public enum GatehouseError: Error, Sendable, Hashable {
     /// 142: unlinking would leave the account without a way to log in (no password and no
     /// other provider); set a password or link another provider first.
     case lastLogInMethod
+    /// 142 `An anonymous id can only be linked to a guest account.`: the signed-in user has a
+    /// password, a provider or a passkey, and a guest's device id would be a password-less way in.
+    case anonymousIdOfRegularUser
     /// -1 `Missing additional authData mfa`: the password was right and the account has a second
     /// factor; ask for the authenticator app's code (or a recovery code) and log in again with it.
     case secondFactorRequired
@@ -98,6 +101,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 206 where message == "Second factor enrolment required.": self = .secondFactorEnrollmentRequired
         case 206 where message == "Second factor required.": self = .secondFactorLogInRequired
         case 142 where message == "The last way to log in cannot be removed.": self = .lastLogInMethod
+        case 142 where message == "An anonymous id can only be linked to a guest account.": self = .anonymousIdOfRegularUser
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
@@ -122,7 +126,9 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .invalidTOTPSecret, .invalidPasskeyRegistration: 142
+        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .anonymousIdOfRegularUser, .invalidTOTPSecret,
+            .invalidPasskeyRegistration:
+            142
         case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
         case .invalidSecondFactorCode, .invalidRecoveryCode: 141
         case .unsupportedProvider: 252
@@ -175,6 +181,7 @@ extension GatehouseError: LocalizedError {
             return "The sign-in with \(provider) was not accepted. Sign in with \(provider) again."
         case .providerAlreadyLinked: return "That account is already linked to another user."
         case .lastLogInMethod: return "This is your last way to log in. Set a password or link another account first."
+        case .anonymousIdOfRegularUser: return "Only a guest account can be used without signing in."
         case .secondFactorRequired: return "Enter the code from your authenticator app, or one of your recovery codes."
         case .invalidSecondFactorCode:
             return "That code is wrong or was used already. Enter the current code from your authenticator app, or an unused recovery code."

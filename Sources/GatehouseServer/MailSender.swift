@@ -229,7 +229,8 @@ extension MailComposer {
             return nil
         }
         let content = MailContent(
-            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link)
+            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link,
+            signInChanges: message.signInChanges)
         return compose(content, messageId: message.messageId, date: date)
     }
 }

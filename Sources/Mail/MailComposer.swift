@@ -22,7 +22,9 @@ public struct MailComposer: Sendable {
         let link = template.action != nil ? content.link.map(Self.singleLine) : nil
 
         let subject = Self.singleLine(fill(template.subject))
-        let before = [fill(texts.greeting)] + template.lead.map(fill)
+        // Provider names are the operator's, not templates: they are not filled.
+        let changes = content.kind.listsSignInChanges ? content.signInChanges.map { "• " + texts.signInChange.describe($0) } : []
+        let before = [fill(texts.greeting)] + template.lead.map(fill) + changes
         let after = template.trail.map(fill) + [fill(texts.signOff)]
         // Paragraphs apart by blank lines: the link stands alone on its line.
         let text = (before + (link.map { [$0] } ?? []) + after).joined(separator: "\n\n") + "\n"

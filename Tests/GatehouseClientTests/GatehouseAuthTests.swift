@@ -230,7 +230,7 @@ struct GatehouseAuthTests {
         (.rateLimited(retryAfter: nil), 155), (.server(code: 119, message: "x"), 119),
         (.recentLoginRequired, 206), (.invalidLink, -1), (.linkExpired, -1), (.emailNotVerified, 205),
         (.unsupportedProvider, 252), (.invalidProviderToken(provider: "google"), 101), (.providerAlreadyLinked, 208),
-        (.lastLogInMethod, 142),
+        (.lastLogInMethod, 142), (.anonymousIdOfRegularUser, 142),
     ])
     func errorCodes(_ error: GatehouseError, _ code: Int) {
         #expect(error.code == code)

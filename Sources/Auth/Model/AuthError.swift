@@ -75,6 +75,9 @@ public enum AuthError: Error, Sendable, Hashable {
     case authAlreadyUsed
     /// 142: an unlink would leave no password and no provider other than `anonymous`.
     case lastWayToLogIn
+    /// 142: an `anonymous` id linked to a user who has another way to log in (a guest's id is
+    /// no way into a regular account).
+    case guestIdOfRegularUser
     /// -1: the right password for a user with TOTP, but no `authData.mfa` code.
     case secondFactorMissing
     /// 141: a TOTP code that is wrong, used already or outside the window.
@@ -116,7 +119,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
         case .objectNotFound, .invalidAuthData: 101
         case .authAlreadyUsed: 208
-        case .lastWayToLogIn, .invalidPasskeyRegistration: 142
+        case .lastWayToLogIn, .guestIdOfRegularUser, .invalidPasskeyRegistration: 142
         case .invalidPasskey: 101
         case .secondFactorMissing: -1
         case .invalidMFAToken, .invalidRecoveryCode: 141
@@ -164,6 +167,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidAuthData(let provider): "Invalid authData for provider \(provider)."
         case .authAlreadyUsed: "this auth is already used"
         case .lastWayToLogIn: "The last way to log in cannot be removed."
+        case .guestIdOfRegularUser: "An anonymous id can only be linked to a guest account."
         case .secondFactorMissing: "Missing additional authData mfa"
         case .invalidMFAToken: "Invalid MFA token"
         case .invalidRecoveryCode: "Invalid recovery code."

@@ -225,7 +225,8 @@ public final class AuthCore: Sendable {
         }
     }
 
-    /// ``UserStore/IdentityTaken`` and ``AccountStore/LastWayToLogIn`` as 208 and 142.
+    /// ``UserStore/IdentityTaken``, ``AccountStore/LastWayToLogIn`` and
+    /// ``AccountStore/GuestIdOfRegularUser`` as 208, 142 and 142.
     static func identityConflicts<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -233,6 +234,8 @@ public final class AuthCore: Sendable {
             throw AuthError.authAlreadyUsed
         } catch is AccountStore.LastWayToLogIn {
             throw AuthError.lastWayToLogIn
+        } catch is AccountStore.GuestIdOfRegularUser {
+            throw AuthError.guestIdOfRegularUser
         }
     }
 

@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        passkeyUserVerification,
+        passkeyUserVerification, signInNotices,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -342,5 +342,14 @@ public enum AuthMigrations {
         version: 9, name: "passkeys record whether their registration verified the user",
         sql: """
             ALTER TABLE passkeys ADD COLUMN user_verified boolean NOT NULL DEFAULT true;
+            """)
+
+    /// Migration 10: what a sign-in notice lists (a provider linked, replaced or unlinked; what a
+    /// reset removed), as a JSON array of `Mail.SignInChange` stored values; NULL for the other
+    /// kinds. Senders of earlier versions ignore the column and give up the new kinds as unknown.
+    static let signInNotices = Migration(
+        version: 10, name: "sign-in changes listed by outbox messages",
+        sql: """
+            ALTER TABLE mail_outbox ADD COLUMN sign_in_changes jsonb;
             """)
 }

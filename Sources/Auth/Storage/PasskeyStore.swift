@@ -224,7 +224,8 @@ struct PasskeyStore: Sendable {
 
     /// Stores a new passkey (`userVerified`: its registration verified the user, which makes it a
     /// second factor); ``CredentialTaken`` when its credential id is registered already. With
-    /// `endingSessions`, those sessions of the user end in the same transaction.
+    /// `endingSessions`, those sessions of the user end in the same transaction. A guest's
+    /// `anonymous` link goes with it: the passkey is the account's way in from now on.
     func insert(
         _ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32, userVerified: Bool,
         endingSessions: SessionStore.Ending?
@@ -237,6 +238,7 @@ struct PasskeyStore: Sendable {
                         VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
                                 \(passkey.name), \(passkey.createdAt), \(userVerified))
                         """)
+                    try UserStore.endGuestAccess(userId: userId, in: tx)
                     if let endingSessions { try SessionStore.endSessions(endingSessions, userId: userId, now: passkey.createdAt, in: tx) }
                 }
             }
