@@ -33,47 +33,31 @@ struct DevMailbox: Sendable {
         }
         // No script: the page's empty one is all its CSP allows.
         return Pages.page(
-            title: "\(composer.appName) dev mailbox", style: Self.style, body: Self.body(messages, composer: composer),
-            script: "", config: "{}", cacheControl: "no-store")
+            title: "\(composer.appName) dev mailbox", assets: Self.assets, body: Self.body(messages, composer: composer),
+            config: "{}", cacheControl: "no-store")
     }
 
-    /// The page's body: a heading, a note and one article per message.
+    /// The page's body (`mailbox.html`): a heading, a note and one article per message.
     static func body(_ messages: [OutboxStore.StoredMessage], composer: MailComposer) -> String {
-        var items = ""
-        for message in messages {
+        let items = messages.map { message in
             let composed = composer.compose(message, date: message.createdAt)
-            let link = message.link.map { #"<p class="link"><a href="\#(MailComposer.escape($0))">\#(MailComposer.escape($0))</a></p>"# } ?? ""
-            items += """
-                <article>
-                <h2>\(MailComposer.escape(composed?.subject ?? "(unknown kind \(message.kind))"))</h2>
-                <dl>
-                <dt>To</dt><dd>\(MailComposer.escape(message.recipient))</dd>
-                <dt>Kind</dt><dd>\(MailComposer.escape(message.kind))</dd>
-                <dt>Created</dt><dd>\(created(message.createdAt))</dd>
-                <dt>State</dt><dd>\(MailComposer.escape(message.state))</dd>
-                </dl>
-                \(link)
-                <pre>\(MailComposer.escape(composed?.text ?? ""))</pre>
-                </article>
-
-                """
+            return Self.messageTemplate.render([
+                "subject": composed?.subject ?? "(unknown kind \(message.kind))", "recipient": message.recipient,
+                "kind": message.kind, "created": created(message.createdAt), "state": message.state,
+                "link": message.link.map { Self.linkTemplate.render(["link": $0]) } ?? "", "text": composed?.text ?? "",
+            ])
         }
-        if messages.isEmpty { items = "<p>No messages yet.</p>\n" }
-        return """
-            <h1>\(MailComposer.escape(composer.appName)) dev mailbox</h1>
-            <p class="note">No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox. \
-            The newest \(limit) messages, newest first.</p>
-            \(items)
-            """
+        return Self.template.render([
+            "appName": composer.appName, "limit": String(limit),
+            "messages": messages.isEmpty ? Self.emptyTemplate.render() : items.joined(separator: "\n"),
+        ])
     }
 
-    static let style = """
-        body{font:15px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;color:#1d2330;background:#f6f7f9}\
-        h1{font-size:1.4rem}h2{font-size:1.1rem;margin:0 0 .5rem}.note{color:#555}\
-        article{background:#fff;border:1px solid #d8dce3;border-radius:8px;padding:1rem;margin:1rem 0}\
-        dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0 0 .5rem}dt{color:#555}dd{margin:0}\
-        pre{white-space:pre-wrap;background:#f6f7f9;padding:.75rem;border-radius:6px;margin:0}.link a{word-break:break-all}
-        """
+    static let template = Pages.template("mailbox.html", PageFiles.mailboxHtml)
+    static let messageTemplate = Pages.template("mailbox-message.html", PageFiles.mailboxMessageHtml)
+    static let linkTemplate = Pages.template("mailbox-link.html", PageFiles.mailboxLinkHtml)
+    static let emptyTemplate = Pages.template("mailbox-empty.html", PageFiles.mailboxEmptyHtml)
+    static let assets = PageAssets(style: Pages.withoutFinalLineBreak(PageFiles.mailboxCss), script: "")
 
     /// ISO-8601 UTC with milliseconds, as the API writes times.
     private static func created(_ date: Date) -> String {

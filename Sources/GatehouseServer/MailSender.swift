@@ -1,7 +1,7 @@
 import Auth
 import Curl
 import Foundation
-import Locking
+import Threading
 import Mail
 import Postgres
 
@@ -229,7 +229,8 @@ extension MailComposer {
             return nil
         }
         let content = MailContent(
-            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link)
+            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link,
+            signInChanges: message.signInChanges)
         return compose(content, messageId: message.messageId, date: date)
     }
 }

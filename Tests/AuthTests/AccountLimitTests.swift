@@ -26,6 +26,9 @@ import TestSupport
     static let tooMany = "155 Too many requests."
     static let wrongPassword = "101 Invalid username/password."
     static let wrongCode = "141 Invalid MFA token"
+    static let wrongRecoveryCode = "141 Invalid recovery code."
+    /// Wrong codes of both kinds, each with its answer: a recovery code's form and a TOTP code's.
+    static let wrongCodes = [("abcde-12345", wrongRecoveryCode), ("12345", wrongCode), ("zzzzz-zzzzz", wrongRecoveryCode)]
 
     static func error(_ result: ExecutionResult) -> String? { TOTPLogInTests.error(result) }
 
@@ -135,7 +138,7 @@ import TestSupport
         let alice = try Self.enrolled(h)
         for _ in 0..<5 { #expect(Self.logIn(h, code: nil) == "-1 Missing additional authData mfa") }
         #expect(try h.count("SELECT failed_login_count FROM users") == 0)
-        for _ in 0..<2 { #expect(Self.logIn(h, code: "abcde-12345") == Self.wrongCode) }
+        for (code, answer) in Self.wrongCodes.prefix(2) { #expect(Self.logIn(h, code: code) == answer) }
         // The third attempt would lock unless it succeeds; without its code it gives that back too.
         #expect(Self.logIn(h, code: nil) == "-1 Missing additional authData mfa")
         #expect(try h.count("SELECT count(*) FROM users WHERE lockout_until IS NULL AND failed_login_count = 2") == 1)
@@ -191,7 +194,7 @@ import TestSupport
         let h = try Harness(configuration: Self.configuration(perAccount: 3))
         Self.startWindow(h)
         let guest = try Self.enrolledGuest(h)
-        for _ in 0..<3 { #expect(Self.logInWith(h, code: "abcde-12345", address: "198.51.100.1") == Self.wrongCode) }
+        for (code, answer) in Self.wrongCodes { #expect(Self.logInWith(h, code: code, address: "198.51.100.1") == answer) }
         #expect(Self.logInWith(h, code: guest.code(h), address: "198.51.100.1") == Self.tooMany)
         // Counted per network, as log-ins are.
         #expect(Self.logInWith(h, code: guest.code(h), address: "198.51.100.2") == nil)
@@ -200,7 +203,7 @@ import TestSupport
     @Test func providerLogInCodesCountForLockout() throws {
         let h = try Harness(configuration: Self.configuration(lockout: Self.lockout))
         let guest = try Self.enrolledGuest(h)
-        for _ in 0..<3 { #expect(Self.logInWith(h, code: "abcde-12345") == Self.wrongCode) }
+        for (code, answer) in Self.wrongCodes { #expect(Self.logInWith(h, code: code) == answer) }
         #expect(Self.logInWith(h, code: guest.code(h)) == Self.locked)
         h.clock.advance(by: 301)
         #expect(Self.logInWith(h, code: guest.code(h)) == nil)
@@ -217,7 +220,7 @@ import TestSupport
         let h = try Harness(configuration: Self.configuration(perAccount: 3))
         Self.startWindow(h)
         let alice = try Self.enrolled(h)
-        for _ in 0..<3 { #expect(Self.regenerate(h, alice, code: "abcde-12345") == Self.wrongCode) }
+        for (code, answer) in Self.wrongCodes { #expect(Self.regenerate(h, alice, code: code) == answer) }
         #expect(Self.regenerate(h, alice, code: alice.code(h)) == Self.tooMany)
         // The same count as log-ins.
         #expect(Self.logIn(h, code: alice.code(h)) == Self.tooMany)
@@ -226,12 +229,12 @@ import TestSupport
     @Test func regenerationCodesCountForLockout() throws {
         let h = try Harness(configuration: Self.configuration(lockout: Self.lockout))
         let alice = try Self.enrolled(h)
-        for _ in 0..<3 { #expect(Self.regenerate(h, alice, code: "abcde-12345") == Self.wrongCode) }
+        for (code, answer) in Self.wrongCodes { #expect(Self.regenerate(h, alice, code: code) == answer) }
         #expect(Self.regenerate(h, alice, code: alice.code(h)) == Self.locked)
         #expect(Self.logIn(h, code: alice.code(h)) == Self.locked)
         // A right code (and a right currentPassword) gives its count back; it does not clear the others.
         h.clock.advance(by: 301)
-        #expect(Self.regenerate(h, alice, code: "abcde-12345", currentPassword: Harness.password) == Self.wrongCode)
+        #expect(Self.regenerate(h, alice, code: "abcde-12345", currentPassword: Harness.password) == Self.wrongRecoveryCode)
         h.clock.advance(by: 30)
         #expect(Self.regenerate(h, alice, code: alice.code(h), currentPassword: Harness.password) == nil)
         #expect(try h.count("SELECT failed_login_count FROM users") == 1)

@@ -7,7 +7,8 @@ import Testing
 
 /// Installation ids are the secret behind the owner's exemption from the per-account limit and
 /// lockout: no one reads another session's id, and an installation is forgotten when its session
-/// is revoked, when the password changes (all but the caller's) and on a reset.
+/// is revoked, when the password changes or a required second factor is enrolled (all but the
+/// caller's) and on a reset.
 @Suite struct KnownInstallationTests {
     /// Two attempts per account and network; the sessions are made from `elsewhere`, the
     /// guesses from the harness's default address.
@@ -90,6 +91,39 @@ import Testing
         #expect(Self.exemption(h, "phone") == 155)
         #expect(Self.exemption(h, "tablet") == 155)
         #expect(Self.exemption(h, "laptop") == nil)
+    }
+
+    /// With `GATEHOUSE_MFA=required` an enrolment (TOTP or a passkey) ends the user's other
+    /// sessions and forgets their installations, live or logged out; the enrolling session's
+    /// stays known.
+    @Test(arguments: ["totp", "passkey"])
+    func aRequiredEnrolmentForgetsEveryOtherInstallation(factor: String) throws {
+        let h = try Harness(configuration: AuthConfiguration(
+            rateLimits: Self.configuration.rateLimits, masterKey: Harness.masterKey, mfa: .required))
+        AccountLimitTests.startWindow(h)
+        let viewer = try h.signedUp("alice", installationId: "laptop")
+        let laptop = try #require(viewer["sessionToken"]?.stringValue)
+        let phone = try h.loggedIn("alice", installationId: "phone", address: Self.elsewhere)
+        let tablet = try h.loggedIn("alice", installationId: "tablet", address: Self.elsewhere)
+        #expect(h.logOut(token: tablet).errors.isEmpty)
+        #expect(try h.count("SELECT count(*)::int FROM known_installations") == 3)
+        if factor == "totp" {
+            let id = try #require(viewer["user"]?["objectId"]?.stringValue)
+            _ = try TOTPLogInTests.enrol(h, TOTPLogInTests.Account(id: id, token: laptop, secret: SecureRandom.bytes(20)))
+        } else {
+            _ = try PasskeyTests.registered(h, token: laptop)
+        }
+        #expect(onlyError(h.viewer(token: phone))?.code == 209)
+        #expect(try h.count("SELECT count(*)::int FROM known_installations") == 1)
+        #expect(try h.count("""
+            SELECT count(*)::int FROM known_installations WHERE installation_digest = sha256(convert_to('laptop', 'UTF8'))
+            """) == 1)
+        if factor == "passkey" {
+            // The password alone logs in a user whose second factor is a passkey: the exemption shows.
+            Self.reachTheLimit(h)
+            #expect(Self.exemption(h, "phone") == 155)
+            #expect(Self.exemption(h, "laptop") == nil)
+        }
     }
 
     @Test func aResetForgetsEveryInstallation() throws {

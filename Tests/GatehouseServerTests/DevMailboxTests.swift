@@ -18,6 +18,7 @@ import Testing
         let csp = try #require(response.header("Content-Security-Policy"))
         #expect(csp.hasPrefix("default-src 'none'; script-src '\(Pages.hash(""))'; style-src 'sha256-"), "only an empty script")
         #expect(response.header("Cache-Control") == "no-store")
+        try PagesTests.expectInlineCodeAllowed(html: response.text, csp: csp)
         let page = response.text
         #expect(page.contains("<title>Acme &amp; Co dev mailbox</title>"))
         // Newest first: bob's message, then ann's.

@@ -17,15 +17,18 @@ struct AccountMail: Sendable {
     }
 
     /// The outbox message of `kind` to `recipient` about `user`, in the request's language, with
-    /// the link for `token` (verify and reset kinds).
-    func message(_ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?) -> OutboxStore.Message {
+    /// the link for `token` (verify and reset kinds) and the sign-in changes it lists (sign-in kinds).
+    func message(
+        _ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?,
+        signInChanges: [SignInChange] = []
+    ) -> OutboxStore.Message {
         let link = token.map { token in
             let path = kind == .resetPassword ? "reset-password" : "verify-email"
             return "\(publicURL)/\(path)?token=\(Self.queryValue(token))&username=\(Self.queryValue(user.username))"
         }
         return OutboxStore.Message(
             kind: kind.rawValue, userId: user.objectId, recipient: recipient, username: user.username,
-            language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link)
+            language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link, signInChanges: signInChanges)
     }
 
     /// What the outbox checks a message against at `time`.

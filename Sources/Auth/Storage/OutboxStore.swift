@@ -1,4 +1,6 @@
 import Foundation
+import JSON
+import Mail
 import Postgres
 import Sodium
 
@@ -23,12 +25,14 @@ public struct OutboxStore: Sendable {
         var language: String
         /// The link with its token (verify and reset kinds).
         var link: String?
+        /// What a sign-in notice lists (the sign-in kinds).
+        var signInChanges: [SignInChange] = []
     }
 
     /// A stored message, as the sender and the dev mailbox read it.
     public struct StoredMessage: Sendable, Equatable {
         public var id: Int64
-        /// `verify_email`, `reset_password`, `password_changed`, `email_changed`, `account_deleted`.
+        /// A `Mail.MailKind` raw value: `verify_email`, `reset_password`, `sign_in_changed`, ….
         public var kind: String
         public var recipient: String
         public var username: String
@@ -43,10 +47,12 @@ public struct OutboxStore: Sendable {
         public var state: String
         /// Delivery attempts so far, counting the one a claim starts.
         public var attempts: Int
+        /// What a sign-in notice lists (empty for the other kinds; changes this build does not know are left out).
+        public var signInChanges: [SignInChange]
 
         public init(
             id: Int64, kind: String, recipient: String, username: String, language: String, link: String?,
-            messageId: String, createdAt: Date, state: String, attempts: Int
+            messageId: String, createdAt: Date, state: String, attempts: Int, signInChanges: [SignInChange] = []
         ) {
             self.id = id
             self.kind = kind
@@ -58,6 +64,7 @@ public struct OutboxStore: Sendable {
             self.createdAt = createdAt
             self.state = state
             self.attempts = attempts
+            self.signInChanges = signInChanges
         }
     }
 
@@ -103,10 +110,13 @@ public struct OutboxStore: Sendable {
     static func enqueue(_ message: Message, perHour: Int, messageIdDomain: String, now: Date, in tx: Transaction) throws -> Bool {
         guard try admit(kind: message.kind, address: message.recipient, perHour: perHour, now: now, in: tx) else { return false }
         let messageId = "<\(SecureRandom.hex(count: 16))@\(messageIdDomain)>"
+        let signInChanges = message.signInChanges.isEmpty
+            ? nil : JSON.array(message.signInChanges.map { .string($0.storedValue) }).serializedString()
         try tx.execute("""
-            INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
+            INSERT INTO mail_outbox (
+                kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at, sign_in_changes)
             VALUES (\(message.kind), \(message.userId), \(message.recipient), \(message.username), \(message.language),
-                    \(message.link), \(messageId), \(now), \(now))
+                    \(message.link), \(messageId), \(now), \(now), \(signInChanges)::jsonb)
             """)
         return true
     }
@@ -226,9 +236,10 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    private static let columns: StaticString = "id, kind, recipient, username, language, link, message_id, created_at, state, attempts"
+    private static let columns: StaticString =
+        "id, kind, recipient, username, language, link, message_id, created_at, state, attempts, sign_in_changes::text"
     private static let returnedColumns: StaticString =
-        "m.id, m.kind, m.recipient, m.username, m.language, m.link, m.message_id, m.created_at, m.state, m.attempts"
+        "m.id, m.kind, m.recipient, m.username, m.language, m.link, m.message_id, m.created_at, m.state, m.attempts, m.sign_in_changes::text"
 
     private static func message(_ row: PostgresRow) throws -> StoredMessage {
         StoredMessage(
@@ -236,6 +247,14 @@ public struct OutboxStore: Sendable {
             recipient: try row.decode(String.self, at: 2), username: try row.decode(String.self, at: 3),
             language: try row.decode(String.self, at: 4), link: try row.decode(String?.self, at: 5),
             messageId: try row.decode(String.self, at: 6), createdAt: try row.decode(Date.self, at: 7),
-            state: try row.decode(String.self, at: 8), attempts: Int(try row.decode(Int32.self, at: 9)))
+            state: try row.decode(String.self, at: 8), attempts: Int(try row.decode(Int32.self, at: 9)),
+            signInChanges: signInChanges(try row.decode(String?.self, at: 10)))
+    }
+
+    /// The changes of a `sign_in_changes` value (a JSON array of stored values), those this
+    /// build knows; none for NULL.
+    static func signInChanges(_ json: String?) -> [SignInChange] {
+        guard let json, let values = (try? JSON.parse(json))?.arrayValue else { return [] }
+        return values.compactMap { $0.stringValue.flatMap(SignInChange.init(storedValue:)) }
     }
 }
