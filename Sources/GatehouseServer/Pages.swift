@@ -45,6 +45,19 @@ struct Pages: Sendable {
         links = LinkPages(appId: appId, passwordMinLength: passwordMinLength, appName: appName)
     }
 
+    /// `GET /favicon.ico`: the brand mark (`favicon.svg`), which every page also names in its
+    /// `<link rel="icon">`; browsers ask for this path by themselves. It changes only with a new
+    /// release, so browsers may keep it for a day. Its own policy lets nothing in it run or load.
+    static let favicon = HTTPResponse(
+        status: 200,
+        headers: [
+            "Content-Type": "image/svg+xml",
+            "Cache-Control": "public, max-age=86400",
+            "Content-Security-Policy": "default-src 'none'",
+            "X-Content-Type-Options": "nosniff",
+        ],
+        body: Array(withoutFinalLineBreak(PageFiles.faviconSvg).utf8))
+
     /// Whether a request to `/graphql` is a browser asking for a page rather than a query.
     static func wantsExplorer(_ request: HTTPRequest) -> Bool {
         request.method == "GET" && request.queryValue("query") == nil
