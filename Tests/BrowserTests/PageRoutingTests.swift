@@ -85,6 +85,18 @@ struct PageRoutingTests {
         }
     }
 
+    /// The sample app learns where passkeys work (the relying party id, its origins, the public
+    /// URL) and the second-factor mode from its data block.
+    @Test func theSampleAppKnowsWherePasskeysWork() async throws {
+        let server = try InProcessServer.onLocalhost { $0.mfa = .required }
+        defer { server.stop() }
+        let (data, _) = try await URLSession.shared.data(from: URL(string: server.origin + "/")!)
+        let body = String(decoding: data, as: UTF8.self)
+        let origin = server.localhostOrigin
+        #expect(body.contains(#""passkeys":{"id":"localhost","origins":["\#(origin)"],"url":"\#(origin)"}"#))
+        #expect(body.contains(#""mfa":"required""#))
+    }
+
     @Test func pagesCarryTheServersAppIdAndPasswordMinimum() async throws {
         let server = try InProcessServer { settings in
             settings.appId = "demo</script><b>"
