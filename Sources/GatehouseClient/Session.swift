@@ -13,7 +13,9 @@ public struct Session: Sendable, Hashable {
     public var lastUsedAt: Date
     /// When the session ends unless revoked or logged out before.
     public var expiresAt: Date
-    /// The `X-Parse-Installation-Id` of the app that created it, if it sent one.
+    /// The `X-Parse-Installation-Id` of the app that created it, if it sent one; shown for this
+    /// ``GatehouseAuth``'s own session only (nil for the others: an installation id is its
+    /// device's secret).
     public var installationId: String?
     /// The `User-Agent` of the request that created it, if any.
     public var userAgent: String?

@@ -168,23 +168,6 @@ import TestSupport
         #expect(digests == [SHA256.digest("old-phone"), SHA256.digest("new-phone")])
     }
 
-    // MARK: Lockout bookkeeping
-
-    /// A wrong password's lockout count is written after the answer: the answer comes while
-    /// another transaction holds the user's row, and the count lands once it lets go.
-    @Test func wrongPasswordDoesNotWaitForLockoutBookkeeping() throws {
-        let h = try Harness(configuration: Self.configuration(
-            perAccount: 10, lockout: LockoutPolicy(threshold: 3, durationMinutes: 5)))
-        _ = try h.signedUp("alice")
-        let connection = try h.database.connect()
-        let answer = try connection.transaction { tx in
-            _ = try tx.queryFirst("SELECT 1 FROM users WHERE username = 'alice' FOR UPDATE")
-            return Self.outcome(h.logIn("alice", "wrong"))
-        }
-        #expect(answer == 101)
-        #expect(try eventually { try h.count("SELECT failed_login_count FROM users") == 1 })
-    }
-
     // MARK: Client networks
 
     @Test(arguments: [

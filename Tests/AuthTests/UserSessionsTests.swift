@@ -147,11 +147,9 @@ import Testing
         #expect(try h.count("SELECT count(*) FROM sessions") == 2)
         // Revoking it again: no longer a live session.
         #expect(onlyError(Self.revoke(h, objectId, token: mine))?.code == 101)
-        // The device's installation stays known from now (the owner's exemption), as after logOut.
-        let known = try h.rows("""
-            SELECT session_ends_at FROM known_installations WHERE installation_digest = \(SHA256.digest("phone"))
-            """).map { try $0.decode(Date.self, at: 0) }
-        #expect(known.count == 1 && abs(known[0].timeIntervalSince(h.clock.now())) < 60)
+        // The device's installation is forgotten (no more owner's exemption for it); the caller's stays known.
+        #expect(try h.count("SELECT count(*) FROM known_installations WHERE installation_digest = \(SHA256.digest("phone"))") == 0)
+        #expect(try h.count("SELECT count(*) FROM known_installations WHERE installation_digest = \(SHA256.digest("laptop"))") == 1)
     }
 
     @Test func revokeSessionMayEndTheCallersOwn() throws {

@@ -150,7 +150,9 @@ struct SampleAppSecondFactorTests {
     }
 
     @Test func totpEnrolmentQRCodeAndLogInWithACodeOrARecoveryCode() async throws {
-        let server = try InProcessServer()
+        // hal's password and codes are checked a dozen times here within one 15-minute window
+        // (each log-in step, each regeneration code), past the default per-account limit of 10.
+        let server = try InProcessServer { $0.rateLimitPerAccount = 100 }
         defer { server.stop() }
         let backdoor = Backdoor(server)
         let browser = try await Chromium(name: "app-totp")

@@ -125,7 +125,8 @@ public final class AccountService: Sendable {
     }
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
-    /// session of the user and keeps the caller's, and makes a guest (`anonymous`) a regular user;
+    /// session of the user and keeps the caller's, forgets every installation but the caller's
+    /// (the owner's exemption from the log-in limits), and makes a guest (`anonymous`) a regular user;
     /// an email change unverifies the address and voids the reset and verification links sent
     /// before. These two, and provider links and unlinks, need a recent authentication
     /// (``AuthCore/checkRecentAuthentication(_:_:_:_:_:)``), so a stolen old session cannot add a

@@ -4,9 +4,10 @@ import Sodium
 
 /// What every feature service shares: the configuration, the database error funnel
 /// (``database(_:)``), password hashing and the kinds of stored hash, the rate limiters, the
-/// session cache, the clock, the logs, new sessions, failed log-ins for lockout and the recent
-/// authentication check. Owns no feature's store: only the users table's lockout counts and
-/// hash kinds, which every way of proving a password touches.
+/// session cache, the clock, the logs, new sessions, the counting of attempts at credentials for
+/// the per-account limit and lockout, and the recent authentication check. Owns no feature's
+/// store: only the users table's lockout counts and hash kinds, which every way of proving a
+/// password or second factor touches.
 public final class AuthCore: Sendable {
     /// The policies every feature reads.
     public let configuration: AuthConfiguration
@@ -15,7 +16,7 @@ public final class AuthCore: Sendable {
     let hashing: PasswordHashingPool
     /// The kinds of stored hash a failed log-in verifies one of each (see `refreshHashKinds()`).
     public let hashKinds: HashKinds
-    /// signUp, logIn and link-mail attempts per client network.
+    /// signUp, logIn, link-mail and `currentPassword` attempts per client network.
     let addressLimiter: RateLimiter
     /// logIn attempts for names that match no account (an account's are counted in the database).
     let nameLimiter: RateLimiter
@@ -72,24 +73,88 @@ public final class AuthCore: Sendable {
         }
     }
 
-    /// Counts a wrong password or second factor of the user for lockout, when lockout is on.
-    func recordFailedLogIn(userId: String, at time: Date) throws(AuthError) {
-        guard let lockout = configuration.lockout else { return }
-        let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
-        try database { () throws in try users.recordFailedLogIn(userId: userId, lockout: lockout, lockUntil: until) }
+    /// The per-account ceiling over all networks, in multiples of the per-account limit.
+    static let networkCeiling = 10
+
+    /// The parameters of an attempt at `time` from `network` (``UserStore/Attempt``);
+    /// `installation` is the installation id's digest at `logIn`, nil elsewhere.
+    func attempt(network: String, installation: [UInt8]?, at time: Date) -> UserStore.Attempt {
+        let policy = configuration.rateLimits
+        let window = Double(max(1, policy.accountWindow))
+        return UserStore.Attempt(
+            network: network,
+            windowEnd: Date(timeIntervalSince1970: ((time.timeIntervalSince1970 / window).rounded(.down) + 1) * window),
+            perAccount: policy.perAccount, ceiling: Self.networkCeiling, installation: installation,
+            knownSince: time.addingTimeInterval(-UserStore.installationMemory),
+            lockout: configuration.lockout.map { ($0.threshold, time.addingTimeInterval(Double($0.durationMinutes) * 60)) },
+            now: time)
+    }
+
+    /// What a counted attempt is refused with before its check, if anything: 155 past the
+    /// per-account limit, else the lockout message while the account is locked.
+    func refusal(_ count: UserStore.AttemptCount, _ attempt: UserStore.Attempt) -> AuthError? {
+        if count.limited {
+            return .rateLimited(retryAfter: max(1, Int(attempt.windowEnd.timeIntervalSince(attempt.now).rounded(.up))))
+        }
+        if let until = count.lockedUntil {
+            // At most the lockout's duration: a lock a concurrent attempt started a moment after
+            // this one's `now` ends that moment more than the duration after it.
+            let minutes = Int((until.timeIntervalSince(attempt.now) / 60).rounded(.up))
+            return .accountLocked(minutes: max(1, min(minutes, configuration.lockout?.durationMinutes ?? minutes)))
+        }
+        return nil
+    }
+
+    /// Gives back the attempt's lockout reservation, if it took one (``UserStore/releaseAttempt(_:threshold:)``):
+    /// for an attempt that ended without a wrong credential and without a session. A failure is
+    /// logged, not thrown: the attempt's own answer stands.
+    func release(_ count: UserStore.AttemptCount) {
+        guard let reservation = count.reservation, let lockout = configuration.lockout else { return }
+        _ = try? database { () throws in try users.releaseAttempt(reservation, threshold: lockout.threshold) }
+    }
+
+    /// Runs `check`, a check of one of the user's credentials outside `logIn` (a TOTP or recovery
+    /// code, a `currentPassword`), counted before it against the account as a log-in attempt is
+    /// (contract: a wrong one counts as a failed log-in): refused with 155 past the per-account
+    /// limit and with the lockout message while the account is locked, before any work. `check`
+    /// throwing an error that `isWrong` says is a wrong credential counts as a failed log-in; any
+    /// other outcome gives the count for lockout back. No installation is exempt: the owner's
+    /// exemption is for the password typed at `logIn`, never for guesses at a code.
+    func countedCheck<T>(
+        userId: String, request: AuthRequest, isWrong: (AuthError) -> Bool, _ check: () throws(AuthError) -> T
+    ) throws(AuthError) -> T {
+        let attempt = attempt(network: ClientNetwork.key(of: request.clientAddress), installation: nil, at: timestamp())
+        // Neither limit nor lockout: nothing to count.
+        if attempt.perAccount == 0 && attempt.lockout == nil { return try check() }
+        guard let count = try database({ () throws in try users.accountAttempt(userId: userId, attempt: attempt) }) else {
+            throw .objectNotFound  // deleted meanwhile
+        }
+        if let refusal = refusal(count, attempt) { throw refusal }
+        do {
+            let result = try check()
+            release(count)
+            return result
+        } catch {
+            if !isWrong(error) { release(count) }
+            throw error
+        }
     }
 
     /// Password and email changes and deletion: the master key, a session created within
-    /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword` (a wrong one counts as a
-    /// failed log-in). A given `currentPassword` must be right even within the window.
+    /// `GATEHOUSE_RECENT_AUTH` seconds, or the right `currentPassword`. A given `currentPassword`
+    /// must be right even within the window, and is checked as a log-in's password is: counted
+    /// against the client address and the account first (``countedCheck(userId:request:isWrong:_:)``),
+    /// a wrong one a failed log-in.
     func checkRecentAuthentication(
         _ caller: SessionGrant?, _ currentPassword: String?, _ storedHash: String?, _ user: User, _ request: AuthRequest
     ) throws(AuthError) {
         if request.isMaster { return }
         if let currentPassword, !currentPassword.isEmpty {
-            guard try verify(currentPassword, storedHash).isValid else {
-                try recordFailedLogIn(userId: user.objectId, at: timestamp())
-                throw .invalidCredentials
+            // Each check costs a password hash: the address limit keeps sessions, which guests get
+            // for free, from keeping the hashing workers busy.
+            try limitAddress(ClientNetwork.key(of: request.clientAddress))
+            try countedCheck(userId: user.objectId, request: request, isWrong: { $0 == .invalidCredentials }) { () throws(AuthError) in
+                guard try verify(currentPassword, storedHash).isValid else { throw .invalidCredentials }
             }
             return
         }

@@ -41,10 +41,10 @@ public final class ProviderService: Sendable {
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
     /// at sign-up), never linked to an existing account by email. Counts against the client
     /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
-    /// beside the provider's data (`authData.mfa`, as at `logIn`). `GATEHOUSE_VERIFY_EMAILS`
-    /// applies as at signUp: a new user's email gets the verification mail (`on`, `required`),
-    /// and with `required` a user whose email is not verified, new or linked, gets 205 and no
-    /// session.
+    /// beside the provider's data (`authData.mfa`, as at `logIn`), counted against the account's
+    /// limit and lockout. `GATEHOUSE_VERIFY_EMAILS` applies as at signUp: a new user's email gets
+    /// the verification mail (`on`, `required`), and with `required` a user whose email is not
+    /// verified, new or linked, gets 205 and no session.
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
@@ -111,8 +111,11 @@ public final class ProviderService: Sendable {
     /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``), and then, as every
     /// user, a verified email if `GATEHOUSE_VERIFY_EMAILS=required`
     /// (``AuthCore/requireVerifiedEmail(_:)``): the batch withholds the session of a user either
-    /// may refuse, made here once both pass. Leaves the user's failed password log-ins and lockout
-    /// as they are: they count password guesses, which a provider's token does not end.
+    /// may refuse, made here once both pass. The code is counted against the account first, as a
+    /// log-in's is (``AuthCore/countedCheck(userId:request:isWrong:_:)``): past the per-account
+    /// limit or while the account is locked no code is checked, and a wrong one is a failed
+    /// log-in. A right one clears nothing: the failed log-ins and lockout count guesses, which a
+    /// provider's token does not end.
     private func logInLinked(
         _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
     ) throws(AuthError) -> SessionGrant? {
@@ -122,7 +125,10 @@ public final class ProviderService: Sendable {
         if linked.sessionStarted { return SessionGrant(sessionToken: token, user: linked.user, session: session.session) }
         var withheld = session
         if let sealedSecret = linked.withheldForTOTP {
-            try secondFactors.checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+            let code = try SecondFactorService.code(in: mfa)
+            try core.countedCheck(userId: linked.user.objectId, request: request, isWrong: SecondFactorService.isWrongCode) { () throws(AuthError) in
+                try secondFactors.checkSecondFactor(code, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+            }
             withheld.session.factors.append("totp")
         }
         try core.requireVerifiedEmail(linked.user)

@@ -36,7 +36,8 @@ public final class SecondFactorService: Sendable {
     /// master key), so a stolen password and session cannot take it off; enrolment, for a user
     /// who has a second factor already, a session made with one (``checkEnrolment(userId:caller:request:)``).
     /// With `GATEHOUSE_MFA=required` an enrolment ends the user's other sessions
-    /// (``sessionsEndedByEnrolment(userId:caller:)``).
+    /// (``sessionsEndedByEnrolment(userId:caller:)``). The code of a regeneration is counted
+    /// against the account as a log-in's is.
     func changeTOTP(
         _ value: JSON, current: User, storedHash: String?, currentPassword: String?, caller: SessionGrant?, request: AuthRequest
     ) throws(AuthError) -> JSONObject? {
@@ -53,7 +54,10 @@ public final class SecondFactorService: Sendable {
         let time = core.timestamp()
         if mfa["recovery"]?.boolValue == true {
             guard let enrolment = try core.database({ () throws in try totp.enrolment(userId: userId) }) else { throw .invalidMFAToken }
-            try takeCode(mfa["token"]?.stringValue ?? "", userId: userId, enrolment: enrolment, at: time)
+            // A hit here gives ten codes that log in with the password: counted as a log-in's code is.
+            try core.countedCheck(userId: userId, request: request, isWrong: Self.isWrongCode) { () throws(AuthError) in
+                try takeCode(mfa["token"]?.stringValue ?? "", userId: userId, enrolment: enrolment, at: time)
+            }
             let (codes, digests) = Self.newRecoveryCodes(userId: userId)
             guard try core.database({ () throws in try totp.replaceRecoveryCodes(userId: userId, digests: digests) }) else {
                 throw .invalidMFAToken
@@ -82,18 +86,25 @@ public final class SecondFactorService: Sendable {
         return ["mfa": ["recovery": .array(codes.map(JSON.string))]]
     }
 
-    /// Checks `logIn`'s `authData.mfa` for a user enrolled with `sealedSecret`: -1 without a
-    /// code, 141 for a wrong one (which counts as a failed log-in for lockout, as a wrong
-    /// password does; the attempt has been counted by the rate limits already).
-    func checkSecondFactor(_ mfa: JSON?, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) {
+    /// The code in `logIn`'s or `logInWith`'s `authData.mfa` (`{token}`); -1 without one. A token
+    /// that is not a string is no code of any user's.
+    static func code(in mfa: JSON?) throws(AuthError) -> String {
         guard case .object(let object)? = mfa, let token = object["token"], token != .null else { throw .secondFactorMissing }
-        do throws(AuthError) {
-            // The step is checked against the stored one by the conditional write itself.
-            try takeCode(token.stringValue ?? "", userId: userId, enrolment: TOTPStore.Enrolment(sealedSecret: sealedSecret, lastStep: .min), at: time)
-        } catch let wrong where wrong == .invalidMFAToken || wrong == .invalidRecoveryCode {
-            try core.recordFailedLogIn(userId: userId, at: time)
-            throw wrong
-        }
+        return token.stringValue ?? ""
+    }
+
+    /// Whether `error` is the answer to a wrong code (TOTP or recovery), which counts as a failed log-in.
+    static func isWrongCode(_ error: AuthError) -> Bool {
+        error == .invalidMFAToken || error == .invalidRecoveryCode
+    }
+
+    /// Checks and uses up `code` (``code(in:)``) of a user enrolled with `sealedSecret`: 141 for
+    /// a wrong one. The caller has counted the attempt against the account before (at `logIn`, in
+    /// the log-in's own count; elsewhere through ``AuthCore/countedCheck(userId:request:isWrong:_:)``),
+    /// so a wrong code is a failed log-in for the limits and lockout.
+    func checkSecondFactor(_ code: String, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) {
+        // The step is checked against the stored one by the conditional write itself.
+        try takeCode(code, userId: userId, enrolment: TOTPStore.Enrolment(sealedSecret: sealedSecret, lastStep: .min), at: time)
     }
 
     /// Uses up `token`: a recovery code of the user's (``recoveryCharacters(_:)``; 141 `Invalid

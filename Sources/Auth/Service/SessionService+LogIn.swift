@@ -69,11 +69,16 @@ extension SessionService {
     /// network, with a ceiling over all networks of ten times that: an account's counts are kept
     /// in the database, counted in the round trip that finds the account, and a name that matches
     /// no account is counted the same way in memory, so the limit does not tell which names exist.
+    /// Lockout is counted in that round trip too, before the password is checked
+    /// (``UserStore/countAttempt``): parallel guesses cannot all be checked before one is counted.
     /// The right password with an installation id that had a session of the account in the last
     /// 30 days is let in past the per-account limit and lockout.
     ///
     /// `mfa` is `authData.mfa` (`{token}`: a TOTP or recovery code), checked after the password
-    /// for users with TOTP (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``).
+    /// for users with TOTP (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``),
+    /// within the same attempt: a wrong code is a failed log-in. The owner's exemption covers the
+    /// password, not the code: an installation id is a value the device sends, not a factor, so
+    /// past the limit or lockout no code is checked, known installation or not.
     public func logIn(
         username: String, password: String, hasAuthData: Bool, mfa: JSON? = nil, request: AuthRequest
     ) throws(AuthError) -> SessionGrant {
@@ -84,26 +89,20 @@ extension SessionService {
         guard !password.isEmpty else { throw .logInPasswordMissing }
         if hasAuthData || (mfa != nil && core.configuration.mfa == .off) { throw .unsupportedAuthentication }
         let time = core.timestamp()
-        let policy = core.configuration.rateLimits
-        let window = Double(max(1, policy.accountWindow))
-        let windowEnd = Date(timeIntervalSince1970: ((time.timeIntervalSince1970 / window).rounded(.down) + 1) * window)
+        let attempt = core.attempt(network: network, installation: request.installationId.map { SHA256.digest($0) }, at: time)
         let found: UserStore.LogInAttempt?
         if username.contains("\0") || username.utf8.count > FieldLimits.logInNameBytes {
             found = nil  // cannot be stored, so cannot exist
         } else {
-            found = try core.database { () throws in
-                try users.logInAttempt(
-                    name: username, network: network, windowEnd: windowEnd, limit: policy.perAccount,
-                    installation: request.installationId.map { SHA256.digest($0) },
-                    knownSince: time.addingTimeInterval(-UserStore.installationMemory))
-            }
+            found = try core.database { () throws in try users.logInAttempt(name: username, attempt: attempt) }
         }
         // Before any password work.
         guard let found else {
             let name = SHA256.hexDigest(username.lowercased())
+            let limit = core.configuration.rateLimits.perAccount
             if let wait = core.nameLimiter.attempt([
-                (RateLimiter.Key("name:\(name)@\(network)"), policy.perAccount),
-                (RateLimiter.Key("name:\(name)"), policy.perAccount * Self.networkCeiling),
+                (RateLimiter.Key("name:\(name)@\(network)"), limit),
+                (RateLimiter.Key("name:\(name)"), limit * AuthCore.networkCeiling),
             ]) {
                 throw .rateLimited(retryAfter: wait)
             }
@@ -111,58 +110,48 @@ extension SessionService {
             throw .invalidCredentials
         }
         let credentials = found.credentials
-        var refusal: AuthError? = nil
-        if policy.perAccount > 0
-            && (found.fromNetwork > policy.perAccount
-                || found.fromNetwork + found.fromOtherNetworks > policy.perAccount * Self.networkCeiling)
-        {
-            let limited = AuthError.rateLimited(retryAfter: max(1, Int(windowEnd.timeIntervalSince(time).rounded(.up))))
-            // No password work, unless the owner's installation may be let in.
-            guard found.installationKnown else { throw limited }
-            refusal = limited
-        }
-        let lockedUntil = credentials.lockoutUntil.flatMap { $0 > time ? $0 : nil }
-        let verdict = try core.verify(password, credentials.passwordHash)
-        if refusal == nil, let until = lockedUntil {
-            refusal = .accountLocked(minutes: max(1, Int((until.timeIntervalSince(time) / 60).rounded(.up))))
-        }
-        // The owner's exemption: the right password from a known installation; anything else
-        // gets the refusal it would have had without one.
-        if let refusal, !(verdict.isValid && found.installationKnown) { throw refusal }
-        guard verdict.isValid else {
-            if let lockout = core.configuration.lockout {
-                // Off the answer's path, so that a wrong password for an existing user takes the
-                // time an unknown name does (contract, Hardening: equal work for every outcome).
-                let until = time.addingTimeInterval(Double(lockout.durationMinutes) * 60)
-                lockoutBookkeeping.run { [users, log = core.log] in
-                    do {
-                        try users.recordFailedLogIn(userId: credentials.user.objectId, lockout: lockout, lockUntil: until)
-                    } catch {
-                        log("failed log-in not recorded for lockout: \(error)")
-                    }
+        let count = found.count
+        let refusal = core.refusal(count, attempt)
+        // Past the limit no password work, unless the owner's installation may be let in.
+        if count.limited && !count.installationKnown, let refusal { throw refusal }
+        // A wrong credential keeps the attempt's lockout reservation; every other end but a new
+        // session gives it back.
+        var wrong = false
+        do throws(AuthError) {
+            let verdict = try core.verify(password, credentials.passwordHash)
+            wrong = !verdict.isValid
+            // The owner's exemption: the right password from a known installation; anything else
+            // gets the refusal it would have had without one.
+            if let refusal, !(verdict.isValid && count.installationKnown) { throw refusal }
+            guard verdict.isValid else { throw .invalidCredentials }
+            var factors = ["password"]
+            if core.configuration.mfa != .off, let sealedSecret = found.sealedTOTPSecret {
+                if let refusal { throw refusal }
+                let code = try SecondFactorService.code(in: mfa)
+                do {
+                    try secondFactors.checkSecondFactor(code, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
+                } catch {
+                    wrong = SecondFactorService.isWrongCode(error)
+                    throw error
                 }
+                factors.append("totp")
             }
-            throw .invalidCredentials
+            // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
+            try core.requireVerifiedEmail(credentials.user)
+            // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
+            let rehash = verdict.needsRehash ? try core.hash(password) : nil
+            let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
+            try core.database { () throws in
+                try users.completeLogIn(
+                    userId: credentials.user.objectId, rehash: rehash, keepLockout: count.lockedUntil != nil, session: session,
+                    now: time)
+            }
+            var user = credentials.user
+            if rehash != nil { user.updatedAt = time }
+            return SessionGrant(sessionToken: token, user: user, session: session.session)
+        } catch {
+            if !wrong { core.release(count) }
+            throw error
         }
-        var factors = ["password"]
-        if core.configuration.mfa != .off, let sealedSecret = found.sealedTOTPSecret {
-            try secondFactors.checkSecondFactor(mfa, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
-            factors.append("totp")
-        }
-        // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
-        try core.requireVerifiedEmail(credentials.user)
-        // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
-        let rehash = verdict.needsRehash ? try core.hash(password) : nil
-        let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
-        try core.database { () throws in
-            try users.completeLogIn(
-                userId: credentials.user.objectId, rehash: rehash, keepLockout: lockedUntil != nil, session: session, now: time)
-        }
-        var user = credentials.user
-        if rehash != nil { user.updatedAt = time }
-        return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
-
-    /// The per-account ceiling over all networks, in multiples of the per-account limit.
-    static let networkCeiling = 10
 }

@@ -1,5 +1,4 @@
 import Foundation
-import Threading
 import Postgres
 import Sodium
 
@@ -22,9 +21,6 @@ public final class SessionService: Sendable {
     private let sessionLookups: LookupBatcher<[UInt8], UserStore.StoredSession>
     /// The standby those lookups go to when it is current (`GATEHOUSE_READ_DATABASE_URL`); nil: the primary.
     public let standbyReads: StandbyReads?
-    /// Records failed log-ins for lockout after the answer is decided (see `logIn`): one thread,
-    /// given work no faster than passwords are checked.
-    let lockoutBookkeeping = WorkerThreads(name: "gh-lockout", maxThreads: 1)
 
     init(
         core: AuthCore, secondFactors: SecondFactorService, pool: Pool, readPool: Pool?,

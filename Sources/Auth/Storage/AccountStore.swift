@@ -213,7 +213,8 @@ struct AccountStore: Sendable {
     /// store). Links and unlinks providers (``UserStore/IdentityTaken`` when another user has an
     /// id, ``LastWayToLogIn`` when an unlink leaves none, ``GuestIdOfRegularUser`` for an
     /// `anonymous` id linked to a user with another way in), reporting what they changed; a
-    /// password or provider given to a guest removes its `anonymous` link. An email change voids
+    /// password or provider given to a guest removes its `anonymous` link. A password set ends the
+    /// other sessions and forgets every installation but the kept session's. An email change voids
     /// the user's reset and verification tokens and drops their pending mail: those links were
     /// for the address the user no longer has. Nil when there is no such user.
     func update(
@@ -273,13 +274,8 @@ struct AccountStore: Sendable {
                     try UserStore.endGuestAccess(userId: userId, in: tx)
                 }
                 if change.passwordHash != nil {
-                    // The other sessions end as a log-out ends one: their installations stay known.
-                    _ = try tx.query("""
-                        WITH ended AS (
-                            DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(change.keepSession)
-                            RETURNING token_digest, user_id, installation_id, least(expires_at, \(context.now)) AS ends_at, true AS live),
-                        \(sql: SessionStore.endedSessions)
-                        """)
+                    // Whoever knew the old password keeps no session and no device's exemption.
+                    try SessionStore.endSessions(.init(keeping: change.keepSession), userId: userId, now: context.now, in: tx)
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
                 if emailChanged {

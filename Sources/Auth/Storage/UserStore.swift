@@ -12,8 +12,6 @@ struct UserStore: Sendable {
         var user: User
         /// Nil for users made by a third-party provider, who have no password.
         var passwordHash: String?
-        var failedLogInCount: Int
-        var lockoutUntil: Date?
     }
 
     /// A new session and its token's digest (the token itself is never stored).
@@ -108,58 +106,46 @@ struct UserStore: Sendable {
     /// else its email, both compared case-insensitively), this attempt counted against it.
     struct LogInAttempt {
         var credentials: Credentials
-        /// Attempts from the client's network in the window, this one included; counting stops
-        /// at the limit + 1 (0 when the limit is off).
-        var fromNetwork: Int
-        /// Attempts from the account's other networks in the window, each counted up to the limit.
-        var fromOtherNetworks: Int
-        /// Whether the request's installation had a session of this account since `knownSince`.
-        var installationKnown: Bool
+        var count: AttemptCount
         /// The account's sealed TOTP secret; nil when it has none.
         var sealedTOTPSecret: [UInt8]?
     }
 
-    /// The account `name` logs in, with this attempt counted against it and `network` in the
-    /// window ending at `windowEnd` (unless `limit` is 0), in one statement.
+    /// The account `name` logs in, with this attempt counted against it (``countAttempt``), in
+    /// one statement.
     ///
-    /// The counts live in `login_attempts`, written with `synchronous_commit` off: the commit
-    /// waits for no disk flush and no standby, so an existing account's attempt costs about what
-    /// an unknown name's (a plain read) does, and the counts still reach the WAL and the standbys
-    /// (a crash or failover loses at most the last fraction of a second of them).
-    func logInAttempt(
-        name: String, network: String, windowEnd: Date, limit: Int, installation: [UInt8]?, knownSince: Date
-    ) throws -> LogInAttempt? {
+    /// The counts live in `login_attempts` (and, with lockout, the user's row), written with
+    /// `synchronous_commit` off: the commit waits for no disk flush and no standby, so an existing
+    /// account's attempt costs about what an unknown name's (a plain read) does, and the counts
+    /// still reach the WAL and the standbys (a crash or failover loses at most the last fraction of
+    /// a second of them).
+    func logInAttempt(name: String, attempt: Attempt) throws -> LogInAttempt? {
         try pool.withConnection(retry: .never) { connection in try connection.transaction { tx in
             try tx.execute("SET LOCAL synchronous_commit TO off")
             guard let row = try tx.queryFirst("""
-                WITH found AS (
+                WITH attempt AS (
+                    SELECT \(attempt.network)::text AS network, \(attempt.windowEnd)::timestamptz AS window_end,
+                           \(attempt.perAccount)::integer AS per_account, \(attempt.ceiling)::integer AS ceiling,
+                           \(attempt.installation)::bytea AS installation, \(attempt.knownSince)::timestamptz AS known_since,
+                           \(attempt.lockout?.threshold ?? 0)::integer AS threshold, \(attempt.now)::timestamptz AS now,
+                           \(attempt.lockout?.lockUntil)::timestamptz AS lock_until
+                ), found AS (
                     SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                           u.password_hash, u.failed_login_count, u.lockout_until
+                           u.password_hash, u.lockout_until
                     FROM users u
                     WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
                     ORDER BY (lower(u.username) = lower(\(name))) DESC
-                    LIMIT 1),
-                counted AS (
-                    INSERT INTO login_attempts AS a (user_id, expires_at, network, attempts)
-                    SELECT object_id, \(windowEnd), \(network), 1 FROM found WHERE \(limit) > 0
-                    ON CONFLICT (user_id, expires_at, network) DO UPDATE SET attempts = least(a.attempts + 1, \(limit) + 1)
-                    RETURNING attempts)
-                SELECT found.*,
-                       coalesce((SELECT attempts FROM counted), 0),
-                       (SELECT coalesce(sum(least(o.attempts, \(limit))), 0)::bigint FROM login_attempts o
-                        WHERE o.user_id = found.object_id AND o.expires_at = \(windowEnd) AND o.network <> \(network)),
-                       EXISTS (SELECT 1 FROM known_installations k
-                               WHERE k.user_id = found.object_id AND k.installation_digest = \(installation)
-                                 AND k.session_ends_at > \(knownSince)),
+                    LIMIT 1 \(sql: Self.rowLock(attempt))
+                ), \(sql: Self.countAttempt)
+                SELECT found.*, \(sql: Self.attemptColumns),
                        (SELECT t.sealed_secret FROM user_totp t WHERE t.user_id = found.object_id)
-                FROM found
+                FROM found, judged
                 """) else { return nil }
+            let user = try Self.user(row)
             return LogInAttempt(
-                credentials: Credentials(
-                    user: try Self.user(row), passwordHash: try row.decode(String?.self, at: 7),
-                    failedLogInCount: try row.decode(Int.self, at: 8), lockoutUntil: try row.decode(Date?.self, at: 9)),
-                fromNetwork: try row.decode(Int.self, at: 10), fromOtherNetworks: try row.decode(Int.self, at: 11),
-                installationKnown: try row.decode(Bool.self, at: 12), sealedTOTPSecret: try row.decode([UInt8]?.self, at: 13))
+                credentials: Credentials(user: user, passwordHash: try row.decode(String?.self, at: 7)),
+                count: try Self.attemptCount(row, from: 9, userId: user.objectId, attempt: attempt),
+                sealedTOTPSecret: try row.decode([UInt8]?.self, at: 14))
         } }
     }
 
@@ -175,10 +161,10 @@ struct UserStore: Sendable {
         }
     }
 
-    /// After a good password: store a rehash if any, clear failed attempts and lockout (unless
-    /// `keepLockout`: the owner let in past a lockout, or a log-in without a password, leaves it
-    /// for everyone else), and create the session, replacing the user's sessions with the same
-    /// installation id.
+    /// After a good password: store a rehash if any, clear the failed attempts (the log-in's own
+    /// lockout reservation among them) and lockout, unless `keepLockout` (the owner let in past a
+    /// lockout, or a log-in without a password, leaves them for everyone else), and create the
+    /// session, replacing the user's sessions with the same installation id.
     func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
         try pool.withConnection(retry: .never) { connection in
             // Nothing to update and no installation's session to replace: the insert alone.
@@ -277,20 +263,6 @@ struct UserStore: Sendable {
             for key in itemKeys { lastRound[key] = round }
         }
         return rounds
-    }
-
-    /// Counts a failed log-in; at `lockout.threshold` failures the account locks
-    /// until `lockUntil` and the count starts again.
-    func recordFailedLogIn(userId: String, lockout: LockoutPolicy?, lockUntil: Date) throws {
-        try pool.withConnection(retry: .never) { connection in
-            guard let lockout else { return }
-            try connection.execute("""
-                UPDATE users SET
-                    lockout_until = CASE WHEN failed_login_count + 1 >= \(lockout.threshold) THEN \(lockUntil) ELSE lockout_until END,
-                    failed_login_count = CASE WHEN failed_login_count + 1 >= \(lockout.threshold) THEN 0 ELSE failed_login_count + 1 END
-                WHERE object_id = \(userId)
-                """)
-        }
     }
 
     /// A session found by its token digest, and its user.
