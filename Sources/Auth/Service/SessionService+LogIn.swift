@@ -3,7 +3,7 @@ import JSON
 import Sodium
 
 /// Sign-up and log-in by password, with Parse's semantics and the contract's "better than
-/// Parse" behaviour (contract: Hardening): equal work for every outcome, limits per network
+/// Parse" behaviour (docs/operations.md, security notes): equal work for every outcome, limits per network
 /// and per account, lockout.
 extension SessionService {
     /// Creates a user and its first session. Checks the field sizes first (142), then in
@@ -65,7 +65,7 @@ extension SessionService {
     /// and creates a session. Unknown users and wrong passwords take the same time
     /// and get the same error.
     ///
-    /// Limits (contract, Hardening): per client network (`limitAddress`), then per account and
+    /// Limits (docs/api.md, limits): per client network (`limitAddress`), then per account and
     /// network, with a ceiling over all networks of ten times that: an account's counts are kept
     /// in the database, counted in the round trip that finds the account, and a name that matches
     /// no account is counted the same way in memory, so the limit does not tell which names exist.
