@@ -7,13 +7,18 @@ public struct MailContent: Sendable, Hashable {
     public var username: String
     /// The full link with its token: the verify and reset kinds only (ignored for the others).
     public var link: String?
+    /// Seconds the link works, which the message says (nil: it says nothing about it).
+    public var linkLifetime: Int?
 
-    public init(kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil) {
+    public init(
+        kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil, linkLifetime: Int? = nil
+    ) {
         self.kind = kind
         self.language = language
         self.recipient = recipient
         self.username = username
         self.link = link
+        self.linkLifetime = linkLifetime
     }
 }
 
