@@ -4,17 +4,24 @@ import HTTPServer
 import IPNetworks
 import JSON
 import Mail
+import Sodium
 
 /// `GET /_dev/mailbox`: the outbox's newest messages as a page, for local development without an
 /// SMTP server (the contract's "Mail"). Served only when the listener's address is loopback and
 /// no SMTP server is configured; anywhere else the path is unknown (404).
 ///
-/// Each message shows its recipient, subject, kind, time, state, plain-text body and link (a
-/// link is kept only while the message is pending, which without SMTP is always). Everything
-/// interpolated is HTML-escaped; the page needs no script (its CSP allows only an empty one).
+/// Each message shows its recipient, subject, kind, time, state and plain-text body, and for the
+/// link kinds either the link or why it is not shown (``Entry``). A link is opened from its seal
+/// only for a message kept here (no SMTP server) whose link still works. Everything interpolated
+/// is HTML-escaped; the page needs no script (its CSP allows only an empty one).
 struct DevMailbox: Sendable {
     let store: OutboxStore
     let composer: MailComposer
+    /// Opens the links sealed in the outbox (`GATEHOUSE_SECRET_KEY`, purpose `mailLinks`).
+    let linkBox: SecretBox
+    /// Whether an SMTP server delivers the outbox: then its messages are not kept here, and no
+    /// link is opened for the page.
+    let smtpConfigured: Bool
     /// Messages shown, newest first.
     static let limit = 100
 
@@ -24,25 +31,70 @@ struct DevMailbox: Sendable {
         return address == IPAddress("::1") || IPNetwork("127.0.0.0/8")!.contains(address)
     }
 
+    /// What the page shows of one message.
+    struct Entry: Sendable, Equatable {
+        var message: OutboxStore.StoredMessage
+        /// Its state in words: kept here, waiting to be sent, sent, or failed with the reason.
+        var state: String
+        /// The link, opened: for a message kept here whose link still works.
+        var link: String?
+        /// Instead of the link: why it is not shown (used, expired, ...); nil for kinds without one.
+        var linkNote: String?
+    }
+
+    /// `listed` as the page shows it: each message's state, and its link or why it is not shown.
+    func entries(_ listed: [OutboxStore.ListedMessage]) -> [Entry] {
+        listed.map { item in
+            let message = item.message
+            let state = switch message.state {
+            case "pending" where !smtpConfigured: "kept here (no SMTP server)"
+            case "pending": item.lastError.map { "waiting to be sent; the last attempt failed: \($0)" } ?? "waiting to be sent"
+            case "failed": "failed, given up: \(item.lastError ?? "no reason recorded")"
+            default: message.state
+            }
+            var entry = Entry(message: message, state: state)
+            switch item.linkState {
+            case nil: break
+            case .open?:
+                if smtpConfigured || message.state != "pending" {
+                    entry.linkNote = "link not shown: an SMTP server delivers this message"
+                } else if let sealed = message.sealedLink, let opened = linkBox.open(sealed) {
+                    entry.link = String(decoding: opened, as: UTF8.self)
+                } else {
+                    entry.linkNote = "link not shown: it was sealed under another GATEHOUSE_SECRET_KEY"
+                }
+            case .used?: entry.linkNote = "link used"
+            case .expired?: entry.linkNote = "link expired"
+            case .void?: entry.linkNote = "link no longer valid: a newer one was sent, or the address changed"
+            case .notKept?: entry.linkNote = "link not kept: the message was sent or given up"
+            }
+            return entry
+        }
+    }
+
     /// The page, read now (blocking: it queries the database).
     func page() -> HTTPResponse {
-        let messages: [OutboxStore.StoredMessage]
-        do { messages = try store.newest(limit: Self.limit) } catch {
+        let listed: [OutboxStore.ListedMessage]
+        do { listed = try store.newest(limit: Self.limit) } catch {
             return HTTPResponse(
                 status: 503, headers: ["Content-Type": "text/plain; charset=utf-8"], body: Array("database unavailable\n".utf8))
         }
         // No script: the page's empty one is all its CSP allows.
         return Pages.page(
-            title: "\(composer.appName) dev mailbox", style: Self.style, body: Self.body(messages, composer: composer),
+            title: "\(composer.appName) dev mailbox", style: Self.style,
+            body: Self.body(entries(listed), composer: composer, smtpConfigured: smtpConfigured),
             script: "", config: "{}", cacheControl: "no-store")
     }
 
     /// The page's body: a heading, a note and one article per message.
-    static func body(_ messages: [OutboxStore.StoredMessage], composer: MailComposer) -> String {
+    static func body(_ entries: [Entry], composer: MailComposer, smtpConfigured: Bool) -> String {
         var items = ""
-        for message in messages {
-            let composed = composer.compose(message, date: message.createdAt)
-            let link = message.link.map { #"<p class="link"><a href="\#(MailComposer.escape($0))">\#(MailComposer.escape($0))</a></p>"# } ?? ""
+        for entry in entries {
+            let message = entry.message
+            // The text shows the link only where the page does.
+            let composed = composer.compose(message, link: entry.link, date: message.createdAt)
+            let link = entry.link.map { #"<p class="link"><a href="\#(MailComposer.escape($0))">\#(MailComposer.escape($0))</a></p>"# }
+                ?? entry.linkNote.map { #"<p class="link">\#(MailComposer.escape($0))</p>"# } ?? ""
             items += """
                 <article>
                 <h2>\(MailComposer.escape(composed?.subject ?? "(unknown kind \(message.kind))"))</h2>
@@ -50,7 +102,7 @@ struct DevMailbox: Sendable {
                 <dt>To</dt><dd>\(MailComposer.escape(message.recipient))</dd>
                 <dt>Kind</dt><dd>\(MailComposer.escape(message.kind))</dd>
                 <dt>Created</dt><dd>\(created(message.createdAt))</dd>
-                <dt>State</dt><dd>\(MailComposer.escape(message.state))</dd>
+                <dt>State</dt><dd>\(MailComposer.escape(entry.state))</dd>
                 </dl>
                 \(link)
                 <pre>\(MailComposer.escape(composed?.text ?? ""))</pre>
@@ -58,10 +110,13 @@ struct DevMailbox: Sendable {
 
                 """
         }
-        if messages.isEmpty { items = "<p>No messages yet.</p>\n" }
+        if entries.isEmpty { items = "<p>No messages yet.</p>\n" }
+        let outbox = smtpConfigured
+            ? "An SMTP server is configured (GATEHOUSE_SMTP_URL): mail goes out, and links are not shown here."
+            : "No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox."
         return """
             <h1>\(MailComposer.escape(composer.appName)) dev mailbox</h1>
-            <p class="note">No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox. \
+            <p class="note">\(outbox) \
             The newest \(limit) messages, newest first.</p>
             \(items)
             """

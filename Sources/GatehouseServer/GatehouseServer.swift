@@ -94,7 +94,7 @@ public final class GatehouseServer: Sendable {
             throw StartError("GATEHOUSE_READ_DATABASE_URL (--read-database-url) needs DATABASE_URL: it names a standby of that database.")
         }
         // An external database's key must be given: checked before the database is opened.
-        var totpBox = settings.databaseURL == nil ? nil : try Self.totpBox(settings, keyDirectory: nil)
+        if settings.databaseURL != nil { _ = try Self.secretBox(settings, keyDirectory: nil, purpose: .totp) }
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
@@ -108,7 +108,8 @@ public final class GatehouseServer: Sendable {
                 if let embedded { try? embedded.stop() }
             }
         }
-        if let embedded { totpBox = try Self.totpBox(settings, keyDirectory: embedded.dataDirectory) }
+        let totpBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .totp)
+        let linkBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .mailLinks)
         do {
             let applied = try Self.migrate(settings, pool, logger)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -149,7 +150,7 @@ public final class GatehouseServer: Sendable {
                     publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
                     origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
-            readPool: readPool, onStandbyChange: { event in
+            linkBox: linkBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
                 case .unavailable(let error):
                     logger.warn("read database unavailable, session lookups go to the primary", ["error": .string(error)])
@@ -183,11 +184,12 @@ public final class GatehouseServer: Sendable {
         let mailSender = smtp.map { smtp in
             MailSender(
                 store: outbox, connection: settings.pollInterval > 0 ? nil : connection, client: smtp, composer: composer,
-                retryBase: settings.mailRetryBase, logger: logger, pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
+                linkBox: linkBox, retryBase: settings.mailRetryBase, logger: logger,
+                pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
         let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
-            ? DevMailbox(store: outbox, composer: composer) : nil
+            ? DevMailbox(store: outbox, composer: composer, linkBox: linkBox, smtpConfigured: smtp != nil) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
             responder: responder, contexts: contexts, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
@@ -318,11 +320,11 @@ public final class GatehouseServer: Sendable {
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
     }
 
-    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or else the key file in
-    /// `keyDirectory` (the embedded default's data directory; made on first start). Without
-    /// either (`DATABASE_URL`) a key must be given unless second factors are off: instances
-    /// sharing a database must share the key.
-    static func totpBox(_ settings: Settings, keyDirectory: String?) throws(StartError) -> SecretBox? {
+    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox), under
+    /// `GATEHOUSE_SECRET_KEY` or else the key file in `keyDirectory` (the embedded default's data
+    /// directory; made on first start). Without either (`DATABASE_URL`) a key must be given:
+    /// instances sharing a database must share the key.
+    static func secretBox(_ settings: Settings, keyDirectory: String?, purpose: SecretBox.Purpose) throws(StartError) -> SecretBox {
         var key = settings.secretKey
         if key == nil, let keyDirectory {
             do { key = try SecretKeyFile.readOrCreate(directory: keyDirectory) } catch {
@@ -330,13 +332,10 @@ public final class GatehouseServer: Sendable {
             }
         }
         guard let key else {
-            guard settings.mfa == .off else {
-                throw StartError(
-                    "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and must be the same for every instance and restart (make one with `openssl rand -hex 32`); or set GATEHOUSE_MFA=off.")
-            }
-            return nil
+            throw StartError(
+                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and the links of mail waiting to be sent, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
         }
-        do { return try SecretBox(secretKey: key, purpose: .totp) } catch {
+        do { return try SecretBox(secretKey: key, purpose: purpose) } catch {
             let source = settings.secretKey == nil
                 ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
             throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")

@@ -239,7 +239,7 @@ extension Settings {
                  }
                  settings.mfa = mode
              }, { $0.mfa.rawValue }),
-        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (openssl rand -hex 32) from which the key sealing TOTP secrets is derived; the same on every instance, kept outside the database. Unset: generated into the data directory of the embedded database (required with DATABASE_URL unless GATEHOUSE_MFA is off)",
+        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (openssl rand -hex 32) from which the keys sealing TOTP secrets and the links of mail waiting in the outbox are derived; the same on every instance, kept outside the database. Unset: generated into the data directory of the embedded database (required with DATABASE_URL)",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.secretKey = nil; return }
                  do { _ = try SecretBox(secretKey: value, purpose: .totp) } catch {
