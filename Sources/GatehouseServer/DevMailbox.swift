@@ -7,8 +7,9 @@ import Mail
 import Sodium
 
 /// `GET /_dev/mailbox`: the outbox's newest messages as a page, for local development without an
-/// SMTP server (the contract's "Mail"). Served only when the listener's address is loopback and
-/// no SMTP server is configured; anywhere else the path is unknown (404).
+/// SMTP server (the contract's "Mail"). The server has one as `GATEHOUSE_DEV_MAILBOX` says
+/// (``isServed(mode:embeddedDatabase:smtpConfigured:)``), and it answers only requests made on
+/// this machine (``admits(_:)``); anywhere else the path is unknown (404).
 ///
 /// Each message shows its recipient, subject, kind, time, state and plain-text body, and for the
 /// link kinds either the link or why it is not shown (``Entry``). A link is opened from its seal
@@ -25,10 +26,55 @@ struct DevMailbox: Sendable {
     /// Messages shown, newest first.
     static let limit = 100
 
-    /// Whether a server listening on `host` with or without SMTP serves the mailbox.
-    static func isServed(host: String, smtpConfigured: Bool) -> Bool {
-        guard !smtpConfigured, let address = IPAddress(host) else { return false }
-        return address == IPAddress("::1") || IPNetwork("127.0.0.0/8")!.contains(address)
+    /// Whether a server has the mailbox: `on`, or `auto` in the embedded default (no
+    /// `DATABASE_URL`, no SMTP server).
+    static func isServed(mode: DevMailboxMode, embeddedDatabase: Bool, smtpConfigured: Bool) -> Bool {
+        switch mode {
+        case .off: false
+        case .on: true
+        case .auto: embeddedDatabase && !smtpConfigured
+        }
+    }
+
+    /// Whether `request` may see the mailbox: it comes from a loopback address with no header a
+    /// proxy adds (a proxy on this machine would otherwise hand the page to anyone), and names a
+    /// loopback host (a page elsewhere cannot reach it through DNS rebinding).
+    static func admits(_ request: HTTPRequest) -> Bool {
+        guard let peer = IPAddress(request.clientAddress), isLoopback(peer) else { return false }
+        guard !request.headers.contains(where: { isForwarding($0.name) }) else { return false }
+        let hosts = request.headers.values(for: "Host")
+        return hosts.count == 1 && isLoopbackHost(hosts[0])
+    }
+
+    /// `X-Forwarded-For`, `Forwarded`, `X-Real-IP` and the other `X-Forwarded-` headers.
+    static func isForwarding(_ name: String) -> Bool {
+        let name = name.lowercased()
+        return name == "forwarded" || name == "x-real-ip" || name.hasPrefix("x-forwarded-")
+    }
+
+    /// `localhost`, an address in 127.0.0.0/8 or `[::1]`, with or without a port.
+    static func isLoopbackHost(_ host: String) -> Bool {
+        var name = Substring(host)
+        if name.hasPrefix("[") {
+            guard let close = name.firstIndex(of: "]") else { return false }
+            let rest = name[name.index(after: close)...]
+            guard rest.isEmpty || Self.isPort(rest) else { return false }
+            return IPAddress(name[name.index(after: name.startIndex)..<close]).map(isLoopback) ?? false
+        }
+        if let colon = name.lastIndex(of: ":") {
+            guard Self.isPort(name[colon...]) else { return false }
+            name = name[..<colon]
+        }
+        return name.lowercased() == "localhost" || (IPAddress(name).map { $0.isIPv4 && isLoopback($0) } ?? false)
+    }
+
+    /// `:` and one to five digits.
+    private static func isPort(_ text: Substring) -> Bool {
+        text.first == ":" && (2...6).contains(text.count) && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
+    }
+
+    private static func isLoopback(_ address: IPAddress) -> Bool {
+        address == IPAddress("::1") || IPNetwork("127.0.0.0/8")!.contains(address)
     }
 
     /// What the page shows of one message.

@@ -188,7 +188,7 @@ public final class GatehouseServer: Sendable {
                 pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
-        let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
+        let devMailbox = DevMailbox.isServed(mode: settings.devMailbox, embeddedDatabase: embedded != nil, smtpConfigured: smtp != nil)
             ? DevMailbox(store: outbox, composer: composer, linkBox: linkBox, smtpConfigured: smtp != nil) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
@@ -231,11 +231,11 @@ public final class GatehouseServer: Sendable {
             mailSender.start()
             logger.info("mail delivery on", ["smtp": .string(smtp.description)])
         } else if devMailbox != nil {
-            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; see the dev mailbox", [
-                "mailbox": .string("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)/_dev/mailbox")
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; see the dev mailbox (from this machine)", [
+                "mailbox": .string("http://\(Self.loopbackHost(listening: settings.host)):\(port)/_dev/mailbox")
             ])
         } else {
-            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; the dev mailbox is served on loopback listeners only")
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; the dev mailbox is off (GATEHOUSE_DEV_MAILBOX)")
         }
         started = true
     }
@@ -339,6 +339,16 @@ public final class GatehouseServer: Sendable {
             let source = settings.secretKey == nil
                 ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
             throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")
+        }
+    }
+
+    /// The host of a URL on this machine for a listener on `host`: a wildcard address becomes the
+    /// loopback one (the dev mailbox answers loopback host names only).
+    static func loopbackHost(listening host: String) -> String {
+        switch host {
+        case "0.0.0.0": "127.0.0.1"
+        case "::": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
         }
     }
 

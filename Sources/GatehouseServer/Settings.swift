@@ -65,6 +65,7 @@ public struct Settings: Sendable, Hashable {
     public var smtpCAFile: String? = nil
     /// The From header; nil: `<app name> <no-reply@localhost>`.
     public var mailFrom: String? = nil
+    public var devMailbox = DevMailboxMode.auto
     public var verifyEmails = AccountPolicy.EmailVerification.off
     public var verifyTokenTTL = 86_400
     public var resetTokenTTL = 3600
@@ -220,6 +221,14 @@ extension Settings {
              { $0.smtpCAFile = $1.isEmpty ? nil : $1 }, { $0.smtpCAFile ?? "(none)" }),
         text("mail-from", "GATEHOUSE_MAIL_FROM", "ADDRESS", "The From header of mail; unset: <app name> <no-reply@localhost>",
              { $0.mailFrom = $1.isEmpty ? nil : $1 }, { $0.mailFrom ?? "<app name> <no-reply@localhost>" }),
+        text("dev-mailbox", "GATEHOUSE_DEV_MAILBOX", "MODE",
+             "The page /_dev/mailbox showing the outbox with its links, to requests from this machine only (a loopback address, no forwarding headers): on, off or auto (only with the embedded database and no SMTP server)",
+             { settings, value throws(SettingsError) in
+                 guard let mode = DevMailboxMode(rawValue: value) else {
+                     throw SettingsError("GATEHOUSE_DEV_MAILBOX (--dev-mailbox) must be on, off or auto, not \"\(value)\".")
+                 }
+                 settings.devMailbox = mode
+             }, { $0.devMailbox.rawValue }),
         text("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "MODE", "off (verification mail when asked), on (also at sign-up and email change) or required (unverified emails cannot log in)",
              { settings, value throws(SettingsError) in
                  guard let mode = AccountPolicy.EmailVerification(rawValue: value) else {

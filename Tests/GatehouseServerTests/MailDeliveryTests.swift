@@ -308,11 +308,15 @@ extension LiveServer {
     }
 
     @Test func withoutSMTPStartUpSaysWhereTheMailIs() throws {
-        let live = try LiveServer()
+        let live = try LiveServer { $0.devMailbox = .on }
         let lines = live.logs.lines.filter { $0.contains("no SMTP server configured") }
         #expect(lines.count == 1)
         #expect(lines.first?.contains("http://127.0.0.1:\(live.server.port)/_dev/mailbox") == true, "\(lines)")
         #expect(try live.metric("gatehouse_mail_sent_total") == nil, "no sender, no counts")
+        // With an external database the mailbox is off unless asked for, and start-up says so.
+        let external = try LiveServer()
+        let off = external.logs.lines.filter { $0.contains("no SMTP server configured") }
+        #expect(off.count == 1 && off[0].contains("the dev mailbox is off (GATEHOUSE_DEV_MAILBOX)"), "\(off)")
     }
 }
 
