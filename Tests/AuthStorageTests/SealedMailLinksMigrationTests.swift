@@ -5,14 +5,14 @@ import ServerTestSupport
 import Sodium
 import Testing
 
-/// Migration 9 over an outbox as version 8 wrote it, with links in plain text: the links of
-/// pending messages are dropped (the migration has no key to seal them, and a token that was
-/// readable must not stay usable), their tokens voided and their messages given up; everything
-/// else is left as it was.
+/// Migration 11 over an outbox as earlier versions wrote it, with links in plain text: the
+/// links of pending messages are dropped (the migration has no key to seal them, and a token
+/// that was readable must not stay usable), their tokens voided and their messages given up;
+/// everything else is left as it was.
 @Suite struct SealedMailLinksMigrationTests {
     @Test func plainTextLinksAreDroppedAndTheirTokensVoided() throws {
         let pool = try TestDatabase.create().makePool(size: 2)
-        try Migrator(migrations: AuthMigrations.all.filter { $0.version < 9 }).migrate(pool)
+        try Migrator(migrations: AuthMigrations.all.filter { $0.version < 11 }).migrate(pool)
         let live = "LiveResetToken0123456789abcdefghijklmnopqrs"
         let verify = "LiveVerifyToken0123456789abcdefghijklmnopq"
         let other = "UnrelatedToken0123456789abcdefghijklmnopqrs"
@@ -43,7 +43,7 @@ import Testing
         }
 
         let applied = try Migrator(migrations: AuthMigrations.all).migrate(pool)
-        #expect(applied.map(\.version) == [9])
+        #expect(applied.map(\.version) == [11])
         try pool.withConnection { c in
             let states = try c.query("SELECT kind, state, last_error FROM mail_outbox ORDER BY id").map {
                 "\(try $0.decode(String.self, at: 0)) \(try $0.decode(String.self, at: 1)) \(try $0.decode(String?.self, at: 2) ?? "-")"

@@ -334,7 +334,7 @@ public enum AuthMigrations {
             $$;
             """)
 
-    /// Migration 9: the outbox keeps a message's link sealed (`SecretBox`, under a key derived
+    /// Migration 11: the outbox keeps a message's link sealed (`SecretBox`, under a key derived
     /// from `GATEHOUSE_SECRET_KEY`) instead of in plain text, so that a database read (a dump, a
     /// replica, a support console) hands out no live reset or verification link. Beside it: the
     /// digest of the link's token (what `account_tokens` holds, to tell whether the link was
@@ -347,7 +347,7 @@ public enum AuthMigrations {
     /// instance of an earlier version still running during an upgrade fails to write or send a
     /// link mail rather than storing a readable token or sending a message without its link.
     static let sealedMailLinks = Migration(
-        version: 9, name: "mail links sealed in the outbox",
+        version: 11, name: "mail links sealed in the outbox",
         sql: """
             DELETE FROM account_tokens t USING mail_outbox m
             WHERE m.link IS NOT NULL
