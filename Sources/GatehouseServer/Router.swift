@@ -10,8 +10,8 @@ import Postgres
 import Sodium
 
 /// The HTTP surface: `/`, the explorer and the link pages (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured log line and one
-/// metrics sample per request.
+/// `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
+/// log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
     let contexts: ContextFactory

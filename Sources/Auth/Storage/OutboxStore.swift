@@ -24,8 +24,8 @@ public struct OutboxStore: Sendable {
         var username: String
         /// A `Mail.MailLanguage` raw value.
         var language: String
-        /// The link with its token (verify and reset kinds): sealed by ``enqueue(_:perHour:messageIdDomain:now:linkBox:in:)``,
-        /// never stored as it is.
+        /// The link with its token (verify and reset kinds): sealed by
+        /// ``enqueue(_:perHour:messageIdDomain:now:linkBox:in:)``, never stored as it is.
         var link: String?
         /// The SHA-256 digest of the link's token (as `account_tokens` keeps it).
         var tokenDigest: [UInt8]?
