@@ -1,6 +1,7 @@
 // swift-tools-version:6.0
-// Gatehouse: a self-hosted GraphQL auth backend. Target layout and dependency
-// direction follow ../shared/STYLE.md; C libraries are Debian system libraries.
+// Gatehouse: a self-hosted GraphQL auth backend. Targets by role, each depending only on
+// lower ones (docs/development.md, "Architecture"); each C library is a Debian system
+// library wrapped by one Swift target.
 import PackageDescription
 
 let package = Package(
@@ -12,11 +13,11 @@ let package = Package(
     ],
     targets: [
         // Pure Swift GraphQL engine: knows nothing of auth, HTTP or C.
-        .target(name: "GraphQL", dependencies: ["JSON", "Locking"], linkerSettings: [.linkedLibrary("m")]),
+        .target(name: "GraphQL", dependencies: ["JSON", "Threading"], linkerSettings: [.linkedLibrary("m")]),
         // The one JSON value, reader, writer (and its string escaping) and ISO-8601 time text.
         .target(name: "JSON"),
         // A plain pthread mutex for state every request touches (see Lock.swift for why not Mutex).
-        .target(name: "Locking"),
+        .target(name: "Threading"),
 
         // C libraries (Debian -dev packages), each imported by exactly one Swift target.
         .systemLibrary(name: "CLibPQ", pkgConfig: "libpq", providers: [.apt(["libpq-dev"])]),
@@ -26,39 +27,47 @@ let package = Package(
         .systemLibrary(name: "CCurl", pkgConfig: "libcurl", providers: [.apt(["libcurl4-openssl-dev"])]),
         .systemLibrary(name: "CCrypto", pkgConfig: "libcrypto", providers: [.apt(["libssl-dev"])]),
 
-        .target(name: "Postgres", dependencies: ["CLibPQ", "Locking"]),
+        .target(name: "Postgres", dependencies: ["CLibPQ", "Threading"]),
         // Auth domain: users, sessions, policies, services per feature over a shared core (AuthService wires them), stores.
         .target(
-            name: "Auth", dependencies: ["Crypto", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Locking", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["OneTimeCodes", "Signatures", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Threading", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
-        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Locking"]),
-        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Locking"]),
+        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Threading"]),
+        .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Threading"]),
         // Third-party log-in: provider configuration, key sets cached per provider, ID token checks.
-        .target(name: "Providers", dependencies: ["Curl", "JSON", "JWT", "Locking"]),
+        .target(name: "Providers", dependencies: ["Curl", "JSON", "JWT", "Threading"]),
         // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH) and HTTPS GETs.
         .target(name: "Curl", dependencies: ["CCurl"]),
         // JSON Web Tokens and Keys: RS256 and ES256 signatures (libcrypto), ID token claims.
-        .target(name: "Crypto", dependencies: ["CCrypto"]),
-        .target(name: "JWT", dependencies: ["Crypto", "JSON"]),
+        // libcrypto's one importer: public and private keys (RS256, ES256), HMAC, SHA-1.
+        .target(name: "Signatures", dependencies: ["CCrypto"]),
+        // Time-based one-time passwords (RFC 6238) and their Base32 secrets, over Signatures' HMAC.
+        .target(name: "OneTimeCodes", dependencies: ["Signatures"]),
+        .target(name: "JWT", dependencies: ["Signatures", "JSON"]),
         // WebAuthn relying party: strict CBOR, COSE keys, authenticator and client data, the
         // registration and authentication checks (ES256/RS256 through Crypto, SHA-256 through Sodium).
-        .target(name: "WebAuthn", dependencies: ["Crypto", "JSON", "Sodium"]),
-        // Mail messages: templates in four languages, MIME and RFC 2047 encoding. Knows no users or databases.
-        .target(name: "Mail"),
+        .target(name: "WebAuthn", dependencies: ["Signatures", "JSON", "Sodium"]),
+        // Mail messages: templates in four languages (the HTML part's markup in HTML/), MIME and RFC 2047
+        // encoding. Knows no users or databases.
+        .target(name: "Mail", exclude: ["HTML"], plugins: ["EmbedText"]),
         // IPv4/IPv6 addresses and CIDR networks: the connection cap, trusted proxies, rate limits.
         .target(name: "IPNetworks"),
         .target(name: "GraphQLHTTP", dependencies: ["GraphQL", "HTTPServer", "JSON"]),
         // Resolvers binding schema.graphql to Auth; Parse codes and messages.
         .target(name: "AuthGraphQL", dependencies: ["Auth", "GraphQL", "JSON"], plugins: ["EmbedText"]),
-        // Compiles schema.graphql into AuthGraphQL as `ServedSchema.sdl`, and the common-password
-        // list into Auth as `CommonPasswordList.text`.
+        // Compiles text files into targets as Swift strings: schema.graphql into AuthGraphQL as
+        // `ServedSchema.sdl`, the common-password list into Auth as `CommonPasswordList.text`, the
+        // mail's HTML into Mail as `MailHTML`, the pages folder into GatehouseServer as `PageFiles`
+        // (Plugins/EmbedText/plugin.swift lists them).
         .plugin(name: "EmbedText", capability: .buildTool(), dependencies: ["TextEmbedder"]),
         .executableTarget(name: "TextEmbedder", path: "Tools/TextEmbedder"),
 
-        // Configuration, wiring, embedded database, logging, metrics, signals.
+        // Configuration, wiring, embedded database, logging, metrics, signals, and the browser
+        // pages, whose HTML, CSS, JavaScript and texts are files in Pages/, compiled in.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Locking", "Mail", "Postgres", "Providers", "Sodium"]),
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Threading", "Mail", "Postgres", "Providers", "Sodium"],
+            exclude: ["Pages"], plugins: ["EmbedText"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
 
@@ -71,7 +80,7 @@ let package = Package(
         // test target can use it; ServerTestSupport adds test databases and in-process servers.
         .target(name: "TestSupport"),
         // A software authenticator making good and deliberately bad WebAuthn responses (tests, benchmarks).
-        .target(name: "WebAuthnTestSupport", dependencies: ["Crypto", "JSON", "Sodium", "WebAuthn"]),
+        .target(name: "WebAuthnTestSupport", dependencies: ["Signatures", "JSON", "Sodium", "WebAuthn"]),
         .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer", "HTTPServer", "Sodium"]),
 
         // Benchmarks: separate executables, never tests.
@@ -79,7 +88,7 @@ let package = Package(
         .executableTarget(name: "StaticServer", dependencies: ["HTTPServer"], path: "bench/StaticServer"),
         // Raw argon2id rate vs PasswordHashingPool; imports CSodium for the raw baseline only.
         .executableTarget(name: "HashBench", dependencies: ["Sodium", "CSodium"], path: "bench/HashBench"),
-        .executableTarget(name: "TOTPBench", dependencies: ["Crypto", "Sodium"], path: "bench/TOTPBench"),
+        .executableTarget(name: "TOTPBench", dependencies: ["OneTimeCodes", "Signatures", "Sodium"], path: "bench/TOTPBench"),
         .executableTarget(name: "PasskeyBench", dependencies: ["JSON", "TestSupport", "WebAuthnTestSupport"], path: "bench/PasskeyBench"),
         // GraphQL engine against graphql-core: conformance corpus runner and engine throughput.
         .executableTarget(name: "ConformanceRunner", dependencies: ["GraphQL", "JSON"], path: "Tools/ConformanceRunner"),
@@ -91,15 +100,17 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Locking", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "Crypto", "GraphQL", "JSON", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Threading", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "OneTimeCodes", "Signatures", "GraphQL", "JSON", "Mail", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
-        .testTarget(name: "CryptoTests", dependencies: ["Crypto", "TestSupport"]),
-        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "WebAuthnTestSupport", "Crypto", "JSON", "Sodium", "TestSupport"]),
+        .testTarget(name: "SignaturesTests", dependencies: ["Signatures", "TestSupport"]),
+        .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "TestSupport"]),
+        .testTarget(name: "WebAuthnTests", dependencies: ["WebAuthn", "WebAuthnTestSupport", "Signatures", "JSON", "Sodium", "TestSupport"]),
         .testTarget(name: "ProvidersTests", dependencies: ["Providers", "Curl", "GatehouseServer", "JSON", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "MailTests", dependencies: ["Mail", "Curl", "TestSupport"]),
-        .testTarget(name: "LockingTests", dependencies: ["Locking"]),
+        .testTarget(name: "ThreadingTests", dependencies: ["Threading"]),
+        .testTarget(name: "EmbedTextTests", exclude: ["Fixtures"], plugins: ["EmbedText"]),
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),
         .testTarget(
             name: "SessionCacheTests",
@@ -108,8 +119,8 @@ let package = Package(
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
         .testTarget(
             name: "GatehouseClientTests",
-            dependencies: ["GatehouseClient", "GatehouseServer", "Crypto", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["Crypto", "GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "Crypto", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
+            dependencies: ["GatehouseClient", "GatehouseServer", "OneTimeCodes", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["OneTimeCodes", "GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "OneTimeCodes", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -41,7 +41,7 @@ targets=("$@")
 [ ${#targets[@]} -eq 0 ] && targets=(lexer-parser validate-execute json http-request jwt cbor-cose)
 
 module JSON Sources/JSON/*.swift
-module Locking Sources/Locking/*.swift
+module Threading Sources/Threading/*.swift
 module GraphQL $(find Sources/GraphQL -name '*.swift' | sort)
 needs_http=0 needs_jwt=0 needs_webauthn=0
 for t in "${targets[@]}"; do
@@ -49,10 +49,10 @@ for t in "${targets[@]}"; do
   [ "$t" = jwt ] && needs_jwt=1
   [ "$t" = cbor-cose ] && needs_webauthn=1
 done
-# Crypto imports CCrypto (Sources/CCrypto/module.modulemap); JWT and WebAuthn import Crypto; their fuzzers link libcrypto.
+# Signatures imports CCrypto (Sources/CCrypto/module.modulemap); JWT and WebAuthn import Signatures; their fuzzers link libcrypto.
 if [ $needs_jwt = 1 ] || [ $needs_webauthn = 1 ]; then
   FLAGS+=(-I "$ROOT/Sources/CCrypto")
-  module Crypto Sources/Crypto/*.swift
+  module Signatures Sources/Signatures/*.swift
 fi
 [ $needs_jwt = 1 ] && module JWT Sources/JWT/*.swift
 # WebAuthn also imports Sodium (SHA-256), which imports CSodium and CCrypt; libsodium and libcrypt are linked.
@@ -69,15 +69,15 @@ fi
 
 for t in "${targets[@]}"; do
   echo "  fuzzer $t" >&2
-  objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/GraphQL.o")
+  objs=("$OUT/obj/JSON.o" "$OUT/obj/Threading.o" "$OUT/obj/GraphQL.o")
   extra=() libs=()
   case $t in
     json) objs=("$OUT/obj/JSON.o"); extra=(Tests/JSONTests/RoundTripEquality.swift) ;;
     lexer-parser) ;;
     validate-execute) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift") ;;
     http-request) extra=(Fuzz/Shared/StubSchema.swift "$OUT/gen/SchemaSDL.swift"); objs+=("$OUT/obj/HTTPServer.o" "$OUT/obj/GraphQLHTTP.o") ;;
-    jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/Crypto.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
-    cbor-cose) objs=("$OUT/obj/JSON.o" "$OUT/obj/Locking.o" "$OUT/obj/Crypto.o" "$OUT/obj/Sodium.o" "$OUT/obj/WebAuthn.o"); libs=(-lcrypto -lsodium -lcrypt) ;;
+    jwt) objs=("$OUT/obj/JSON.o" "$OUT/obj/Signatures.o" "$OUT/obj/JWT.o"); libs=(-lcrypto) ;;
+    cbor-cose) objs=("$OUT/obj/JSON.o" "$OUT/obj/Threading.o" "$OUT/obj/Signatures.o" "$OUT/obj/Sodium.o" "$OUT/obj/WebAuthn.o"); libs=(-lcrypto -lsodium -lcrypt) ;;
     *) echo "unknown fuzz target: $t" >&2; exit 2 ;;
   esac
   # From inside .build/fuzz/link: the driver leaves the entry module's .swiftmodule/.swiftdoc in the cwd.

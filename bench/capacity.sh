@@ -6,8 +6,8 @@
 # database's share to stand out from its background) and, on a second server over the same
 # database, at the minimum cost with its own users (`_min`: the database's CPU, which the cost
 # does not change). Interleaved rounds; an idle run of the same length first measures the
-# database's own background CPU, which the summary subtracts. README "Scaling out" turns these
-# into a model.
+# database's own background CPU, which the summary subtracts. docs/operations.md ("Capacity")
+# turns these into a model.
 #   bench/capacity.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (500)
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"

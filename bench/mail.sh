@@ -29,7 +29,7 @@ SMTP_PID=$!
 BENCH_PIDS+=("$SMTP_PID")
 for _ in $(seq 100); do (exec 3<>"/dev/tcp/127.0.0.1/$SMTP_PORT") 2>/dev/null && break; sleep 0.1; done
 
-start_server "$DIR" "${SERVER_LOG:-/dev/null}" GATEHOUSE_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT" GATEHOUSE_LOG_LEVEL=warn
+start_server "$DIR" "${SERVER_LOG:-/dev/null}" GATEHOUSE_SMTP_URL="smtp://127.0.0.1:$SMTP_PORT?tls=none" GATEHOUSE_LOG_LEVEL=warn
 URL=$SERVER_URL
 METRICS="http://127.0.0.1:$SERVER_PORT/metrics"
 CONNINFO="$(pg_conninfo "$DIR")"

@@ -2,15 +2,17 @@
 """graphql-core's parse throughput on the corpus of bench/ParseBench (same inputs,
 same output: name, bytes, parses/s, MB/s, tab-separated).
 
-usage: parse.py <fixtures dir> <parse-users.graphql> [seconds per input] [input index]
+usage: parse.py <fixtures dir> <SDL file> [seconds per input] [input index]
+
+The SDL file's row is named after the file, as in ParseBench.
 
 An input index (0-based) runs that input alone, so bench/parse.sh can interleave
 ours and graphql-core's runs.
 """
-import sys, time
+import os, sys, time
 from graphql import parse, Source
 
-fixtures, users = sys.argv[1], sys.argv[2]
+fixtures, sdl = sys.argv[1], sys.argv[2]
 seconds = float(sys.argv[3]) if len(sys.argv) > 3 else 1.0
 only = int(sys.argv[4]) if len(sys.argv) > 4 else None
 log_in = ("mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { id objectId "
@@ -18,7 +20,7 @@ log_in = ("mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer {
 corpus = [
     ("kitchen-sink query", open(f"{fixtures}/kitchen-sink.graphql", encoding="utf-8").read()),
     ("kitchen-sink SDL", open(f"{fixtures}/schema-kitchen-sink.graphql", encoding="utf-8").read()),
-    ("parse-users SDL", open(users, encoding="utf-8").read()),
+    (os.path.splitext(os.path.basename(sdl))[0] + " SDL", open(sdl, encoding="utf-8").read()),
     ("logIn mutation", log_in),
 ]
 for index, (name, text) in enumerate(corpus):

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Parser throughput, ours against graphql-core, as a markdown table.
-#   bench/parse.sh [seconds per run] [parse-users.graphql] [rounds]
+#   bench/parse.sh [seconds per run] [SDL file, default schema.graphql] [rounds]
 #
 # For each input and each round, ours and graphql-core run back to back (the order
 # alternating between rounds), so both see the same machine load; each row reports
@@ -9,25 +9,24 @@
 set -euo pipefail
 cd "$(dirname "$0")/.."
 seconds="${1:-2}"
-users="${2:-${PARSE_USERS:-../shared/contract/parse-users.graphql}}"
+sdl="${2:-${PARSE_SDL:-schema.graphql}}"
 rounds="${3:-${PARSE_ROUNDS:-3}}"
-[ -f "$users" ] || users=/work/shared/contract/parse-users.graphql
 fixtures=Tests/GraphQLTests/Fixtures
 
 swift build -c release --product ParseBench >&2
 core=$(python3 -c "import graphql; print(graphql.__version__)")
-inputs=$(.build/release/ParseBench "$fixtures" "$users" n1 | wc -l)
+inputs=$(.build/release/ParseBench "$fixtures" "$sdl" n1 | wc -l)
 
 runs=$(mktemp)
 trap 'rm -f "$runs"' EXIT
 for ((round = 0; round < rounds; round++)); do
     for ((input = 0; input < inputs; input++)); do
         if (( round % 2 == 0 )); then
-            ours=$(.build/release/ParseBench "$fixtures" "$users" "$seconds" "$input")
-            theirs=$(python3 bench/parse.py "$fixtures" "$users" "$seconds" "$input")
+            ours=$(.build/release/ParseBench "$fixtures" "$sdl" "$seconds" "$input")
+            theirs=$(python3 bench/parse.py "$fixtures" "$sdl" "$seconds" "$input")
         else
-            theirs=$(python3 bench/parse.py "$fixtures" "$users" "$seconds" "$input")
-            ours=$(.build/release/ParseBench "$fixtures" "$users" "$seconds" "$input")
+            theirs=$(python3 bench/parse.py "$fixtures" "$sdl" "$seconds" "$input")
+            ours=$(.build/release/ParseBench "$fixtures" "$sdl" "$seconds" "$input")
         fi
         line=$(paste <(echo "$ours") <(echo "$theirs"))
         echo "$input	$line" >>"$runs"

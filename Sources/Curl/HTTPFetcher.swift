@@ -73,16 +73,10 @@ public struct HTTPFetcher: Sendable {
         guard !host.isEmpty else { throw FetchError("\"\(url)\" has no host") }
         switch scheme {
         case "https": return
-        case "http" where isLoopback(host): return
+        case "http" where isLoopbackHost(host): return
         case "http": throw FetchError("\"\(url)\" must use https (plain http only to a loopback address)")
         default: throw FetchError("\"\(url)\" must use https, not \(scheme)")
         }
-    }
-
-    private static func isLoopback(_ host: String) -> Bool {
-        if host == "localhost" || host == "[::1]" || host == "::1" { return true }
-        let octets = host.split(separator: ".", omittingEmptySubsequences: false)
-        return octets.count == 4 && octets[0] == "127" && octets.allSatisfy { UInt8($0) != nil }
     }
 
     /// `scheme://host[:port]` of a URL, for error texts (a path or query could hold a secret).

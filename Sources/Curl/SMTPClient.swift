@@ -3,37 +3,67 @@ internal import CCurl
 /// Sends whole RFC 5322 messages through one SMTP server with libcurl: a new connection per
 /// message, safe to use from any thread.
 ///
-/// `smtp://` upgrades with STARTTLS when the server offers it; with a user name in the URL it
-/// requires STARTTLS (the transfer fails before AUTH when the server does not offer it), so
-/// credentials never cross the network in clear. `smtps://` is TLS from the first byte.
-/// Certificates are always verified, against the system's CAs and `caFile`.
+/// `smtp://` requires STARTTLS: the transfer fails before MAIL (and before AUTH) when the server
+/// does not offer it, so neither credentials nor messages with their links cross the network in
+/// clear, and an on-path attacker cannot strip the upgrade. `smtps://` is TLS from the first byte.
+/// `smtp://host?tls=none` speaks plain SMTP, only to a loopback host (a relay on the same machine)
+/// and only without credentials. Certificates are always verified, against the system's CAs and
+/// `caFile`.
 public struct SMTPClient: Sendable, CustomStringConvertible {
+    /// How the connection is protected.
+    public enum Security: Sendable, Equatable {
+        /// `smtp://`: STARTTLS, required.
+        case startTLS
+        /// `smtps://`: TLS from the first byte.
+        case implicitTLS
+        /// `smtp://…?tls=none`: plain text, to a loopback host only.
+        case none
+    }
+
+    /// The URL curl connects to (the `?tls=none` switch removed).
     private let url: String
     private let secrets: [String]
-    private let requiresTLS: Bool
+    /// How the connection is protected.
+    public let security: Security
     private let caFile: String?
     private let timeout: Int
     /// The server without credentials, for logs: `smtps://mail.example.com:465`.
     public let description: String
 
-    /// `url`: `smtp://[user:password@]host[:port]` or `smtps://…` (user and password
-    /// percent-encoded; a path is the name curl sends in EHLO). `caFile`: a PEM bundle of extra
-    /// trusted CAs (a private CA). `timeout`: seconds for a whole delivery. Throws an error
-    /// naming what is wrong with the URL, never quoting it (it may hold a password).
+    /// `url`: `smtp://[user:password@]host[:port]`, `smtps://…`, or `smtp://host[:port]?tls=none`
+    /// to a loopback host (user and password percent-encoded; a path is the name curl sends in
+    /// EHLO). `caFile`: a PEM bundle of extra trusted CAs (a private CA). `timeout`: seconds for a
+    /// whole delivery. Throws an error naming what is wrong with the URL, never quoting it (it may
+    /// hold a password).
     public init(url: String, caFile: String? = nil, timeout: Int = 30) throws(SMTPError) {
         let parts = try URLParts(parsing: url)
         guard parts.scheme == "smtp" || parts.scheme == "smtps" else {
             throw SMTPError("the SMTP URL's scheme must be smtp or smtps, not \"\(parts.scheme)\"")
         }
         guard !parts.host.isEmpty else { throw SMTPError("the SMTP URL has no host") }
-        guard !parts.hasQueryOrFragment else { throw SMTPError("the SMTP URL must not have a query or fragment") }
+        guard !parts.hasFragment else { throw SMTPError("the SMTP URL must not have a fragment") }
+        let secrets = [parts.password, parts.encodedPassword].compactMap { $0 }.filter { !$0.isEmpty }
+        switch parts.query {
+        case nil:
+            security = parts.scheme == "smtps" ? .implicitTLS : .startTLS
+        case "tls=none":
+            guard parts.scheme == "smtp" else { throw SMTPError("?tls=none is for smtp:// URLs; smtps:// is always TLS") }
+            guard isLoopbackHost(parts.host) else {
+                throw SMTPError(
+                    "?tls=none (plain SMTP) is allowed only to a loopback host (127.0.0.0/8, ::1, localhost), not \(parts.host); "
+                        + "other servers need STARTTLS or smtps://")
+            }
+            guard parts.user == nil, secrets.isEmpty else { throw SMTPError("?tls=none cannot be used with a user or password: credentials need TLS") }
+            security = .none
+        default:
+            throw SMTPError("the SMTP URL's only query may be ?tls=none (plain SMTP to a loopback host)")
+        }
         guard timeout > 0 else { throw SMTPError("the SMTP timeout must be at least 1 second") }
-        self.url = url
-        secrets = [parts.password, parts.encodedPassword].compactMap { $0 }.filter { !$0.isEmpty }
-        requiresTLS = parts.user != nil || !secrets.isEmpty
+        self.url = parts.withoutQuery
+        self.secrets = secrets
         self.caFile = caFile
         self.timeout = timeout
-        description = "\(parts.scheme)://\(parts.host)" + (parts.port.map { ":\($0)" } ?? "")
+        description = "\(parts.scheme)://\(parts.host)" + (parts.port.map { ":\($0)" } ?? "") + (security == .none ? "?tls=none" : "")
     }
 
     /// Sends `message` (a whole RFC 5322 message, CRLF line ends) from `from` to each address in
@@ -46,7 +76,7 @@ public struct SMTPClient: Sendable, CustomStringConvertible {
         let easy = try EasyHandle()
         try easy.set(CURLOPT_URL, url)
         try easy.set(CURLOPT_PROTOCOLS_STR, "smtp,smtps")
-        try easy.set(CURLOPT_USE_SSL, Int((requiresTLS ? CURLUSESSL_ALL : CURLUSESSL_TRY).rawValue))
+        try easy.set(CURLOPT_USE_SSL, Int((security == .none ? CURLUSESSL_NONE : CURLUSESSL_ALL).rawValue))
         if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
         try easy.set(CURLOPT_TIMEOUT, timeout)
         try easy.set(CURLOPT_MAIL_FROM, from)
@@ -112,8 +142,10 @@ private let readMessage: curl_read_callback = { buffer, size, count, context in
 /// will connect to).
 private struct URLParts {
     var scheme = "", host = ""
-    var port: String?, user: String?, password: String?, encodedPassword: String?
-    var hasQueryOrFragment = false
+    var port: String?, user: String?, password: String?, encodedPassword: String?, query: String?
+    var hasFragment = false
+    /// The whole URL without its query.
+    var withoutQuery = ""
 
     init(parsing url: String) throws(SMTPError) {
         guard let handle = curl_url() else { throw SMTPError("out of memory for the SMTP URL") }
@@ -134,6 +166,11 @@ private struct URLParts {
         user = part(CURLUPART_USER, decoded: true).flatMap { $0.isEmpty ? nil : $0 }
         password = part(CURLUPART_PASSWORD, decoded: true)
         encodedPassword = part(CURLUPART_PASSWORD)
-        hasQueryOrFragment = part(CURLUPART_QUERY) != nil || part(CURLUPART_FRAGMENT) != nil
+        query = part(CURLUPART_QUERY)
+        hasFragment = part(CURLUPART_FRAGMENT) != nil
+        guard curl_url_set(handle, CURLUPART_QUERY, nil, 0) == CURLUE_OK, let whole = part(CURLUPART_URL) else {
+            throw SMTPError("out of memory for the SMTP URL")
+        }
+        withoutQuery = whole
     }
 }

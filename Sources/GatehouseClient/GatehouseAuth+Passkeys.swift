@@ -38,7 +38,8 @@ extension GatehouseAuth {
     /// five minutes, once), `pubKeyCredParams`, `excludeCredentials` (the user's passkeys), ….
     ///
     /// - Throws: ``GatehouseError/recentLoginRequired`` (log in again first),
-    ///   ``GatehouseError/sessionInvalid``, or a network or server error.
+    ///   ``GatehouseError/secondFactorLogInRequired`` (the account has a second factor and this
+    ///   session was not made with it), ``GatehouseError/sessionInvalid``, or a network or server error.
     public func passkeyRegistrationOptions() async throws(GatehouseError) -> JSONValue {
         let session = try requireSession()
         let data = try await authenticated(
@@ -52,7 +53,8 @@ extension GatehouseAuth {
     ///
     /// - Parameter name: what the list shows (e.g. the device's name); the server's default when `nil`.
     /// - Throws: ``GatehouseError/invalidPasskeyRegistration``, ``GatehouseError/recentLoginRequired``,
-    ///   ``GatehouseError/sessionInvalid``, or a network or server error.
+    ///   ``GatehouseError/secondFactorLogInRequired``, ``GatehouseError/sessionInvalid``, or a network
+    ///   or server error.
     @discardableResult
     public func registerPasskey(credential: JSONValue, name: String? = nil) async throws(GatehouseError) -> Passkey {
         let session = try requireSession()
@@ -84,8 +86,9 @@ extension GatehouseAuth {
     /// an assertion for ``passkeyLoginOptions(username:)`` (a browser's `credential.toJSON()`, or
     /// ``JSONValue/passkeyAssertion(credentialID:clientDataJSON:authenticatorData:signature:userHandle:)``).
     ///
-    /// - Throws: ``GatehouseError/invalidPasskey``, ``GatehouseError/rateLimited(retryAfter:)``,
-    ///   or a network, storage or server error.
+    /// - Throws: ``GatehouseError/invalidPasskey``, ``GatehouseError/emailNotVerified`` (the server
+    ///   requires verified addresses), ``GatehouseError/rateLimited(retryAfter:)``, or a network,
+    ///   storage or server error.
     @discardableResult
     public func logIn(passkeyCredential credential: JSONValue) async throws(GatehouseError) -> User {
         let data = try await transport.execute(
@@ -110,7 +113,8 @@ extension GatehouseAuth {
     ///
     /// - Throws: ``GatehouseError/server(code:message:)`` 101 `Object not found.` when it is not one
     ///   of the user's passkeys, ``GatehouseError/lastLogInMethod``, ``GatehouseError/recentLoginRequired``,
-    ///   ``GatehouseError/sessionInvalid``, or a network or server error.
+    ///   ``GatehouseError/secondFactorEnrollmentRequired`` (the server requires a second factor and
+    ///   this session was made without one), ``GatehouseError/sessionInvalid``, or a network or server error.
     public func removePasskey(id: String) async throws(GatehouseError) {
         let session = try requireSession()
         _ = try await authenticated(

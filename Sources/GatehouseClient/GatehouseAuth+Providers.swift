@@ -49,7 +49,9 @@ extension GatehouseAuth {
     ///   ``GatehouseError/secondFactorRequired`` without it (as with a password).
     /// - Throws: ``GatehouseError/unsupportedProvider``, ``GatehouseError/invalidProviderToken(provider:)``,
     ///   ``GatehouseError/secondFactorRequired``, ``GatehouseError/invalidSecondFactorCode``,
-    ///   ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
+    ///   ``GatehouseError/invalidRecoveryCode``, ``GatehouseError/emailNotVerified`` (the server
+    ///   requires verified addresses, and the account's, or the one given for a new account, is
+    ///   not yet), ``GatehouseError/rateLimited(retryAfter:)``, or a network, storage or server error.
     @discardableResult
     public func logIn(with provider: AuthProvider, totpCode: String? = nil) async throws(GatehouseError) -> User {
         var authData: [String: JSONValue] = [provider.name: try authData(provider)]
@@ -62,24 +64,32 @@ extension GatehouseAuth {
     }
 
     /// Links a provider to the signed-in user, who can then log in with it too; returns the
-    /// updated user.
+    /// updated user. The server mails the account's owner about it, and a guest linking a
+    /// provider stops being a guest (its anonymous id no longer logs in).
     ///
+    /// - Parameter currentPassword: proves a recent log-in (linking needs one, like an email
+    ///   change); `nil` when the session is recent enough.
     /// - Throws: ``GatehouseError/providerAlreadyLinked`` (it belongs to another user),
     ///   ``GatehouseError/invalidProviderToken(provider:)``, ``GatehouseError/unsupportedProvider``,
-    ///   ``GatehouseError/sessionInvalid``, or a network, storage or server error.
+    ///   ``GatehouseError/recentLoginRequired``, ``GatehouseError/anonymousIdOfRegularUser``
+    ///   (``AuthProvider/anonymous`` for a user who is no guest), ``GatehouseError/sessionInvalid``,
+    ///   or a network, storage or server error.
     @discardableResult
-    public func link(_ provider: AuthProvider) async throws(GatehouseError) -> User {
-        try await updateUser(["authData": .object([provider.name: try authData(provider)])], currentPassword: nil).user
+    public func link(_ provider: AuthProvider, currentPassword: String? = nil) async throws(GatehouseError) -> User {
+        try await updateUser(["authData": .object([provider.name: try authData(provider)])], currentPassword: currentPassword).user
     }
 
     /// Unlinks the provider named `provider` (see ``AuthProvider/name``) from the signed-in
-    /// user; returns the updated user.
+    /// user; returns the updated user. The server mails the account's owner about it.
     ///
+    /// - Parameter currentPassword: proves a recent log-in (unlinking needs one); `nil` when
+    ///   the session is recent enough.
     /// - Throws: ``GatehouseError/lastLogInMethod`` (no password and no other provider would
-    ///   remain), ``GatehouseError/sessionInvalid``, or a network, storage or server error.
+    ///   remain), ``GatehouseError/recentLoginRequired``, ``GatehouseError/sessionInvalid``, or a
+    ///   network, storage or server error.
     @discardableResult
-    public func unlink(provider: String) async throws(GatehouseError) -> User {
-        try await updateUser(["authData": .object([provider: .null])], currentPassword: nil).user
+    public func unlink(provider: String, currentPassword: String? = nil) async throws(GatehouseError) -> User {
+        try await updateUser(["authData": .object([provider: .null])], currentPassword: currentPassword).user
     }
 
     /// The `authData.<name>` object of `provider`: its user id and token.

@@ -39,11 +39,13 @@ extension GatehouseAuth {
     /// Turns TOTP on for the signed-in user with `secret` (base32, at least 32 characters; see
     /// ``newTOTPSecret()``) and the `code` the authenticator app shows for it, and returns the
     /// ten recovery codes: show them this once, the server keeps only their digests. Enrolling
-    /// again replaces the secret, and needs a session made with the second factor.
+    /// again replaces the secret; like enrolling beside a passkey that verifies its user, it needs
+    /// a session made with a second factor.
     ///
     /// - Parameter currentPassword: proves a recent log-in; `nil` when the session is recent enough.
     /// - Throws: ``GatehouseError/invalidSecondFactorCode``, ``GatehouseError/invalidTOTPSecret``,
-    ///   ``GatehouseError/recentLoginRequired``, ``GatehouseError/invalidCredentials(message:)``
+    ///   ``GatehouseError/recentLoginRequired``, ``GatehouseError/secondFactorLogInRequired``,
+    ///   ``GatehouseError/invalidCredentials(message:)``
     ///   (a wrong `currentPassword`), ``GatehouseError/unsupportedProvider`` (the server has
     ///   `GATEHOUSE_MFA=off`), ``GatehouseError/sessionInvalid``, or a network, storage or server error.
     public func enrollTOTP(secret: String, code: String, currentPassword: String? = nil) async throws(GatehouseError) -> [String] {
@@ -56,7 +58,7 @@ extension GatehouseAuth {
     ///
     /// - Parameter currentPassword: proves a recent log-in; `nil` when the session is recent enough.
     /// - Throws: ``GatehouseError/invalidSecondFactorCode`` (also when TOTP is not on),
-    ///   ``GatehouseError/recentLoginRequired``, ``GatehouseError/sessionInvalid``, or a network,
+    ///   ``GatehouseError/invalidRecoveryCode``, ``GatehouseError/recentLoginRequired``, ``GatehouseError/sessionInvalid``, or a network,
     ///   storage or server error.
     public func regenerateRecoveryCodes(code: String, currentPassword: String? = nil) async throws(GatehouseError) -> [String] {
         try await recoveryCodes(["token": .string(code), "recovery": .bool(true)], currentPassword: currentPassword)

@@ -108,10 +108,12 @@ public final class GatehouseAuth: Sendable {
     /// catch .secondFactorRequired { try await auth.logIn(username: name, password: password, totpCode: askForCode()) }
     /// ```
     ///
-    /// - Parameter totpCode: the current 6-digit code, or a recovery code (`abcde-12345`).
+    /// - Parameter totpCode: the current 6-digit code, or a recovery code (`abcde-23456`, in any
+    ///   case, with or without the dash).
     /// - Throws: ``GatehouseError/invalidCredentials(message:)`` (also when the account is
     ///   locked: see ``GatehouseError/isAccountLocked``), ``GatehouseError/secondFactorRequired``,
-    ///   ``GatehouseError/invalidSecondFactorCode``, ``GatehouseError/rateLimited(retryAfter:)``,
+    ///   ``GatehouseError/invalidSecondFactorCode``, ``GatehouseError/invalidRecoveryCode``,
+    ///   ``GatehouseError/emailNotVerified``, ``GatehouseError/rateLimited(retryAfter:)``,
     ///   or a network, storage or server error.
     @discardableResult
     public func logIn(username: String, password: String, totpCode: String? = nil) async throws(GatehouseError) -> User {

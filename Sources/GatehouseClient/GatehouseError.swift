@@ -46,17 +46,26 @@ public enum GatehouseError: Error, Sendable, Hashable {
     /// 142: unlinking would leave the account without a way to log in (no password and no
     /// other provider); set a password or link another provider first.
     case lastLogInMethod
+    /// 142 `An anonymous id can only be linked to a guest account.`: the signed-in user has a
+    /// password, a provider or a passkey, and a guest's device id would be a password-less way in.
+    case anonymousIdOfRegularUser
     /// -1 `Missing additional authData mfa`: the password was right and the account has a second
     /// factor; ask for the authenticator app's code (or a recovery code) and log in again with it.
     case secondFactorRequired
-    /// 141 `Invalid MFA token`: the code is wrong, out of its time window or used already, or the
-    /// recovery code is unknown or used up. Counts as a failed log-in on the server.
+    /// 141 `Invalid MFA token`: the code is wrong, out of its time window or used already. Counts
+    /// as a failed log-in on the server.
     case invalidSecondFactorCode
+    /// 141 `Invalid recovery code.`: the recovery code is not one of the account's, or was used
+    /// already. Counts as a failed log-in on the server.
+    case invalidRecoveryCode
     /// 142 `Invalid MFA secret`: the TOTP secret is not base32 or shorter than 32 characters.
     case invalidTOTPSecret
     /// 206 `Second factor enrolment required.`: the server requires a second factor and this
     /// session was made without one; enrol TOTP or a passkey (or log out).
     case secondFactorEnrollmentRequired
+    /// 206 `Second factor required.`: adding TOTP or a passkey to an account that has a second
+    /// factor needs a session made with it; log in again with the code or the passkey first.
+    case secondFactorLogInRequired
     /// 101 `Invalid passkey.`: the server refused a passkey log-in (any check, or an expired or
     /// used challenge: ask for new options), or the passkey is disabled as possibly cloned.
     case invalidPasskey
@@ -85,11 +94,14 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 208 where message == "this auth is already used": self = .providerAlreadyLinked
         case -1 where message == "Missing additional authData mfa": self = .secondFactorRequired
         case 141 where message == "Invalid MFA token": self = .invalidSecondFactorCode
+        case 141 where message == "Invalid recovery code.": self = .invalidRecoveryCode
         case 142 where message == "Invalid MFA secret": self = .invalidTOTPSecret
         case 142 where message == "Invalid passkey registration.": self = .invalidPasskeyRegistration
         case 101 where message == "Invalid passkey.": self = .invalidPasskey
         case 206 where message == "Second factor enrolment required.": self = .secondFactorEnrollmentRequired
+        case 206 where message == "Second factor required.": self = .secondFactorLogInRequired
         case 142 where message == "The last way to log in cannot be removed.": self = .lastLogInMethod
+        case 142 where message == "An anonymous id can only be linked to a guest account.": self = .anonymousIdOfRegularUser
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
         case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
@@ -114,14 +126,16 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .invalidTOTPSecret, .invalidPasskeyRegistration: 142
+        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .anonymousIdOfRegularUser, .invalidTOTPSecret,
+            .invalidPasskeyRegistration:
+            142
         case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
-        case .invalidSecondFactorCode: 141
+        case .invalidSecondFactorCode, .invalidRecoveryCode: 141
         case .unsupportedProvider: 252
         case .providerAlreadyLinked: 208
         case .sessionInvalid: 209
         case .rateLimited: 155
-        case .recentLoginRequired, .secondFactorEnrollmentRequired: 206
+        case .recentLoginRequired, .secondFactorEnrollmentRequired, .secondFactorLogInRequired: 206
         case .invalidLink, .linkExpired, .secondFactorRequired: -1
         case .emailNotVerified: 205
         case .server(let code, _): code
@@ -167,12 +181,17 @@ extension GatehouseError: LocalizedError {
             return "The sign-in with \(provider) was not accepted. Sign in with \(provider) again."
         case .providerAlreadyLinked: return "That account is already linked to another user."
         case .lastLogInMethod: return "This is your last way to log in. Set a password or link another account first."
+        case .anonymousIdOfRegularUser: return "Only a guest account can be used without signing in."
         case .secondFactorRequired: return "Enter the code from your authenticator app, or one of your recovery codes."
         case .invalidSecondFactorCode:
             return "That code is wrong or was used already. Enter the current code from your authenticator app, or an unused recovery code."
+        case .invalidRecoveryCode:
+            return "That recovery code is not one of yours, or it was used already. Check it, or use another of your recovery codes."
         case .invalidTOTPSecret: return "The authenticator app's secret is not valid. Start the setup again."
         case .secondFactorEnrollmentRequired:
             return "This account needs a second factor. Set up an authenticator app or a passkey to continue."
+        case .secondFactorLogInRequired:
+            return "Log in with your authenticator app's code or your passkey first, then add another second factor."
         case .invalidPasskey: return "The passkey was not accepted. Try again, or log in another way."
         case .invalidPasskeyRegistration: return "The passkey could not be added. Try again."
         case .unauthorized: return "The server did not accept this app's application id."

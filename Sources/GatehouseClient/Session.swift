@@ -20,8 +20,9 @@ public struct Session: Sendable, Hashable {
     /// Whether this is the session of this ``GatehouseAuth``.
     public var isCurrent: Bool
     /// How the session was made (`createdWith.factors`): `["password"]`, `["password", "totp"]`,
-    /// `["passkey"]`, …; empty when the server does not say. Removing TOTP needs a session made
-    /// with a second factor (`totp` or `passkey`).
+    /// `["passkey"]`, `["passkey-unverified"]` (a passkey used without a PIN or biometrics), …;
+    /// empty when the server does not say. Removing TOTP needs a session made with a second factor
+    /// (`totp` or `passkey`).
     public var factors: [String]
 
     /// Creates a session value (the SDK builds these from server responses).

@@ -5,7 +5,7 @@ import Postgres
 import Auth
 
 /// The `gatehouse` command line: `serve` (the default), `migrate`, `schema print`,
-/// `schema diff OLD NEW`, `--help` for each, `--version`.
+/// `schema diff OLD NEW`, `settings --markdown`, `--help` for each, `--version`.
 public enum Command {
     public static let version = "0.1.0"
 
@@ -30,6 +30,14 @@ public enum Command {
         case "schema":
             if wantsHelp || arguments.isEmpty { print(schemaHelp); return wantsHelp ? 0 : 2 }
             return schema(arguments)
+        case "settings":
+            if wantsHelp { print(settingsHelp); return 0 }
+            guard arguments == ["--markdown"] else {
+                fail("settings needs --markdown\n\n\(settingsHelp)")
+                return 2
+            }
+            print(Settings.markdown, terminator: "")
+            return 0
         case "help":
             print(usage)
             return 0
@@ -66,6 +74,7 @@ public enum Command {
             return 1
         }
         print("gatehouse listening on \(server.endpoint)")
+        print("the sample app and the explorer: \(server.publicURL)/")
         fflush(nil)  // flush stdout so a supervisor reading the line sees it now
         let signal = signals.wait()
         server.logger.info("shutting down", ["signal": .string(signal == SIGTERM ? "SIGTERM" : "SIGINT")])
@@ -153,6 +162,7 @@ public enum Command {
           migrate               Apply the database migrations and exit
           schema print          Print the served schema (SDL)
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
+          settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
 
         Run "gatehouse COMMAND --help" for a command's options; "gatehouse --version" for the version.
         """
@@ -170,7 +180,9 @@ public enum Command {
         for spec in Settings.specs {
             let flag = "  --\(spec.flag) \(spec.placeholder)"
             text += flag.padding(toLength: max(flag.count + 1, 34), withPad: " ", startingAt: 0)
-            text += "\(spec.summary) [\(spec.environment); default: \(spec.defaultText)]\n"
+            // The summary's backquotes mark code for the Markdown table; a terminal shows it plain.
+            let summary = spec.summary.replacingOccurrences(of: "`", with: "")
+            text += "\(summary) [\(spec.environment); default: \(spec.defaultText)]\n"
         }
         return text
     }
@@ -184,6 +196,14 @@ public enum Command {
         GATEHOUSE_POLL_INTERVAL). While the database is unreachable or read-only (a failover)
         it tries again for up to GATEHOUSE_DATABASE_WAIT seconds. Takes the same database
         options as serve (see gatehouse serve --help).
+        """
+
+    static let settingsHelp = """
+        Usage: gatehouse settings --markdown
+
+        Prints every setting (variable, flag, default, meaning) and the removed ones as a
+        Markdown page, from the same declarations that parse them. The repository keeps the
+        output as docs/settings.md; a test fails when the two differ.
         """
 
     static let schemaHelp = """

@@ -40,7 +40,7 @@ struct DevMailbox: Sendable {
     /// proxy adds (a proxy on this machine would otherwise hand the page to anyone), and names a
     /// loopback host (a page elsewhere cannot reach it through DNS rebinding).
     static func admits(_ request: HTTPRequest) -> Bool {
-        guard let peer = IPAddress(request.clientAddress), isLoopback(peer) else { return false }
+        guard let peer = IPAddress(request.clientAddress), peer.isLoopback else { return false }
         guard !request.headers.contains(where: { isForwarding($0.name) }) else { return false }
         let hosts = request.headers.values(for: "Host")
         return hosts.count == 1 && isLoopbackHost(hosts[0])
@@ -59,22 +59,18 @@ struct DevMailbox: Sendable {
             guard let close = name.firstIndex(of: "]") else { return false }
             let rest = name[name.index(after: close)...]
             guard rest.isEmpty || Self.isPort(rest) else { return false }
-            return IPAddress(name[name.index(after: name.startIndex)..<close]).map(isLoopback) ?? false
+            return IPAddress(name[name.index(after: name.startIndex)..<close])?.isLoopback ?? false
         }
         if let colon = name.lastIndex(of: ":") {
             guard Self.isPort(name[colon...]) else { return false }
             name = name[..<colon]
         }
-        return name.lowercased() == "localhost" || (IPAddress(name).map { $0.isIPv4 && isLoopback($0) } ?? false)
+        return name.lowercased() == "localhost" || (IPAddress(name).map { $0.isIPv4 && $0.isLoopback } ?? false)
     }
 
     /// `:` and one to five digits.
     private static func isPort(_ text: Substring) -> Bool {
         text.first == ":" && (2...6).contains(text.count) && text.dropFirst().allSatisfy { $0.isASCII && $0.isNumber }
-    }
-
-    private static func isLoopback(_ address: IPAddress) -> Bool {
-        address == IPAddress("::1") || IPNetwork("127.0.0.0/8")!.contains(address)
     }
 
     /// What the page shows of one message.
@@ -127,54 +123,40 @@ struct DevMailbox: Sendable {
         }
         // No script: the page's empty one is all its CSP allows.
         return Pages.page(
-            title: "\(composer.appName) dev mailbox", style: Self.style,
+            title: "\(composer.appName) dev mailbox", assets: Self.assets,
             body: Self.body(entries(listed), composer: composer, smtpConfigured: smtpConfigured),
-            script: "", config: "{}", cacheControl: "no-store")
+            config: "{}", cacheControl: "no-store")
     }
 
-    /// The page's body: a heading, a note and one article per message.
+    /// The page's body (`mailbox.html`): a heading, a note and one article per message.
     static func body(_ entries: [Entry], composer: MailComposer, smtpConfigured: Bool) -> String {
-        var items = ""
-        for entry in entries {
+        let items = entries.map { entry in
             let message = entry.message
             // The text shows the link only where the page does.
             let composed = composer.compose(message, link: entry.link, date: message.createdAt)
-            let link = entry.link.map { #"<p class="link"><a href="\#(MailComposer.escape($0))">\#(MailComposer.escape($0))</a></p>"# }
-                ?? entry.linkNote.map { #"<p class="link">\#(MailComposer.escape($0))</p>"# } ?? ""
-            items += """
-                <article>
-                <h2>\(MailComposer.escape(composed?.subject ?? "(unknown kind \(message.kind))"))</h2>
-                <dl>
-                <dt>To</dt><dd>\(MailComposer.escape(message.recipient))</dd>
-                <dt>Kind</dt><dd>\(MailComposer.escape(message.kind))</dd>
-                <dt>Created</dt><dd>\(created(message.createdAt))</dd>
-                <dt>State</dt><dd>\(MailComposer.escape(entry.state))</dd>
-                </dl>
-                \(link)
-                <pre>\(MailComposer.escape(composed?.text ?? ""))</pre>
-                </article>
-
-                """
+            let link = entry.link.map { Self.linkTemplate.render(["link": $0]) }
+                ?? entry.linkNote.map { Self.linkNoteTemplate.render(["note": $0]) } ?? ""
+            return Self.messageTemplate.render([
+                "subject": composed?.subject ?? "(unknown kind \(message.kind))", "recipient": message.recipient,
+                "kind": message.kind, "created": created(message.createdAt), "state": entry.state,
+                "link": link, "text": composed?.text ?? "",
+            ])
         }
-        if entries.isEmpty { items = "<p>No messages yet.</p>\n" }
-        let outbox = smtpConfigured
+        let delivery = smtpConfigured
             ? "An SMTP server is configured (GATEHOUSE_SMTP_URL): mail goes out, and links are not shown here."
             : "No SMTP server is configured (GATEHOUSE_SMTP_URL): mail stays in the outbox."
-        return """
-            <h1>\(MailComposer.escape(composer.appName)) dev mailbox</h1>
-            <p class="note">\(outbox) \
-            The newest \(limit) messages, newest first.</p>
-            \(items)
-            """
+        return Self.template.render([
+            "appName": composer.appName, "delivery": delivery, "limit": String(limit),
+            "messages": entries.isEmpty ? Self.emptyTemplate.render() : items.joined(separator: "\n"),
+        ])
     }
 
-    static let style = """
-        body{font:15px/1.5 system-ui,sans-serif;max-width:50rem;margin:2rem auto;padding:0 1rem;color:#1d2330;background:#f6f7f9}\
-        h1{font-size:1.4rem}h2{font-size:1.1rem;margin:0 0 .5rem}.note{color:#555}\
-        article{background:#fff;border:1px solid #d8dce3;border-radius:8px;padding:1rem;margin:1rem 0}\
-        dl{display:grid;grid-template-columns:max-content 1fr;gap:.1rem 1rem;margin:0 0 .5rem}dt{color:#555}dd{margin:0}\
-        pre{white-space:pre-wrap;background:#f6f7f9;padding:.75rem;border-radius:6px;margin:0}.link a{word-break:break-all}
-        """
+    static let template = Pages.template("mailbox.html", PageFiles.mailboxHtml)
+    static let messageTemplate = Pages.template("mailbox-message.html", PageFiles.mailboxMessageHtml)
+    static let linkTemplate = Pages.template("mailbox-link.html", PageFiles.mailboxLinkHtml)
+    static let linkNoteTemplate = Pages.template("mailbox-link-note.html", PageFiles.mailboxLinkNoteHtml)
+    static let emptyTemplate = Pages.template("mailbox-empty.html", PageFiles.mailboxEmptyHtml)
+    static let assets = PageAssets(style: Pages.withoutFinalLineBreak(PageFiles.mailboxCss), script: "")
 
     /// ISO-8601 UTC with milliseconds, as the API writes times.
     private static func created(_ date: Date) -> String {

@@ -5,7 +5,8 @@ import Foundation
 import GraphQL
 import GraphQLHTTP
 import HTTPServer
-import Locking
+import IPNetworks
+import Threading
 import Mail
 import Postgres
 import Providers
@@ -38,7 +39,15 @@ public final class GatehouseServer: Sendable {
     /// Starts everything; when this returns the server is accepting requests. `listenSocket`: a
     /// socket already listening on the settings' address (opened while still root), else the
     /// server binds it.
-    public init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
+    public convenience init(settings: Settings, logger: Logger? = nil, listenSocket: Int32? = nil) throws(StartError) {
+        try self.init(settings: settings, logger: logger, listenSocket: listenSocket, hashingMeter: nil)
+    }
+
+    /// A server whose password hashing pool measures its jobs with `hashingMeter` (nil: their CPU
+    /// time): tests give fixed costs, so that which hashes are admitted does not depend on the machine.
+    package init(
+        settings: Settings, logger: Logger?, listenSocket: Int32?, hashingMeter: PasswordHashingPool.JobMeter?
+    ) throws(StartError) {
         self.settings = settings
         let logger = logger ?? Logger(level: settings.logLevel)
         self.logger = logger
@@ -85,10 +94,9 @@ public final class GatehouseServer: Sendable {
         }
         var socketHandedOver = false
         defer { if !socketHandedOver { close(socket) } }
-        let publicURL = settings.publicURL ?? {
-            let host = settings.host.contains(":") ? "[\(settings.host)]" : settings.host
-            return "http://\(host):\(HTTPServer.port(ofListeningSocket: socket) ?? settings.port)"
-        }()
+        let publicURL = settings.publicURL
+            ?? Self.defaultPublicURL(host: settings.host, port: HTTPServer.port(ofListeningSocket: socket) ?? settings.port)
+        self.publicURL = publicURL
 
         if settings.readDatabaseURL != nil && settings.databaseURL == nil {
             throw StartError("GATEHOUSE_READ_DATABASE_URL (--read-database-url) needs DATABASE_URL: it names a standby of that database.")
@@ -124,7 +132,9 @@ public final class GatehouseServer: Sendable {
         }
         let hasher: PasswordHasher
         do { hasher = try PasswordHasher(cost: cost) } catch { throw StartError("password hasher: \(error)") }
-        let hashing = PasswordHashingPool(hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait)
+        let hashing = PasswordHashingPool(
+            hasher: hasher, workers: settings.hashWorkers, maxWait: settings.hashMaxWait,
+            meter: hashingMeter ?? PasswordHashingPool.threadCPUSeconds)
         self.hashing = hashing
         defer { if !started { hashing.shutdown() } }
 
@@ -251,6 +261,19 @@ public final class GatehouseServer: Sendable {
 
     /// HTTP connections closed by the request deadline (``HTTPServer/timedOutRequestCount``).
     public var timedOutRequestCount: Int { http.timedOutRequestCount }
+
+    /// The address users reach the server at: `GATEHOUSE_PUBLIC_URL`, else ``defaultPublicURL(host:port:)``.
+    public let publicURL: String
+
+    /// The public URL of a server without `GATEHOUSE_PUBLIC_URL`: `http://<host>:<port>` of the
+    /// listener, but `http://localhost:<port>` for a loopback listener. Browsers refuse passkeys on
+    /// an IP address (the relying party id must be a domain) and treat `localhost` as a secure
+    /// context, so a server on 127.0.0.1 gets working passkeys and links a browser on the same
+    /// machine can open.
+    static func defaultPublicURL(host: String, port: Int) -> String {
+        if host == "localhost" || IPAddress(host)?.isLoopback == true { return "http://localhost:\(port)" }
+        return "http://\(host.contains(":") ? "[\(host)]" : host):\(port)"
+    }
 
     /// The GraphQL endpoint's URL.
     public var endpoint: String {

@@ -1,6 +1,6 @@
 import Foundation
 import JSON
-import Locking
+import Threading
 
 /// Standard error for log lines, without a `write(2)` per line: lines are appended to a buffer
 /// that one thread writes out 20 ms after the first of them arrives (the request log is one

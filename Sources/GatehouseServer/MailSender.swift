@@ -1,7 +1,7 @@
 import Auth
 import Curl
 import Foundation
-import Locking
+import Threading
 import Mail
 import Postgres
 import Sodium
@@ -248,7 +248,7 @@ extension MailComposer {
         let lifetime = message.linkExpiresAt.map { Int($0.timeIntervalSince(message.createdAt).rounded()) }
         let content = MailContent(
             kind: kind, language: language, recipient: message.recipient, username: message.username, link: link,
-            linkLifetime: lifetime)
+            linkLifetime: lifetime, signInChanges: message.signInChanges)
         return compose(content, messageId: message.messageId, date: date)
     }
 }

@@ -1,5 +1,5 @@
 import Glibc
-import Locking
+import Threading
 import Synchronization
 
 /// Request counters and a latency histogram, exposed in Prometheus text format

@@ -2,20 +2,18 @@ import JSON
 import Mail
 
 /// The words of the pages behind the links (`/verify-email`, `/reset-password`) in the four mail
-/// languages, and the error words the sample app shares with them (English there).
+/// languages, and the error words the sample app shares with them (English there): the files
+/// `Pages/text/en.json`, `es.json`, `fr.json` and `ko.json`, each one JSON object of strings.
 ///
 /// Placeholders: `{app}` (GATEHOUSE_APP_NAME) and `{min}` (the password minimum) are filled when
 /// the server starts; `{username}` when a page is served; `{seconds}`, `{minutes}`, `{limit}` and
 /// `{code}` by the page's script. Every language has exactly the English keys (a test checks).
 enum PageText {
     static func table(_ language: MailLanguage) -> [String: String] {
-        switch language {
-        case .english: english
-        case .spanish: spanish
-        case .french: french
-        case .korean: korean
-        }
+        tables[language]!
     }
+
+    static var english: [String: String] { table(.english) }
 
     /// The table of `language` with the server's `{app}` and `{min}` filled in.
     static func filled(_ language: MailLanguage, appName: String, passwordMinLength: Int) -> [String: String] {
@@ -30,211 +28,48 @@ enum PageText {
         return .object(JSONObject(uniqueKeys: keys, values: keys.map { .string(table[$0]!) }))
     }
 
-    static let english: [String: String] = [
-        "verify.title": "Confirm your email address",
-        "verify.lead": "Confirm the email address of the account {username}.",
-        "verify.button": "Confirm my email address",
-        "verify.working": "Confirming your email address…",
-        "verify.done.title": "Your email address is verified",
-        "verify.done.lead": "Thank you. You can close this page or go back to {app}.",
-        "verify.invalid.title": "This link is invalid or has expired",
-        "verify.invalid.lead": "A verification link works for a limited time, and only while the account still has the address it was sent to. Ask for a new one below.",
-        "reset.title": "Choose a new password",
-        "reset.lead": "Set a new password for the account {username}.",
-        "reset.new": "New password",
-        "reset.repeat": "Repeat the new password",
-        "reset.hint": "At least {min} characters.",
-        "reset.button": "Set new password",
-        "reset.empty": "Enter a new password.",
-        "reset.mismatch": "The two passwords do not match.",
-        "reset.done.title": "Your password has been changed",
-        "reset.done.lead": "You can now log in with your new password. Every device that was signed in has been signed out.",
-        "reset.invalid.title": "This link is invalid",
-        "reset.invalid.lead": "The link has been used already, or it does not belong to this account. Ask for a new one below.",
-        "reset.expired.title": "This link has expired",
-        "reset.expired.lead": "A password reset link works for a limited time. Ask for a new one below.",
-        "reset.noscript": "This page needs JavaScript to set a new password. Turn it on and reload the page.",
-        "resend.email": "Your email address",
-        "resend.button": "Send a new link",
-        "resend.sent": "If an account has this email address, a new link is on its way. Check your inbox.",
-        "back": "Go to {app}",
-        "error.200": "Please enter a username.",
-        "error.201": "Please enter a password.",
-        "error.202": "That username is already taken. Try another one.",
-        "error.203": "An account already uses that email address. Log in instead?",
-        "error.203.other": "Another account already uses that email address.",
-        "error.204": "Please enter your email address.",
-        "error.125": "That doesn't look like an email address. Check it and try again.",
-        "error.142.short": "That password is too weak. Use at least {min} characters.",
-        "error.142.common": "Password is too common. Choose one that is harder to guess.",
-        "error.142.long": "Password is too long (at most {limit} bytes).",
-        "error.101": "The username or password is wrong.",
-        "error.101.current": "Your current password is wrong.",
-        "error.101.locked": "Your account is locked after too many failed log-ins. Try again in {minutes} minutes.",
-        "error.101.locked.one": "Your account is locked after too many failed log-ins. Try again in 1 minute.",
-        "error.206": "For your security, enter your current password to continue.",
-        "error.209": "Your session has ended. Please log in again.",
-        "error.155": "Too many attempts. Wait {seconds} seconds and try again.",
-        "error.155.unknown": "Too many attempts. Wait a minute and try again.",
-        "error.network": "Can't reach the server. Check your connection and try again.",
-        "error.unauthorized": "The server did not accept this app's application id.",
-        "error.1": "Something went wrong on the server. Please try again.",
-        "error.other": "Something went wrong ({code}). Please try again.",
-    ]
+    /// The texts of `file`: one JSON object whose values are strings, each key once.
+    static func parse(_ text: String, file: String) throws(FileError) -> [String: String] {
+        var table: [String: String] = [:]
+        var problem: String?
+        let isObject: Bool
+        do {
+            isObject = try JSONParser().parseObjectMembers(Array(text.utf8)) { key, value in
+                guard problem == nil else { return }
+                guard case .string(let string) = value else {
+                    problem = "the value of \"\(key)\" is not a string"
+                    return
+                }
+                if table.updateValue(string, forKey: key) != nil { problem = "the key \"\(key)\" is there twice" }
+            }
+        } catch {
+            throw FileError(file, "not JSON: \(error)")
+        }
+        guard isObject else { throw FileError(file, "not a JSON object of texts") }
+        if let problem { throw FileError(file, problem) }
+        return table
+    }
 
-    static let spanish: [String: String] = [
-        "verify.title": "Confirma tu dirección de correo",
-        "verify.lead": "Confirma la dirección de correo de la cuenta {username}.",
-        "verify.button": "Confirmar mi dirección de correo",
-        "verify.working": "Confirmando tu dirección de correo…",
-        "verify.done.title": "Tu dirección de correo está verificada",
-        "verify.done.lead": "Gracias. Puedes cerrar esta página o volver a {app}.",
-        "verify.invalid.title": "Este enlace no es válido o ha caducado",
-        "verify.invalid.lead": "Un enlace de verificación funciona durante un tiempo limitado, y solo mientras la cuenta conserve la dirección a la que se envió. Pide uno nuevo aquí abajo.",
-        "reset.title": "Elige una contraseña nueva",
-        "reset.lead": "Elige una contraseña nueva para la cuenta {username}.",
-        "reset.new": "Contraseña nueva",
-        "reset.repeat": "Repite la contraseña nueva",
-        "reset.hint": "Al menos {min} caracteres.",
-        "reset.button": "Guardar la contraseña nueva",
-        "reset.empty": "Escribe una contraseña nueva.",
-        "reset.mismatch": "Las dos contraseñas no coinciden.",
-        "reset.done.title": "Tu contraseña se ha cambiado",
-        "reset.done.lead": "Ya puedes iniciar sesión con tu contraseña nueva. Se ha cerrado la sesión en todos los dispositivos.",
-        "reset.invalid.title": "Este enlace no es válido",
-        "reset.invalid.lead": "El enlace ya se ha usado o no corresponde a esta cuenta. Pide uno nuevo aquí abajo.",
-        "reset.expired.title": "Este enlace ha caducado",
-        "reset.expired.lead": "Un enlace para restablecer la contraseña funciona durante un tiempo limitado. Pide uno nuevo aquí abajo.",
-        "reset.noscript": "Esta página necesita JavaScript para guardar una contraseña nueva. Actívalo y vuelve a cargar la página.",
-        "resend.email": "Tu dirección de correo",
-        "resend.button": "Enviar un enlace nuevo",
-        "resend.sent": "Si hay una cuenta con esta dirección de correo, le estamos enviando un enlace nuevo. Revisa tu bandeja de entrada.",
-        "back": "Ir a {app}",
-        "error.200": "Escribe un nombre de usuario.",
-        "error.201": "Escribe una contraseña.",
-        "error.202": "Ese nombre de usuario ya está en uso. Prueba con otro.",
-        "error.203": "Ya hay una cuenta con esa dirección de correo. ¿Quieres iniciar sesión?",
-        "error.203.other": "Otra cuenta ya usa esa dirección de correo.",
-        "error.204": "Escribe tu dirección de correo.",
-        "error.125": "Eso no parece una dirección de correo. Revísala y vuelve a intentarlo.",
-        "error.142.short": "Esa contraseña es demasiado débil. Usa al menos {min} caracteres.",
-        "error.142.common": "Esa contraseña es demasiado común. Elige una más difícil de adivinar.",
-        "error.142.long": "Esa contraseña es demasiado larga (como máximo {limit} bytes).",
-        "error.101": "El nombre de usuario o la contraseña no son correctos.",
-        "error.101.current": "Tu contraseña actual no es correcta.",
-        "error.101.locked": "Tu cuenta está bloqueada tras demasiados intentos fallidos. Vuelve a intentarlo dentro de {minutes} minutos.",
-        "error.101.locked.one": "Tu cuenta está bloqueada tras demasiados intentos fallidos. Vuelve a intentarlo dentro de 1 minuto.",
-        "error.206": "Por tu seguridad, escribe tu contraseña actual para continuar.",
-        "error.209": "Tu sesión ha terminado. Vuelve a iniciar sesión.",
-        "error.155": "Demasiados intentos. Espera {seconds} segundos y vuelve a intentarlo.",
-        "error.155.unknown": "Demasiados intentos. Espera un minuto y vuelve a intentarlo.",
-        "error.network": "No se puede contactar con el servidor. Comprueba tu conexión y vuelve a intentarlo.",
-        "error.unauthorized": "El servidor no ha aceptado el identificador de esta aplicación.",
-        "error.1": "Algo ha fallado en el servidor. Vuelve a intentarlo.",
-        "error.other": "Algo ha fallado ({code}). Vuelve a intentarlo.",
-    ]
+    private static let tables: [MailLanguage: [String: String]] = Dictionary(
+        uniqueKeysWithValues: MailLanguage.allCases.map { language in
+            let file = "text/\(language.rawValue).json"
+            let text = switch language {
+            case .english: PageFiles.textEnJson
+            case .spanish: PageFiles.textEsJson
+            case .french: PageFiles.textFrJson
+            case .korean: PageFiles.textKoJson
+            }
+            do throws(FileError) { return (language, try parse(text, file: file)) } catch {
+                preconditionFailure(error.description)
+            }
+        })
 
-    static let french: [String: String] = [
-        "verify.title": "Confirmez votre adresse e-mail",
-        "verify.lead": "Confirmez l’adresse e-mail du compte {username}.",
-        "verify.button": "Confirmer mon adresse e-mail",
-        "verify.working": "Confirmation de votre adresse e-mail…",
-        "verify.done.title": "Votre adresse e-mail est vérifiée",
-        "verify.done.lead": "Merci. Vous pouvez fermer cette page ou revenir à {app}.",
-        "verify.invalid.title": "Ce lien n’est pas valide ou a expiré",
-        "verify.invalid.lead": "Un lien de vérification ne fonctionne que pendant un temps limité, et seulement tant que le compte a encore l’adresse à laquelle il a été envoyé. Demandez-en un nouveau ci-dessous.",
-        "reset.title": "Choisissez un nouveau mot de passe",
-        "reset.lead": "Choisissez un nouveau mot de passe pour le compte {username}.",
-        "reset.new": "Nouveau mot de passe",
-        "reset.repeat": "Répétez le nouveau mot de passe",
-        "reset.hint": "Au moins {min} caractères.",
-        "reset.button": "Enregistrer le mot de passe",
-        "reset.empty": "Saisissez un nouveau mot de passe.",
-        "reset.mismatch": "Les deux mots de passe ne sont pas identiques.",
-        "reset.done.title": "Votre mot de passe a été changé",
-        "reset.done.lead": "Vous pouvez maintenant vous connecter avec votre nouveau mot de passe. Tous les appareils connectés ont été déconnectés.",
-        "reset.invalid.title": "Ce lien n’est pas valide",
-        "reset.invalid.lead": "Le lien a déjà servi, ou il n’appartient pas à ce compte. Demandez-en un nouveau ci-dessous.",
-        "reset.expired.title": "Ce lien a expiré",
-        "reset.expired.lead": "Un lien de réinitialisation ne fonctionne que pendant un temps limité. Demandez-en un nouveau ci-dessous.",
-        "reset.noscript": "Cette page a besoin de JavaScript pour enregistrer un nouveau mot de passe. Activez-le et rechargez la page.",
-        "resend.email": "Votre adresse e-mail",
-        "resend.button": "Envoyer un nouveau lien",
-        "resend.sent": "Si un compte utilise cette adresse e-mail, un nouveau lien est en route. Consultez votre boîte de réception.",
-        "back": "Aller sur {app}",
-        "error.200": "Saisissez un nom d’utilisateur.",
-        "error.201": "Saisissez un mot de passe.",
-        "error.202": "Ce nom d’utilisateur est déjà pris. Essayez-en un autre.",
-        "error.203": "Un compte utilise déjà cette adresse e-mail. Voulez-vous vous connecter ?",
-        "error.203.other": "Un autre compte utilise déjà cette adresse e-mail.",
-        "error.204": "Saisissez votre adresse e-mail.",
-        "error.125": "Cela ne ressemble pas à une adresse e-mail. Vérifiez-la et réessayez.",
-        "error.142.short": "Ce mot de passe est trop faible. Utilisez au moins {min} caractères.",
-        "error.142.common": "Ce mot de passe est trop courant. Choisissez-en un plus difficile à deviner.",
-        "error.142.long": "Ce mot de passe est trop long ({limit} octets au maximum).",
-        "error.101": "Le nom d’utilisateur ou le mot de passe est incorrect.",
-        "error.101.current": "Votre mot de passe actuel est incorrect.",
-        "error.101.locked": "Votre compte est bloqué après trop d’échecs de connexion. Réessayez dans {minutes} minutes.",
-        "error.101.locked.one": "Votre compte est bloqué après trop d’échecs de connexion. Réessayez dans 1 minute.",
-        "error.206": "Pour votre sécurité, saisissez votre mot de passe actuel pour continuer.",
-        "error.209": "Votre session a pris fin. Reconnectez-vous.",
-        "error.155": "Trop de tentatives. Attendez {seconds} secondes et réessayez.",
-        "error.155.unknown": "Trop de tentatives. Attendez une minute et réessayez.",
-        "error.network": "Impossible de joindre le serveur. Vérifiez votre connexion et réessayez.",
-        "error.unauthorized": "Le serveur n’a pas accepté l’identifiant de cette application.",
-        "error.1": "Une erreur s’est produite sur le serveur. Réessayez.",
-        "error.other": "Une erreur s’est produite ({code}). Réessayez.",
-    ]
+    /// A text file that is not a table of texts: which file, and why.
+    struct FileError: Error, CustomStringConvertible {
+        let description: String
 
-    static let korean: [String: String] = [
-        "verify.title": "이메일 주소 확인",
-        "verify.lead": "{username} 계정의 이메일 주소를 확인해 주세요.",
-        "verify.button": "내 이메일 주소 확인",
-        "verify.working": "이메일 주소를 확인하는 중…",
-        "verify.done.title": "이메일 주소가 확인되었습니다",
-        "verify.done.lead": "감사합니다. 이 페이지를 닫거나 {app}(으)로 돌아가세요.",
-        "verify.invalid.title": "이 링크는 유효하지 않거나 만료되었습니다",
-        "verify.invalid.lead": "확인 링크는 정해진 시간 동안만, 그리고 계정이 링크를 받은 주소를 그대로 쓰는 동안에만 작동합니다. 아래에서 새 링크를 요청하세요.",
-        "reset.title": "새 비밀번호 설정",
-        "reset.lead": "{username} 계정의 새 비밀번호를 설정하세요.",
-        "reset.new": "새 비밀번호",
-        "reset.repeat": "새 비밀번호 다시 입력",
-        "reset.hint": "{min}자 이상.",
-        "reset.button": "새 비밀번호 저장",
-        "reset.empty": "새 비밀번호를 입력하세요.",
-        "reset.mismatch": "두 비밀번호가 일치하지 않습니다.",
-        "reset.done.title": "비밀번호가 변경되었습니다",
-        "reset.done.lead": "이제 새 비밀번호로 로그인할 수 있습니다. 로그인되어 있던 모든 기기에서 로그아웃되었습니다.",
-        "reset.invalid.title": "유효하지 않은 링크입니다",
-        "reset.invalid.lead": "이미 사용한 링크이거나 이 계정의 링크가 아닙니다. 아래에서 새 링크를 요청하세요.",
-        "reset.expired.title": "만료된 링크입니다",
-        "reset.expired.lead": "비밀번호 재설정 링크는 정해진 시간 동안만 작동합니다. 아래에서 새 링크를 요청하세요.",
-        "reset.noscript": "새 비밀번호를 설정하려면 JavaScript가 필요합니다. JavaScript를 켜고 페이지를 새로 고치세요.",
-        "resend.email": "이메일 주소",
-        "resend.button": "새 링크 보내기",
-        "resend.sent": "이 이메일 주소를 쓰는 계정이 있으면 새 링크를 보냈습니다. 받은편지함을 확인하세요.",
-        "back": "{app}(으)로 이동",
-        "error.200": "사용자 이름을 입력하세요.",
-        "error.201": "비밀번호를 입력하세요.",
-        "error.202": "이미 사용 중인 사용자 이름입니다. 다른 이름을 입력하세요.",
-        "error.203": "이 이메일 주소를 쓰는 계정이 이미 있습니다. 로그인하시겠어요?",
-        "error.203.other": "다른 계정이 이미 이 이메일 주소를 쓰고 있습니다.",
-        "error.204": "이메일 주소를 입력하세요.",
-        "error.125": "올바른 이메일 주소가 아닌 것 같습니다. 확인하고 다시 시도하세요.",
-        "error.142.short": "비밀번호가 너무 약합니다. {min}자 이상 입력하세요.",
-        "error.142.common": "너무 흔한 비밀번호입니다. 추측하기 어려운 비밀번호를 고르세요.",
-        "error.142.long": "비밀번호가 너무 깁니다(최대 {limit}바이트).",
-        "error.101": "사용자 이름 또는 비밀번호가 올바르지 않습니다.",
-        "error.101.current": "현재 비밀번호가 올바르지 않습니다.",
-        "error.101.locked": "로그인 실패가 너무 많아 계정이 잠겼습니다. {minutes}분 후에 다시 시도하세요.",
-        "error.101.locked.one": "로그인 실패가 너무 많아 계정이 잠겼습니다. 1분 후에 다시 시도하세요.",
-        "error.206": "보안을 위해 현재 비밀번호를 입력해야 계속할 수 있습니다.",
-        "error.209": "세션이 끝났습니다. 다시 로그인하세요.",
-        "error.155": "시도 횟수가 너무 많습니다. {seconds}초 후에 다시 시도하세요.",
-        "error.155.unknown": "시도 횟수가 너무 많습니다. 1분 후에 다시 시도하세요.",
-        "error.network": "서버에 연결할 수 없습니다. 연결을 확인하고 다시 시도하세요.",
-        "error.unauthorized": "서버가 이 앱의 애플리케이션 ID를 받아들이지 않았습니다.",
-        "error.1": "서버에 문제가 생겼습니다. 다시 시도하세요.",
-        "error.other": "문제가 생겼습니다({code}). 다시 시도하세요.",
-    ]
+        init(_ file: String, _ reason: String) {
+            description = "Pages/\(file): \(reason)."
+        }
+    }
 }

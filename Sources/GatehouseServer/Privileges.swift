@@ -2,12 +2,12 @@ import Foundation
 import HTTPServer
 import Postgres
 
-/// Least privilege (contract, Hardening). Started as root, Gatehouse does only what needs root:
-/// it creates the `gatehouse` system account if missing, makes the embedded database's data
-/// directory and hands it to that account, and opens a listening port below 1024 (the one thing
-/// an unprivileged process cannot). Then it gives root up for good, before the embedded
-/// PostgreSQL starts, so the server and the cluster both run as the account. Started as any
-/// other user, nothing changes.
+/// Least privilege (docs/operations.md, "Security notes"). Started as root, Gatehouse does only
+/// what needs root: it creates the `gatehouse` system account if missing, makes the embedded
+/// database's data directory and hands it to that account, and opens a listening port below 1024
+/// (the one thing an unprivileged process cannot). Then it gives root up for good, before the
+/// embedded PostgreSQL starts, so the server and the cluster both run as the account. Started as
+/// any other user, nothing changes.
 enum Privileges {
     /// As root: the steps above, then the drop. Returns the settings to run with (the data
     /// directory may be relocated, see ``EmbeddedPostgres/prepareForAccount(dataDirectory:account:)``)

@@ -109,10 +109,13 @@ final class Router: HTTPHandler {
         return response
     }
 
-    /// An operation's name as logs and metrics show it: at most 100 characters (the contract's
-    /// bound), so that a client cannot fill the log with one name.
+    /// The longest operation name logs and metrics show, in UTF-8 bytes.
+    static let maxLoggedNameBytes = 100
+
+    /// An operation's name as logs and metrics show it: at most ``maxLoggedNameBytes`` bytes, cut
+    /// on a scalar boundary, so that a client cannot fill the log or the labels with one name.
     static func logged(_ name: String) -> String {
-        name.utf8.count <= 100 ? name : String(name.prefix(100))
+        name.utf8Prefix(maxLoggedNameBytes)
     }
 
     /// How logs and metrics name an operation without a name (a literal: no string built per request).

@@ -82,17 +82,22 @@ public struct Settings: Sendable, Hashable {
 
 }
 
-/// A setting's names, documentation and parser: the single source of `--help`,
-/// the README's table and the tests that check docker-compose.yml.
+/// A setting's names, documentation and parser: the single source of `--help`, the table of
+/// `gatehouse settings --markdown` (docs/settings.md) and the tests that check
+/// docker-compose.yml and the Dockerfile.
 public struct SettingSpec: Sendable {
     public let flag: String
     public let environment: String
     public let placeholder: String
+    /// What the setting does, with code between backquotes (see `Settings.specs`).
     public let summary: String
+    /// The default in words, for a default that depends on the machine (e.g. "one per core");
+    /// nil: ``defaultText``, the same everywhere.
+    public let documentedDefault: String?
     let apply: @Sendable (inout Settings, String) throws(SettingsError) -> Void
     let current: @Sendable (Settings) -> String
 
-    /// The default, as shown in help.
+    /// The default on this machine, as shown in help.
     public var defaultText: String { current(Settings()) }
 }
 
@@ -104,53 +109,59 @@ public struct SettingsError: Error, Sendable, Hashable, CustomStringConvertible 
 }
 
 extension Settings {
+    /// Every setting, in the order `--help` and docs/settings.md list them. A summary is one
+    /// sentence or a few, with code (names, values, commands) between backquotes: the docs show
+    /// it as code, `--help` drops the backquotes.
     public static let specs: [SettingSpec] = [
         text("database-url", "DATABASE_URL", "URL", "PostgreSQL connection URI or conninfo; unset: the embedded database",
              { $0.databaseURL = $1.isEmpty ? nil : $1 }, { $0.databaseURL ?? "(embedded)" }),
         text("read-database-url", "GATEHOUSE_READ_DATABASE_URL", "URL",
-             "A streaming standby of DATABASE_URL for session lookups that miss the cache, used while it has replayed all the primary had committed when the lookup began; else the primary answers. Unset: the primary only",
+             "A streaming standby of `DATABASE_URL` for session lookups that miss the cache, used while it has replayed all the primary had committed when the lookup began; else the primary answers. Unset: the primary only",
              { $0.readDatabaseURL = $1.isEmpty ? nil : $1 }, { $0.readDatabaseURL == nil ? "(none)" : "(set)" }),
         text("data-dir", "GATEHOUSE_DATA_DIR", "PATH", "Directory of the embedded database",
              { $0.dataDirectory = $1 }, { $0.dataDirectory }),
-        text("host", "GATEHOUSE_HOST", "ADDRESS", "Address to listen on (0.0.0.0 for all interfaces)",
+        text("host", "GATEHOUSE_HOST", "ADDRESS", "Address to listen on (`0.0.0.0` for all interfaces)",
              { $0.host = $1 }, { $0.host }),
-        integer("port", "GATEHOUSE_PORT", "Port to listen on; 0 picks a free port", 0...65535, \.port),
-        text("app-id", "GATEHOUSE_APP_ID", "ID", "Required X-Parse-Application-Id; unset: not checked",
+        integer("port", "GATEHOUSE_PORT", "Port to listen on; `0` picks a free port", 0...65535, \.port),
+        text("app-id", "GATEHOUSE_APP_ID", "ID", "Required `X-Parse-Application-Id`; unset: not checked",
              { $0.appId = $1.isEmpty ? nil : $1 }, { $0.appId ?? "(none)" }),
-        text("master-key", "GATEHOUSE_MASTER_KEY", "KEY", "Master key (X-Parse-Master-Key); unset: no master access",
+        text("master-key", "GATEHOUSE_MASTER_KEY", "KEY", "Master key (`X-Parse-Master-Key`); unset: no master access",
              { $0.masterKey = $1.isEmpty ? nil : $1 }, { $0.masterKey == nil ? "(none)" : "(set)" }),
         integer("session-length", "GATEHOUSE_SESSION_LENGTH", "Session lifetime in seconds", 1...(100 * 365 * 86400), \.sessionLength),
-        integer("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "Shortest password accepted (characters)", 1...1024, \.passwordMinLength),
+        integer("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "Shortest password accepted (characters; `1` for Parse compatibility)", 1...1024, \.passwordMinLength),
         integer("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "Longest password accepted (UTF-8 bytes)", 1...65536, \.passwordMaxBytes),
         text("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "PATH",
-             "File of breached passwords' SHA-1 hashes (Pwned Passwords format, sorted), refused as too common; unset: the built-in list only",
+             "File of breached passwords' SHA-1 hashes (the Pwned Passwords download: `HASH` or `HASH:COUNT` lines, sorted by hash), refused with 142 as too common; unset: the built-in list only",
              { $0.passwordBlocklist = $1.isEmpty ? nil : $1 }, { $0.passwordBlocklist ?? "(none)" }),
         text("auth-providers", "GATEHOUSE_AUTH_PROVIDERS", "JSON",
-             "logInWith providers: JSON, or @/path/file.json (anonymous, google, apple, any OpenID Connect provider)",
+             "`logInWith` providers: JSON, or `@/path/file.json` (`anonymous`, `google`, `apple`, any OpenID Connect provider)",
              { $0.authProviders = $1.isEmpty ? nil : $1 }, { $0.authProviders ?? "{\"anonymous\": {\"enabled\": true}}" }),
-        integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "signUp and logIn attempts per client network (IPv4 address, IPv6 /64) per minute, per instance; 0: off", 0...1_000_000, \.rateLimitPerAddress),
-        integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "logIn attempts per account and client network per 15 minutes, 10x over all networks; shared by instances; 0: off", 0...1_000_000, \.rateLimitPerAccount),
-        integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; 0: lockout off", 0...1000, \.lockoutThreshold),
+        integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "`signUp` and `logIn` attempts per client network (IPv4 address, IPv6 /64) per minute, per instance; `0`: off", 0...1_000_000, \.rateLimitPerAddress),
+        integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "`logIn` attempts per account and client network per 15 minutes, 10 times that over all networks; shared by instances; `0`: off", 0...1_000_000, \.rateLimitPerAccount),
+        integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; `0`: lockout off", 0...1000, \.lockoutThreshold),
         integer("lockout-duration", "GATEHOUSE_LOCKOUT_DURATION", "Minutes an account stays locked", 1...100_000, \.lockoutMinutes),
-        boolean("session-cache", "GATEHOUSE_SESSION_CACHE", "Cache recently seen sessions, invalidated through PostgreSQL LISTEN/NOTIFY", \.sessionCache),
+        boolean("session-cache", "GATEHOUSE_SESSION_CACHE", "Cache recently seen sessions per instance, invalidated through PostgreSQL `LISTEN/NOTIFY`", \.sessionCache),
         integer("session-cache-size", "GATEHOUSE_SESSION_CACHE_SIZE", "Most sessions cached per instance", 1...10_000_000, \.sessionCacheSize),
         decimal("session-cache-ttl", "GATEHOUSE_SESSION_CACHE_TTL", "Seconds a cached session is trusted without the database", 0.1...3600, \.sessionCacheTTL),
-        text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: interactive, moderate or minimum (tests only)", { settings, value throws(SettingsError) in
+        text("hash-cost", "GATEHOUSE_HASH_COST", "COST", "argon2id cost: `interactive`, `moderate` or `minimum` (tests only)", { settings, value throws(SettingsError) in
             guard ["interactive", "moderate", "minimum"].contains(value) else {
                 throw SettingsError("GATEHOUSE_HASH_COST (--hash-cost) must be interactive, moderate or minimum, not \"\(value)\".")
             }
             settings.hashCost = value
         }, { $0.hashCost }),
-        integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers),
+        integer("hash-workers", "GATEHOUSE_HASH_WORKERS", "Password hashing threads (each hash holds 64 MiB)", 1...256, \.hashWorkers,
+                documentedDefault: "one per core"),
         decimal("hash-max-wait", "GATEHOUSE_HASH_MAX_WAIT", "Seconds a password hash may expect to wait for a worker; a longer wait is refused at once with error 155", 0...3600, \.hashMaxWait),
         integer("pool-size", "GATEHOUSE_POOL_SIZE", "PostgreSQL connections per instance", 1...1000, \.poolSize),
-        integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each)", 1...1000, \.sessionLookupBatches),
-        decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a connection before failing", 0.1...300, \.poolTimeout),
-        decimal("database-wait", "GATEHOUSE_DATABASE_WAIT", "Seconds start-up and migrations wait for a writable database (unreachable or read-only, e.g. during a failover), trying again with a short back-off; then the start fails. 0: try once", 0...3600, \.databaseWait),
-        decimal("poll-interval", "GATEHOUSE_POLL_INTERVAL", "0: other instances' changes arrive by PostgreSQL LISTEN/NOTIFY and migrations take a session advisory lock. Above 0, for engines without them (YugabyteDB, CockroachDB): seconds a session ended on another instance may still be served from this one's cache (its TTL is cut to this) and mail written there may wait; migrations take a row lock", 0...3600, \.pollInterval),
-        integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL statement_timeout in milliseconds", 1...3_600_000, \.statementTimeout),
-        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP event threads, each serving many connections; requests that block (log-ins, database lookups) run elsewhere. 0: one thread per connection", 0...1024, \.httpThreads),
-        integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, /ready); more wait", 1...100_000, \.httpBlockingThreads),
+        integer("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "Viewer database lookups run at once; concurrent requests share them (up to 64 tokens each), and another starts only when 64 wait", 1...1000, \.sessionLookupBatches,
+                documentedDefault: "one per core, at least 2"),
+        decimal("pool-timeout", "GATEHOUSE_POOL_TIMEOUT", "Seconds to wait for a database connection, free or new, before failing (libpq's `connect_timeout`, at least 2, unless the connection string sets one)", 0.1...300, \.poolTimeout),
+        decimal("database-wait", "GATEHOUSE_DATABASE_WAIT", "Seconds start-up and migrations wait for a writable database (unreachable or read-only, e.g. during a failover), trying again with a short back-off; then the start fails. `0`: try once", 0...3600, \.databaseWait),
+        decimal("poll-interval", "GATEHOUSE_POLL_INTERVAL", "`0`: other instances' changes arrive by PostgreSQL `LISTEN/NOTIFY` and migrations take a session advisory lock. Above `0`, for engines without them (YugabyteDB, CockroachDB): seconds a session ended on another instance may still be served from this one's cache (its TTL is cut to this) and mail written there may wait; migrations take a row lock", 0...3600, \.pollInterval),
+        integer("statement-timeout", "GATEHOUSE_STATEMENT_TIMEOUT", "PostgreSQL `statement_timeout` in milliseconds", 1...3_600_000, \.statementTimeout),
+        integer("http-threads", "GATEHOUSE_HTTP_THREADS", "HTTP event threads (epoll), each serving many connections; requests that block (log-ins, database lookups) run elsewhere. `0`: one thread per connection", 0...1024, \.httpThreads,
+                documentedDefault: "one per core"),
+        integer("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "Most threads for requests that block (sign-ups, log-ins, log-outs, `/ready`); more wait", 1...100_000, \.httpBlockingThreads),
         integer("max-connections", "GATEHOUSE_MAX_CONNECTIONS", "Concurrent HTTP connections", 1...100_000, \.maxConnections),
         integer("connection-timeout", "GATEHOUSE_CONNECTION_TIMEOUT", "Seconds an idle HTTP connection is kept", 1...3600, \.connectionTimeout),
         integer("request-timeout", "GATEHOUSE_REQUEST_TIMEOUT", "Seconds within which a request's headers and body must arrive, however slowly they trickle; then the connection is closed", 1...3600, \.requestTimeout),
@@ -161,10 +172,10 @@ extension Settings {
         integer("max-depth", "GATEHOUSE_MAX_DEPTH", "Deepest field nesting (through fragments)", 1...1000, \.maxDepth),
         integer("max-aliases", "GATEHOUSE_MAX_ALIASES", "Most aliases in a document", 0...100_000, \.maxAliases),
         integer("max-root-fields", "GATEHOUSE_MAX_ROOT_FIELDS", "Most root fields in an operation", 1...100_000, \.maxRootFields),
-        text("cors-origins", "GATEHOUSE_CORS_ORIGINS", "LIST", "Comma-separated allowed browser origins, or *; unset: CORS off",
+        text("cors-origins", "GATEHOUSE_CORS_ORIGINS", "LIST", "Comma-separated allowed browser origins, or `*`; unset: CORS off",
              { $0.corsOrigins = $1.split(separator: ",").map { String($0).trimmingCharacters(in: .whitespaces) }.filter { !$0.isEmpty } },
              { $0.corsOrigins.isEmpty ? "(none)" : $0.corsOrigins.joined(separator: ",") }),
-        text("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "CIDRS", "Comma-separated proxy networks (e.g. 10.0.0.0/8, 2001:db8::1) whose X-Forwarded-For names the client; unset: none",
+        text("trusted-proxies", "GATEHOUSE_TRUSTED_PROXIES", "CIDRS", "Comma-separated proxy networks (e.g. `10.0.0.0/8`, `2001:db8::1`: a bare address is that address alone) whose `X-Forwarded-For` names the client; unset: none",
              { settings, value throws(SettingsError) in
                  var networks: [IPNetwork] = []
                  for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
@@ -176,7 +187,7 @@ extension Settings {
                  settings.trustedProxies = networks
              },
              { $0.trustedProxies.isEmpty ? "(none)" : $0.trustedProxies.map(\.description).joined(separator: ",") }),
-        text("public-url", "GATEHOUSE_PUBLIC_URL", "URL", "Base of the links in mail (http:// or https://); unset: http://<host>:<port>",
+        text("public-url", "GATEHOUSE_PUBLIC_URL", "URL", "The address users reach the server at (`http://` or `https://`): the base of the links in mail and the passkeys' relying party; unset: `http://<host>:<port>` of the listener",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.publicURL = nil; return }
                  guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
@@ -186,14 +197,14 @@ extension Settings {
                  }
                  settings.publicURL = value
              }, { $0.publicURL ?? "(none)" }),
-        text("app-name", "GATEHOUSE_APP_NAME", "NAME", "The product name shown in mail and pages",
+        text("app-name", "GATEHOUSE_APP_NAME", "NAME", "The product name shown in mail and pages, and the passkeys' relying party name",
              { settings, value throws(SettingsError) in
                  guard !value.isEmpty, value.count <= 100, !value.contains(where: { $0.isNewline || $0 == "\0" }) else {
                      throw SettingsError("GATEHOUSE_APP_NAME (--app-name) must be 1 to 100 characters on one line.")
                  }
                  settings.appName = value
              }, { $0.appName }),
-        text("webauthn-rp-id", "GATEHOUSE_WEBAUTHN_RP_ID", "DOMAIN", "The passkeys' relying party id; unset: the host of GATEHOUSE_PUBLIC_URL",
+        text("webauthn-rp-id", "GATEHOUSE_WEBAUTHN_RP_ID", "DOMAIN", "The passkeys' relying party id (a domain: passkeys work on it and its subdomains); unset: the host of `GATEHOUSE_PUBLIC_URL`",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.webAuthnRPID = nil; return }
                  let allowed = Set("abcdefghijklmnopqrstuvwxyz0123456789.-")
@@ -203,7 +214,7 @@ extension Settings {
                  settings.webAuthnRPID = value
              }, { $0.webAuthnRPID ?? "(none)" }),
         text("webauthn-origins", "GATEHOUSE_WEBAUTHN_ORIGINS", "ORIGINS",
-             "Origins passkey ceremonies may run on, comma-separated (https://…, android:apk-key-hash:…); unset: the origin of GATEHOUSE_PUBLIC_URL",
+             "Origins passkey ceremonies may run on, comma-separated (`https://…`, `android:apk-key-hash:…`); unset: the origin of `GATEHOUSE_PUBLIC_URL`",
              { settings, value throws(SettingsError) in
                  var origins: [String] = []
                  for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
@@ -215,21 +226,21 @@ extension Settings {
                  }
                  settings.webAuthnOrigins = origins
              }, { $0.webAuthnOrigins.isEmpty ? "(none)" : $0.webAuthnOrigins.joined(separator: ",") }),
-        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "smtp://[user:password@]host[:port] (STARTTLS when offered) or smtps://...; unset: mail stays in the outbox (dev mailbox)",
+        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "`smtp://[user:password@]host[:port]` (STARTTLS required), `smtps://…`, or `smtp://host?tls=none` to a loopback host only; unset: mail stays in the outbox (see `GATEHOUSE_DEV_MAILBOX`)",
              { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
         text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",
              { $0.smtpCAFile = $1.isEmpty ? nil : $1 }, { $0.smtpCAFile ?? "(none)" }),
-        text("mail-from", "GATEHOUSE_MAIL_FROM", "ADDRESS", "The From header of mail; unset: <app name> <no-reply@localhost>",
+        text("mail-from", "GATEHOUSE_MAIL_FROM", "ADDRESS", "The From header of mail; unset: `<app name> <no-reply@localhost>`",
              { $0.mailFrom = $1.isEmpty ? nil : $1 }, { $0.mailFrom ?? "<app name> <no-reply@localhost>" }),
         text("dev-mailbox", "GATEHOUSE_DEV_MAILBOX", "MODE",
-             "The page /_dev/mailbox showing the outbox with its links, to requests from this machine only (a loopback address, no forwarding headers): on, off or auto (only with the embedded database and no SMTP server)",
+             "The page `/_dev/mailbox` showing the outbox with its links, to requests from this machine only (a loopback address, no forwarding headers): `on`, `off` or `auto` (only with the embedded database and no SMTP server)",
              { settings, value throws(SettingsError) in
                  guard let mode = DevMailboxMode(rawValue: value) else {
                      throw SettingsError("GATEHOUSE_DEV_MAILBOX (--dev-mailbox) must be on, off or auto, not \"\(value)\".")
                  }
                  settings.devMailbox = mode
              }, { $0.devMailbox.rawValue }),
-        text("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "MODE", "off (verification mail when asked), on (also at sign-up and email change) or required (unverified emails cannot log in)",
+        text("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "MODE", "`off` (verification mail when asked), `on` (also at sign-up and email change) or `required` (and unverified emails cannot log in)",
              { settings, value throws(SettingsError) in
                  guard let mode = AccountPolicy.EmailVerification(rawValue: value) else {
                      throw SettingsError("GATEHOUSE_VERIFY_EMAILS (--verify-emails) must be off, on or required, not \"\(value)\".")
@@ -239,16 +250,16 @@ extension Settings {
         integer("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "Seconds a verification link works", 60...(365 * 86400), \.verifyTokenTTL),
         integer("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "Seconds a password reset link works", 60...(30 * 86400), \.resetTokenTTL),
         integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
-        integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password/email changes and deletion need no currentPassword; 0: never needed", 0...(365 * 86400), \.recentAuth),
-        integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; 0: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
-        text("mfa", "GATEHOUSE_MFA", "MODE", "off (no second factors), optional (users may enrol TOTP) or required (a session without a second factor can only enrol one); empty: optional",
+        integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password and email changes, deletion and second-factor changes need no `currentPassword` (adding or removing a passkey needs a log-in this recent); `0`: never needed", 0...(365 * 86400), \.recentAuth),
+        integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; `0`: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
+        text("mfa", "GATEHOUSE_MFA", "MODE", "`off` (no second factors), `optional` (users may enrol TOTP) or `required` (a session without a second factor can only enrol one); empty: `optional`",
              { settings, value throws(SettingsError) in
                  guard let mode = value.isEmpty ? .optional : SecondFactorMode(rawValue: value) else {
                      throw SettingsError("GATEHOUSE_MFA (--mfa) must be off, optional or required, not \"\(value)\".")
                  }
                  settings.mfa = mode
              }, { $0.mfa.rawValue }),
-        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (openssl rand -hex 32) from which the keys sealing TOTP secrets and the links of mail waiting in the outbox are derived; the same on every instance, kept outside the database. Unset: generated into the data directory of the embedded database (required with DATABASE_URL)",
+        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (`openssl rand -hex 32`) from which the keys sealing TOTP secrets and the links of mail waiting in the outbox are derived; the same on every instance, kept outside the database. Unset: generated into `<data directory>/secret-key` with the embedded database (required with `DATABASE_URL`)",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.secretKey = nil; return }
                  do { _ = try SecretBox(secretKey: value, purpose: .totp) } catch {
@@ -256,13 +267,13 @@ extension Settings {
                  }
                  settings.secretKey = value
              }, { $0.secretKey == nil ? "(none)" : "(set)" }),
-        text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "error, warn, info or debug", { settings, value throws(SettingsError) in
+        text("log-level", "GATEHOUSE_LOG_LEVEL", "LEVEL", "`error`, `warn`, `info` or `debug`", { settings, value throws(SettingsError) in
             guard let level = LogLevel(rawValue: value) else {
                 throw SettingsError("GATEHOUSE_LOG_LEVEL (--log-level) must be error, warn, info or debug, not \"\(value)\".")
             }
             settings.logLevel = level
         }, { $0.logLevel.rawValue }),
-        decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM", 0...3600, \.shutdownTimeout),
+        decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM or SIGINT", 0...3600, \.shutdownTimeout),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one
@@ -323,14 +334,16 @@ extension Settings {
         _ apply: @escaping @Sendable (inout Settings, String) throws(SettingsError) -> Void,
         _ current: @escaping @Sendable (Settings) -> String
     ) -> SettingSpec {
-        SettingSpec(flag: flag, environment: environment, placeholder: placeholder, summary: summary, apply: apply, current: current)
+        SettingSpec(
+            flag: flag, environment: environment, placeholder: placeholder, summary: summary, documentedDefault: nil,
+            apply: apply, current: current)
     }
 
     private static func integer(
         _ flag: String, _ environment: String, _ summary: String, _ range: ClosedRange<Int>,
-        _ keyPath: WritableKeyPath<Settings, Int> & Sendable
+        _ keyPath: WritableKeyPath<Settings, Int> & Sendable, documentedDefault: String? = nil
     ) -> SettingSpec {
-        number(flag, environment, "N", "a whole number", summary, range, keyPath)
+        number(flag, environment, "N", "a whole number", summary, range, keyPath, documentedDefault: documentedDefault)
     }
 
     private static func decimal(
@@ -343,10 +356,12 @@ extension Settings {
     /// A number setting within `range` (NaN is never within a range).
     private static func number<Number: LosslessStringConvertible & Comparable & Sendable>(
         _ flag: String, _ environment: String, _ placeholder: String, _ kind: String, _ summary: String,
-        _ range: ClosedRange<Number>, _ keyPath: WritableKeyPath<Settings, Number> & Sendable
+        _ range: ClosedRange<Number>, _ keyPath: WritableKeyPath<Settings, Number> & Sendable,
+        documentedDefault: String? = nil
     ) -> SettingSpec {
         SettingSpec(
             flag: flag, environment: environment, placeholder: placeholder, summary: summary,
+            documentedDefault: documentedDefault,
             apply: { settings, value throws(SettingsError) in
                 guard let number = Number(value.trimmingCharacters(in: .whitespaces)), range.contains(number) else {
                     throw SettingsError("\(environment) (--\(flag)) must be \(kind) from \(range.lowerBound) to \(range.upperBound), not \"\(value)\".")
@@ -359,7 +374,7 @@ extension Settings {
         _ flag: String, _ environment: String, _ summary: String, _ keyPath: WritableKeyPath<Settings, Bool> & Sendable
     ) -> SettingSpec {
         SettingSpec(
-            flag: flag, environment: environment, placeholder: "BOOL", summary: summary,
+            flag: flag, environment: environment, placeholder: "BOOL", summary: summary, documentedDefault: nil,
             apply: { settings, value throws(SettingsError) in
                 switch value.lowercased() {
                 case "1", "true", "yes", "on": settings[keyPath: keyPath] = true

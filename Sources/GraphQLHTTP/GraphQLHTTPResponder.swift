@@ -20,7 +20,9 @@ public struct GraphQLHTTPConfiguration: Sendable {
 /// The answer to a GraphQL request, and its operation for logs and metrics.
 public struct GraphQLHTTPAnswer: Sendable {
     public var answer: HTTPAnswer
-    /// The operation's name when the request named or had one.
+    /// The name of the operation that runs, when the document has one of that name: never a
+    /// client's `operationName` that names no operation in the document, so that no text the
+    /// client chose at will reaches logs or metrics (a name in a document is a GraphQL Name).
     public var operationName: String?
     /// The operation's type when the document was prepared.
     public var operationType: OperationType?
@@ -105,11 +107,10 @@ public struct GraphQLHTTPResponder<Context: Sendable>: Sendable {
         } catch {
             return GraphQLHTTPAnswer(answer: .now(errorResponse(400, error.message, mediaType)))
         }
-        var operationName = graphQLRequest.operationName
         if graphQLRequest.query.utf8.count > configuration.maxDocumentSize {
             let response = errorResponse(
                 413, "The GraphQL document is larger than the limit of \(configuration.maxDocumentSize) bytes.", mediaType)
-            return GraphQLHTTPAnswer(answer: .now(response), operationName: operationName)
+            return GraphQLHTTPAnswer(answer: .now(response))
         }
 
         let prepared: PreparedDocument
@@ -119,10 +120,10 @@ public struct GraphQLHTTPResponder<Context: Sendable>: Sendable {
         case .failure(let errors):
             // Request errors: 400 under graphql-response+json, 200 under json (spec §Status Codes).
             let response = resultResponse(ExecutionResult(data: nil, errors: errors.errors), mediaType)
-            return GraphQLHTTPAnswer(answer: .now(response), operationName: operationName)
+            return GraphQLHTTPAnswer(answer: .now(response))
         }
         let operation = service.operation(of: prepared, named: graphQLRequest.operationName)
-        if operationName == nil { operationName = operation?.name?.value }
+        let operationName = operation?.name?.value
         if request.method == "GET", let operation, operation.operation != .query {
             var response = errorResponse(405, "Can only perform a \(operation.operation.rawValue) operation from a POST request.", mediaType)
             response.headers.replaceOrAdd(name: "Allow", value: "POST")

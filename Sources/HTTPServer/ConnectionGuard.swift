@@ -1,7 +1,7 @@
 internal import CMicroHTTPD
 internal import Glibc
 import IPNetworks
-import Locking
+import Threading
 import Synchronization
 
 /// The per-address connection cap and the whole-request deadline

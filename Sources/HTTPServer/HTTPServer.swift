@@ -1,7 +1,7 @@
 internal import CMicroHTTPD
 internal import Glibc
 import IPNetworks
-import Locking
+import Threading
 import Synchronization
 
 /// An HTTP/1.1 server on libmicrohttpd that passes whole requests to an ``HTTPHandler``.

@@ -1,6 +1,6 @@
 internal import CMicroHTTPD
 internal import Glibc
-import Locking
+import Threading
 
 // The C callbacks handed to libmicrohttpd. They are plain non-isolated functions
 // (never closures from main.swift: see PLATFORM.md) and find their state through

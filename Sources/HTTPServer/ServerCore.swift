@@ -1,6 +1,6 @@
 internal import CMicroHTTPD
 import Dispatch
-import Locking
+import Threading
 import Synchronization
 
 /// The state libmicrohttpd's callbacks reach through their `void *` context.

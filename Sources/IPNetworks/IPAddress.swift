@@ -57,6 +57,11 @@ public struct IPAddress: Hashable, Sendable, CustomStringConvertible {
     /// Whether this is an IPv4 address (or the IPv4-mapped IPv6 form of one).
     public var isIPv4: Bool { high == 0 && low >> 32 == 0xFFFF }
 
+    /// Whether this is a loopback address: 127.0.0.0/8 (or its IPv4-mapped form) or `::1`.
+    public var isLoopback: Bool {
+        isIPv4 ? (low >> 24) & 0xFF == 127 : high == 0 && low == 1
+    }
+
     /// The network one client is taken to own: the address itself for IPv4, its /64 for IPv6
     /// (the smallest network an IPv6 host is usually given).
     public var clientNetwork: IPAddress { isIPv4 ? self : IPAddress(high: high, low: 0) }

@@ -1,4 +1,4 @@
-internal import Crypto
+internal import Signatures
 public import JSON
 
 /// A public JSON Web Key (RFC 7517, RFC 7518 §6): RSA (`n`, `e`, at least 2048 bits) or EC P-256
@@ -22,14 +22,14 @@ public struct JSONWebKey: Sendable {
         case "RSA":
             let modulus = try Self.bytes(json, "n")
             let exponent = try Self.bytes(json, "e")
-            publicKey = try JWTError.from { () throws(CryptoError) in try PublicKey.rsa(modulus: modulus, exponent: exponent) }
+            publicKey = try JWTError.from { () throws(SignatureError) in try PublicKey.rsa(modulus: modulus, exponent: exponent) }
         case "EC":
             guard let curve = json["crv"]?.stringValue else { throw JWTError.invalidKey("\"crv\" is missing or not a string") }
             guard curve == "P-256" else { throw JWTError.unsupportedKey("EC curve \"\(curve)\"") }
             let x = try Self.bytes(json, "x")
             let y = try Self.bytes(json, "y")
             guard x.count == 32, y.count == 32 else { throw JWTError.invalidKey("P-256 \"x\" and \"y\" must be 32 bytes each") }
-            publicKey = try JWTError.from { () throws(CryptoError) in try PublicKey.p256(x: x, y: y) }
+            publicKey = try JWTError.from { () throws(SignatureError) in try PublicKey.p256(x: x, y: y) }
         default:
             throw JWTError.unsupportedKey("\"kty\" \"\(keyType)\"")
         }

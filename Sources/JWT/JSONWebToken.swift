@@ -1,4 +1,4 @@
-internal import Crypto
+internal import Signatures
 public import Foundation
 public import JSON
 
@@ -51,7 +51,8 @@ public struct JSONWebToken: Sendable {
         switch algorithm {
         case "RS256": expectedKeyType = "RSA"
         case "ES256": expectedKeyType = "EC"
-        default: throw JWTError.unsupportedAlgorithm(algorithm)
+        // The token's own text, which may be kilobytes long: cut for the description.
+        default: throw JWTError.unsupportedAlgorithm(algorithm.utf8Prefix(64))
         }
         guard key.keyType == expectedKeyType else {
             throw JWTError.keyMismatch("\(algorithm) needs an \(expectedKeyType) key, not \(key.keyType)")
@@ -62,10 +63,10 @@ public struct JSONWebToken: Sendable {
         var encoded = signature
         if algorithm == "ES256" {
             guard signature.count == 64 else { throw JWTError.invalidSignature }
-            encoded = try JWTError.from { () throws(CryptoError) in try PublicKey.derECDSASignature(raw: signature) }
+            encoded = try JWTError.from { () throws(SignatureError) in try PublicKey.derECDSASignature(raw: signature) }
         }
         let signed = signingInput
-        guard try JWTError.from({ () throws(CryptoError) in try key.publicKey.verifySHA256(signature: encoded, message: signed) }) else { throw JWTError.invalidSignature }
+        guard try JWTError.from({ () throws(SignatureError) in try key.publicKey.verifySHA256(signature: encoded, message: signed) }) else { throw JWTError.invalidSignature }
     }
 
     /// Checks the ID token claims (OpenID Connect Core §3.1.3.7): `iss` is `issuer`; `aud` (a

@@ -1,4 +1,4 @@
-internal import Crypto
+internal import Signatures
 
 /// Why a token, a key or a key set was refused. Descriptions never quote a token or a claim's value.
 public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
@@ -47,7 +47,7 @@ public enum JWTError: Error, Sendable, Equatable, CustomStringConvertible {
 
 extension JWTError {
     /// Runs a libcrypto key operation, its refusals as this library's errors.
-    static func from<T>(_ body: () throws(CryptoError) -> T) throws(JWTError) -> T {
+    static func from<T>(_ body: () throws(SignatureError) -> T) throws(JWTError) -> T {
         do { return try body() } catch {
             switch error {
             case .invalidKey(let detail): throw JWTError.invalidKey(detail)

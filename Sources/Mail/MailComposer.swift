@@ -28,7 +28,9 @@ public struct MailComposer: Sendable {
         let fill = { (text: String) in Self.fill(text, values) }
 
         let subject = Self.singleLine(fill(template.subject))
-        let before = [fill(texts.greeting)] + template.lead.map(fill)
+        // Provider names are the operator's, not templates: they are not filled.
+        let changes = content.kind.listsSignInChanges ? content.signInChanges.map { "• " + texts.signInChange.describe($0) } : []
+        let before = [fill(texts.greeting)] + template.lead.map(fill) + changes
         let after = (validity + template.trail).map(fill) + [fill(texts.signOff)]
         // Paragraphs apart by blank lines: the link stands alone on its line.
         let text = (before + (link.map { [$0] } ?? []) + after).joined(separator: "\n\n") + "\n"
@@ -59,35 +61,29 @@ public struct MailComposer: Sendable {
         return ComposedMail(subject: subject, text: text, html: html, data: Array(message.utf8))
     }
 
+    /// The HTML part: `HTML/message.html` around the paragraphs (`paragraph.html`) and the
+    /// button with the link (`button.html`). Mail clients ignore style sheets, hence the inline styles.
     private static func html(
         language: MailLanguage, subject: String, before: [String], button: (label: String, link: String, hint: String)?,
         after: [String]
     ) -> String {
-        func paragraphs(_ texts: [String]) -> String { texts.map { "<p>\(escape($0))</p>\n" }.joined() }
+        func paragraphs(_ texts: [String]) -> String { texts.map { paragraph.render(["text": $0]) }.joined() }
         var body = paragraphs(before)
         if let button {
-            let link = escape(button.link)
-            body += """
-                <p style="margin:28px 0"><a href="\(link)" style="display:inline-block;padding:12px 22px;background:#1d4ed8;\
-                color:#ffffff;text-decoration:none;border-radius:6px;font-weight:600">\(escape(button.label))</a></p>
-                <p style="font-size:13px;color:#52525b">\(escape(button.hint))<br>
-                <a href="\(link)" style="color:#1d4ed8;word-break:break-all">\(link)</a></p>
-
-                """
+            body += Self.button.render(["link": button.link, "label": button.label, "hint": button.hint])
         }
         body += paragraphs(after)
-        return """
-            <!DOCTYPE html>
-            <html lang="\(language.rawValue)">
-            <head><meta charset="utf-8"><meta name="viewport" content="width=device-width"><title>\(escape(subject))</title></head>
-            <body style="margin:0;padding:24px;background:#f4f4f5;font-family:-apple-system,'Segoe UI',Helvetica,Arial,sans-serif;\
-            font-size:15px;line-height:1.5;color:#18181b">
-            <div style="max-width:560px;margin:0 auto;background:#ffffff;border-radius:8px;padding:28px 32px">
-            \(body)</div>
-            </body>
-            </html>
+        return message.render(["language": language.rawValue, "subject": subject, "body": body])
+    }
 
-            """
+    private static let message = template("message.html", MailHTML.messageHtml)
+    private static let paragraph = template("paragraph.html", MailHTML.paragraphHtml)
+    private static let button = template("button.html", MailHTML.buttonHtml)
+
+    /// The compiled-in file `HTML/name`. One that does not parse is a broken build, which stops the
+    /// program; every test that composes a message finds it.
+    private static func template(_ name: String, _ text: String) -> HTMLTemplate {
+        do { return try HTMLTemplate(file: "HTML/" + name, text: text) } catch { preconditionFailure(error.description) }
     }
 
     /// Each `{name}` of `values` in `template` replaced in one pass over the template, so no

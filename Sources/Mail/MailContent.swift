@@ -9,9 +9,13 @@ public struct MailContent: Sendable, Hashable {
     public var link: String?
     /// Seconds the link works, which the message says (nil: it says nothing about it).
     public var linkLifetime: Int?
+    /// The changes to the ways into the account that the message lists, one paragraph each
+    /// after its lead: the sign-in kinds only (ignored for the others).
+    public var signInChanges: [SignInChange]
 
     public init(
-        kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil, linkLifetime: Int? = nil
+        kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil,
+        linkLifetime: Int? = nil, signInChanges: [SignInChange] = []
     ) {
         self.kind = kind
         self.language = language
@@ -19,6 +23,7 @@ public struct MailContent: Sendable, Hashable {
         self.username = username
         self.link = link
         self.linkLifetime = linkLifetime
+        self.signInChanges = signInChanges
     }
 }
 

@@ -34,7 +34,32 @@ struct DurationWords {
     }
 }
 
-/// Everything one language says: the frame of every message and the five kinds.
+/// One language's sentences for ``SignInChange``s, each a paragraph of a sign-in notice.
+/// `{provider}` stands for the provider's name, `{count}` for a number.
+struct SignInChangeTexts {
+    let providerAdded, providerReplaced, providerRemoved: String
+    /// One passkey removed, then several.
+    let onePasskeyRemoved, passkeysRemoved: String
+    let guestAccessRemoved, twoStepVerificationKept: String
+
+    func describe(_ change: SignInChange) -> String {
+        switch change {
+        case .providerAdded(let provider): providerAdded.replacing("{provider}", with: Self.displayName(provider))
+        case .providerReplaced(let provider): providerReplaced.replacing("{provider}", with: Self.displayName(provider))
+        case .providerRemoved(let provider): providerRemoved.replacing("{provider}", with: Self.displayName(provider))
+        case .passkeysRemoved(let count): count == 1 ? onePasskeyRemoved : passkeysRemoved.replacing("{count}", with: "\(count)")
+        case .guestAccessRemoved: guestAccessRemoved
+        case .twoStepVerificationKept: twoStepVerificationKept
+        }
+    }
+
+    /// A provider's configured name with its first letter upper-cased: `google` → `Google`.
+    static func displayName(_ provider: String) -> String {
+        provider.prefix(1).uppercased() + provider.dropFirst()
+    }
+}
+
+/// Everything one language says: the frame of every message and the seven kinds.
 struct MailTexts {
     let greeting: String
     /// Under the button, before the link as text.
@@ -42,6 +67,9 @@ struct MailTexts {
     let signOff: String
     let durations: DurationWords
     let verifyEmail, resetPassword, passwordChanged, emailChanged, accountDeleted: MailTemplate
+    let signInChanged, signInMethodsRemoved: MailTemplate
+    /// The paragraphs listing the sign-in kinds' changes.
+    let signInChange: SignInChangeTexts
 
     subscript(kind: MailKind) -> MailTemplate {
         switch kind {
@@ -50,6 +78,8 @@ struct MailTexts {
         case .passwordChanged: passwordChanged
         case .emailChanged: emailChanged
         case .accountDeleted: accountDeleted
+        case .signInChanged: signInChanged
+        case .signInMethodsRemoved: signInMethodsRemoved
         }
     }
 
@@ -94,7 +124,25 @@ struct MailTexts {
             subject: "Your {app} account was deleted",
             lead: ["Your {app} account and its data have been deleted."],
             action: nil,
-            trail: ["If this was not you, contact support right away."]))
+            trail: ["If this was not you, contact support right away."]),
+        signInChanged: MailTemplate(
+            subject: "How you sign in to {app} was changed",
+            lead: ["The ways to sign in to your {app} account were changed:"],
+            action: nil,
+            trail: ["If this was not you, change your password, check the ways to sign in in your account settings and contact support right away."]),
+        signInMethodsRemoved: MailTemplate(
+            subject: "Other ways to sign in to your {app} account were removed",
+            lead: ["The password of your {app} account was reset with a link sent to this address, which had not been confirmed before. So that only you can get in, the other ways to sign in were removed:"],
+            action: nil,
+            trail: ["You can add them again in your account settings. If you did not reset the password, contact support right away."]),
+        signInChange: SignInChangeTexts(
+            providerAdded: "Sign-in with {provider} was added.",
+            providerReplaced: "Sign-in with {provider} now uses a different {provider} account.",
+            providerRemoved: "Sign-in with {provider} was removed.",
+            onePasskeyRemoved: "1 passkey was removed.",
+            passkeysRemoved: "{count} passkeys were removed.",
+            guestAccessRemoved: "Guest access was removed.",
+            twoStepVerificationKept: "Two-step verification stays on. If you did not turn it on, contact support."))
 
     static let spanish = MailTexts(
         greeting: "Hola, {user}:",
@@ -128,7 +176,25 @@ struct MailTexts {
             subject: "Se ha eliminado tu cuenta de {app}",
             lead: ["Se han eliminado tu cuenta de {app} y sus datos."],
             action: nil,
-            trail: ["Si no has sido tú, ponte en contacto con el soporte cuanto antes."]))
+            trail: ["Si no has sido tú, ponte en contacto con el soporte cuanto antes."]),
+        signInChanged: MailTemplate(
+            subject: "Han cambiado las formas de iniciar sesión en {app}",
+            lead: ["Se han cambiado las formas de iniciar sesión en tu cuenta de {app}:"],
+            action: nil,
+            trail: ["Si no has sido tú, cambia tu contraseña, revisa las formas de iniciar sesión en los ajustes de tu cuenta y ponte en contacto con el soporte cuanto antes."]),
+        signInMethodsRemoved: MailTemplate(
+            subject: "Se han quitado otras formas de iniciar sesión en tu cuenta de {app}",
+            lead: ["Se ha restablecido la contraseña de tu cuenta de {app} con un enlace enviado a esta dirección, que no se había confirmado antes. Para que solo tú puedas entrar, se han quitado las demás formas de iniciar sesión:"],
+            action: nil,
+            trail: ["Puedes volver a añadirlas en los ajustes de tu cuenta. Si no has restablecido tú la contraseña, ponte en contacto con el soporte cuanto antes."]),
+        signInChange: SignInChangeTexts(
+            providerAdded: "Se ha añadido el inicio de sesión con {provider}.",
+            providerReplaced: "El inicio de sesión con {provider} usa ahora otra cuenta de {provider}.",
+            providerRemoved: "Se ha quitado el inicio de sesión con {provider}.",
+            onePasskeyRemoved: "Se ha quitado 1 llave de acceso.",
+            passkeysRemoved: "Se han quitado {count} llaves de acceso.",
+            guestAccessRemoved: "Se ha quitado el acceso como invitado.",
+            twoStepVerificationKept: "La verificación en dos pasos sigue activada. Si no la activaste tú, ponte en contacto con el soporte."))
 
     static let french = MailTexts(
         greeting: "Bonjour {user},",
@@ -162,7 +228,25 @@ struct MailTexts {
             subject: "Votre compte {app} a été supprimé",
             lead: ["Votre compte {app} et ses données ont été supprimés."],
             action: nil,
-            trail: ["Si ce n'est pas vous, contactez le support sans attendre."]))
+            trail: ["Si ce n'est pas vous, contactez le support sans attendre."]),
+        signInChanged: MailTemplate(
+            subject: "Vos moyens de connexion à {app} ont changé",
+            lead: ["Les moyens de vous connecter à votre compte {app} ont été modifiés :"],
+            action: nil,
+            trail: ["Si ce n'est pas vous, changez votre mot de passe, vérifiez vos moyens de connexion dans les paramètres de votre compte et contactez le support sans attendre."]),
+        signInMethodsRemoved: MailTemplate(
+            subject: "D'autres moyens de connexion à votre compte {app} ont été retirés",
+            lead: ["Le mot de passe de votre compte {app} a été réinitialisé avec un lien envoyé à cette adresse, qui n'avait pas encore été confirmée. Pour que personne d'autre que vous ne puisse y accéder, les autres moyens de connexion ont été retirés :"],
+            action: nil,
+            trail: ["Vous pouvez les ajouter à nouveau dans les paramètres de votre compte. Si vous n'avez pas réinitialisé le mot de passe, contactez le support sans attendre."]),
+        signInChange: SignInChangeTexts(
+            providerAdded: "La connexion avec {provider} a été ajoutée.",
+            providerReplaced: "La connexion avec {provider} utilise désormais un autre compte {provider}.",
+            providerRemoved: "La connexion avec {provider} a été retirée.",
+            onePasskeyRemoved: "1 clé d'accès a été retirée.",
+            passkeysRemoved: "{count} clés d'accès ont été retirées.",
+            guestAccessRemoved: "L'accès invité a été retiré.",
+            twoStepVerificationKept: "La validation en deux étapes reste activée. Si vous ne l'avez pas activée, contactez le support."))
 
     static let korean = MailTexts(
         greeting: "{user}님, 안녕하세요.",
@@ -195,5 +279,23 @@ struct MailTexts {
             subject: "{app} 계정이 삭제되었습니다",
             lead: ["{app} 계정과 그 데이터가 삭제되었습니다."],
             action: nil,
-            trail: ["본인이 삭제하지 않으셨다면 즉시 고객 지원팀에 문의해 주세요."]))
+            trail: ["본인이 삭제하지 않으셨다면 즉시 고객 지원팀에 문의해 주세요."]),
+        signInChanged: MailTemplate(
+            subject: "{app} 로그인 방법이 변경되었습니다",
+            lead: ["{app} 계정의 로그인 방법이 다음과 같이 변경되었습니다."],
+            action: nil,
+            trail: ["본인이 변경하지 않으셨다면 비밀번호를 변경하고 계정 설정에서 로그인 방법을 확인한 뒤 즉시 고객 지원팀에 문의해 주세요."]),
+        signInMethodsRemoved: MailTemplate(
+            subject: "{app} 계정의 다른 로그인 방법이 삭제되었습니다",
+            lead: ["이 주소로 보낸 링크로 {app} 계정의 비밀번호가 재설정되었습니다. 이 주소는 이전에 인증된 적이 없으므로, 본인만 로그인할 수 있도록 다른 로그인 방법을 삭제했습니다."],
+            action: nil,
+            trail: ["계정 설정에서 다시 추가할 수 있습니다. 비밀번호를 재설정하지 않으셨다면 즉시 고객 지원팀에 문의해 주세요."]),
+        signInChange: SignInChangeTexts(
+            providerAdded: "{provider} 로그인이 추가되었습니다.",
+            providerReplaced: "{provider} 로그인이 다른 {provider} 계정으로 바뀌었습니다.",
+            providerRemoved: "{provider} 로그인이 삭제되었습니다.",
+            onePasskeyRemoved: "패스키 1개가 삭제되었습니다.",
+            passkeysRemoved: "패스키 {count}개가 삭제되었습니다.",
+            guestAccessRemoved: "게스트 접속이 삭제되었습니다.",
+            twoStepVerificationKept: "2단계 인증은 계속 켜져 있습니다. 직접 설정하지 않으셨다면 고객 지원팀에 문의해 주세요."))
 }

@@ -1,17 +1,27 @@
 import Curl
 import Foundation
 import JWT
-import Locking
+import Threading
 
 /// One provider's JSON Web Key Set, fetched on first use and kept for its `Cache-Control: max-age`
 /// (one hour when absent).
 ///
-/// Fetches are serialised by `fetching` (concurrent first uses fetch once); `state` is held only
-/// to read or replace the cached set, so verifications with a cached key never wait for a fetch.
-/// A fetch is attempted at most once a minute, whether the set expired, a token names an unknown
-/// `kid`, or the last fetch failed (so a provider that is down costs one request a minute, not
-/// one per log-in); when it fails, the cached set (even expired) keeps answering.
+/// When to fetch, for a token whose key the cached set cannot give (none fetched, expired, or
+/// without the token's `kid`):
+/// - the set has expired (or none was fetched yet): at once, so that a key the provider removed
+///   stops verifying when its max-age says; but after a fetch that failed, again only a minute
+///   later (a provider that is down costs one request a minute, not one per log-in), and the
+///   cached set, even expired, keeps answering meanwhile;
+/// - the set is fresh but lacks the `kid`: at most once a minute after the last fetch, so that
+///   tokens naming made-up keys cannot make the server fetch at will.
+///
+/// Fetches are serialised by `fetching`, and a caller that waited for another's fetch looks at its
+/// result first, so concurrent log-ins share one fetch. `state` is held only to read or replace the
+/// cached set, so verifications with a cached key never wait for a fetch.
 final class KeySetCache: Sendable {
+    /// A GET: status, lower-cased response headers and body (`HTTPFetcher.get`, or a test's fake).
+    typealias Fetch = @Sendable (String) throws(FetchError) -> (status: Int, headers: [String: String], body: [UInt8])
+
     private struct State {
         var keySet: JSONWebKeySet?
         var expires = Date.distantPast
@@ -25,13 +35,17 @@ final class KeySetCache: Sendable {
     static let minimumInterval: TimeInterval = 60
 
     private let url: String
-    private let fetcher: HTTPFetcher
+    private let fetch: Fetch
     private let state = Lock(State())
     private let fetching = Lock(())
 
-    init(url: String, fetcher: HTTPFetcher) {
+    convenience init(url: String, fetcher: HTTPFetcher) {
+        self.init(url: url) { (url) throws(FetchError) in try fetcher.get(url) }
+    }
+
+    init(url: String, fetch: @escaping Fetch) {
         self.url = url
-        self.fetcher = fetcher
+        self.fetch = fetch
     }
 
     var fetchCount: Int { state.withLock { $0.fetchCount } }
@@ -42,20 +56,24 @@ final class KeySetCache: Sendable {
         return try fetching.withLock { _ throws(ProviderFailure) -> JSONWebKey in
             // Another thread may have fetched while this one waited.
             if let key = cachedKey(keyId, now: now) { return key }
-            let (cached, lastAttempt, lastFailure) = state.withLock { ($0.keySet, $0.lastAttempt, $0.lastFailure) }
-            if let lastAttempt, now.timeIntervalSince(lastAttempt) < Self.minimumInterval {
+            let (cached, expires, lastAttempt, lastFailure) = state.withLock { ($0.keySet, $0.expires, $0.lastAttempt, $0.lastFailure) }
+            let expired = cached == nil || now >= expires
+            let attemptedRecently = lastAttempt.map { now.timeIntervalSince($0) < Self.minimumInterval } ?? false
+            // Expired: fetch unless the last attempt failed within the minute. Fresh: the kid is unknown.
+            let mayFetch = expired ? !(attemptedRecently && lastFailure != nil) : !attemptedRecently
+            guard mayFetch else {
                 guard let cached else {
                     throw .invalid(detail: "no key set: \(lastFailure ?? "not fetched") (fetched again at most once a minute)")
                 }
                 guard let key = cached.key(id: keyId) else {
-                    throw .invalid(detail: "no key with kid \(keyId ?? "(none)") in the key set (fetched again at most once a minute)")
+                    throw .invalid(detail: "no key with kid \(ProviderFailure.quoted(keyId)) in the key set (fetched again at most once a minute)")
                 }
                 return key
             }
             state.withLock { $0.lastAttempt = now; $0.fetchCount += 1 }
             let keySet: JSONWebKeySet
             do throws(ProviderFailure) {
-                let (fetched, lifetime) = try fetch()
+                let (fetched, lifetime) = try fetchSet()
                 keySet = fetched
                 state.withLock {
                     $0.keySet = fetched
@@ -69,7 +87,7 @@ final class KeySetCache: Sendable {
                 keySet = cached
             }
             guard let key = keySet.key(id: keyId) else {
-                throw .invalid(detail: "no key with kid \(keyId ?? "(none)") in the key set")
+                throw .invalid(detail: "no key with kid \(ProviderFailure.quoted(keyId)) in the key set")
             }
             return key
         }
@@ -82,9 +100,9 @@ final class KeySetCache: Sendable {
         }
     }
 
-    private func fetch() throws(ProviderFailure) -> (JSONWebKeySet, TimeInterval) {
+    private func fetchSet() throws(ProviderFailure) -> (JSONWebKeySet, TimeInterval) {
         let response: (status: Int, headers: [String: String], body: [UInt8])
-        do { response = try fetcher.get(url) } catch {
+        do { response = try fetch(url) } catch {
             throw .invalid(detail: "key set fetch failed: \(error)")
         }
         guard response.status == 200 else {

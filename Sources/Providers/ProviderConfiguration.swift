@@ -8,8 +8,8 @@ public struct ProviderConfigurationError: Error, Sendable, Equatable, CustomStri
     init(_ description: String) { self.description = description }
 }
 
-/// The third-party log-in providers (`GATEHOUSE_AUTH_PROVIDERS`, ../shared/contract/providers.md
-/// "Configuration"): `anonymous`, and token providers whose OpenID Connect ID tokens are checked.
+/// The third-party log-in providers (`GATEHOUSE_AUTH_PROVIDERS`, whose JSON docs/providers.md
+/// describes): `anonymous`, and token providers whose OpenID Connect ID tokens are checked.
 public struct ProviderConfiguration: Sendable {
     /// One provider whose users sign in with an ID token.
     struct TokenProvider: Sendable, Equatable {

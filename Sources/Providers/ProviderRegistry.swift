@@ -3,8 +3,11 @@ import Foundation
 import JSON
 import JWT
 
-/// Checks third-party authData against the configured providers (../shared/contract/providers.md
-/// "Checks on a token"), with one key-set cache per token provider. Safe to use from any thread.
+/// Checks third-party authData against the configured providers, with one key-set cache per
+/// token provider: an ID token must be RS256 or ES256, signed by a key of the provider's key set,
+/// with the configured issuer, an audience among its client ids, `sub` equal to the authData's
+/// `id`, not expired nor issued in the future (60 seconds' leeway), and the nonce when one is
+/// sent (docs/providers.md). Safe to use from any thread.
 public final class ProviderRegistry: Sendable {
     /// The longest anonymous id.
     public static let maxAnonymousIdLength = 128
@@ -53,7 +56,7 @@ public final class ProviderRegistry: Sendable {
         do { token = try JSONWebToken(compact: compact) } catch { throw .invalid(detail: "token: \(error)") }
         // Refused before any key look-up, so a forged token never causes a fetch.
         guard Self.algorithms.contains(token.algorithm) else {
-            throw .invalid(detail: "token algorithm \(token.algorithm) is not RS256 or ES256")
+            throw .invalid(detail: "token algorithm \(ProviderFailure.quoted(token.algorithm)) is not RS256 or ES256")
         }
         let now = now()
         let key = try cache.key(id: token.keyId, now: now)

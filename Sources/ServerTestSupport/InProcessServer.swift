@@ -11,6 +11,21 @@ public struct InProcessServer: Sendable {
 
     /// `listenSocket`: a listening socket to serve on instead of a new one on `settings.port`.
     public init(logger: Logger? = nil, listenSocket: Int32? = nil, _ adjust: (inout Settings) -> Void = { _ in }) throws {
+        try self.init(logger: logger, listenSocket: listenSocket, hashingMeter: nil, adjust)
+    }
+
+    /// A server whose password hashing pool measures its jobs with `hashingMeter`, which runs a
+    /// job and returns what it cost in seconds: for tests that fix the cost admission sees.
+    public init(
+        hashingMeter: @escaping @Sendable (() -> Void) -> Double, _ adjust: (inout Settings) -> Void = { _ in }
+    ) throws {
+        try self.init(logger: nil, listenSocket: nil, hashingMeter: .some(hashingMeter), adjust)
+    }
+
+    private init(
+        logger: Logger?, listenSocket: Int32?, hashingMeter: (@Sendable (() -> Void) -> Double)?,
+        _ adjust: (inout Settings) -> Void
+    ) throws {
         var settings = Settings()
         settings.databaseURL = try TestDatabase.create().connectionString
         settings.port = 0
@@ -19,7 +34,7 @@ public struct InProcessServer: Sendable {
         settings.logLevel = .error
         settings.secretKey = InProcessServer.secretKey
         adjust(&settings)
-        server = try GatehouseServer(settings: settings, logger: logger, listenSocket: listenSocket)
+        server = try GatehouseServer(settings: settings, logger: logger, listenSocket: listenSocket, hashingMeter: hashingMeter)
     }
 
     /// A server whose `GATEHOUSE_PUBLIC_URL` is `http://localhost:PORT` (``localhostOrigin``):

@@ -27,6 +27,13 @@ public struct TestDatabase: Sendable {
         return TestDatabase(name: name, connectionString: cluster.connectionString(database: name))
     }
 
+    /// Where the shared cluster listens and its superuser, for tools such as psql (`PGHOST`,
+    /// `PGPORT`, `PGUSER`). Local connections are trusted, whatever the role.
+    public static func cluster() throws -> (socketDirectory: String, port: Int, superuser: String) {
+        let cluster = try SharedTestCluster.cluster()
+        return (cluster.socketDirectory, cluster.options.port, cluster.options.user)
+    }
+
     /// A pool on this database.
     public func makePool(size: Int = 4, checkoutTimeoutSeconds: Double = 5, statementTimeoutMilliseconds: Int = 30_000)
         -> Pool

@@ -1,5 +1,5 @@
 internal import CSodium
-import Locking
+import Threading
 
 /// The kinds of stored password hash a log-in may meet (a kind is the family and its cost:
 /// `$argon2id$v=19$m=65536,t=2,p=1`, `$2b$10`), each with a dummy hash of that kind, so that a

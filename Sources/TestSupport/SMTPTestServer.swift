@@ -54,12 +54,13 @@ public final class SMTPTestServer: Sendable {
     public var caFile: String? { mode == .plain ? nil : directory + "/cert.pem" }
 
     /// `smtp://127.0.0.1:<port>` (`smtps://` in that mode), with the credentials
-    /// (percent-encoded) when it has them.
+    /// (percent-encoded) when it has them; in plain mode `?tls=none`, since a client otherwise
+    /// requires STARTTLS (plain mode with credentials: a URL a client refuses, for that test).
     public var url: String {
         let unreserved = CharacterSet(charactersIn: "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-._~")
         func encoded(_ text: String) -> String { text.addingPercentEncoding(withAllowedCharacters: unreserved)! }
         let userInfo = credentials.map { "\(encoded($0.user)):\(encoded($0.password))@" } ?? ""
-        return "\(mode == .smtps ? "smtps" : "smtp")://\(userInfo)127.0.0.1:\(port)"
+        return "\(mode == .smtps ? "smtps" : "smtp")://\(userInfo)127.0.0.1:\(port)" + (mode == .plain ? "?tls=none" : "")
     }
 
     /// The messages accepted so far, oldest first.

@@ -41,8 +41,17 @@ public struct AuthenticatorData: Sendable {
     /// The extension outputs (a CBOR map), present exactly when the ED flag is set.
     public let extensions: CBOR?
 
-    /// Parses `bytes`.
-    public init(_ bytes: [UInt8]) throws(WebAuthnError) {
+    /// The ceremony whose authenticator data is read.
+    public enum Ceremony: Sendable {
+        /// `navigator.credentials.create`: attested credential data may follow (§6.5.1).
+        case registration
+        /// `navigator.credentials.get`: the AT flag is refused, since an assertion never carries
+        /// attested credential data (§6.1), and a key in it would be parsed for nothing.
+        case authentication
+    }
+
+    /// Parses `bytes` of a `ceremony`.
+    public init(_ bytes: [UInt8], ceremony: Ceremony) throws(WebAuthnError) {
         guard bytes.count >= 37 else { throw WebAuthnError.malformedAuthenticatorData("\(bytes.count) bytes, at least 37 required") }
         self.bytes = bytes
         rpIdHash = Array(bytes[0..<32])
@@ -51,6 +60,9 @@ public struct AuthenticatorData: Sendable {
         var offset = 37
         let decoder = CBORDecoder()
         if flags.contains(.attestedCredentialData) {
+            guard ceremony == .registration else {
+                throw WebAuthnError.malformedAuthenticatorData("the AT flag (attested credential data) in an assertion")
+            }
             guard bytes.count >= offset + 18 else { throw WebAuthnError.malformedAuthenticatorData("attested credential data is cut short") }
             let aaguid = Array(bytes[offset..<offset + 16])
             let idLength = Int(bytes[offset + 16]) << 8 | Int(bytes[offset + 17])

@@ -1,7 +1,8 @@
-public import Crypto
+public import Signatures
 
 /// A credential public key in COSE form (RFC 9053, WebAuthn §5.8.5): EC2 P-256 with ES256 (-7)
-/// or RSA with RS256 (-257). Other key types, curves and algorithms are refused.
+/// or RSA with RS256 (-257) and a modulus of ``rsaModulusBits``. Other key types, curves,
+/// algorithms and sizes are refused before libcrypto sees the key.
 public struct COSEKey: Sendable {
     /// The two COSE algorithms accepted.
     public enum Algorithm: Int, Sendable, CaseIterable {
@@ -16,9 +17,14 @@ public struct COSEKey: Sendable {
     /// The CBOR encoding the key was read from: what a store keeps and reads back with `init(encoded:)`.
     public let encoded: [UInt8]
 
+    /// RSA modulus sizes accepted, in bits: authenticators make 2048-bit keys, and a larger
+    /// modulus only makes every signature check cost more.
+    public static let rsaModulusBits = 2048...4096
+
     /// Reads a key from its CBOR encoding (exactly one item). `fullCheck` false skips libcrypto's
-    /// whole public-key check (for P-256 a scalar multiplication), only for a key checked in full
-    /// before: one a store kept from a registration.
+    /// public key check of a P-256 key (a scalar multiplication), only for a key checked in full
+    /// before: one a store kept from a registration. RSA keys never get that check (see
+    /// `PublicKey.rsa(modulus:exponent:)`).
     public init(encoded: [UInt8], fullCheck: Bool = true) throws(WebAuthnError) {
         try self.init(CBORDecoder().decode(encoded), encoded: encoded, fullCheck: fullCheck)
     }
@@ -35,14 +41,18 @@ public struct COSEKey: Sendable {
             guard case .bytes(let x)? = item[int: -2], x.count == 32, case .bytes(let y)? = item[int: -3], y.count == 32 else {
                 throw WebAuthnError.unsupportedKey("EC2 coordinates are not two 32-byte strings")
             }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.p256(x: x, y: y, fullCheck: fullCheck) }
+            publicKey = try Self.checked { () throws(SignatureError) in try PublicKey.p256(x: x, y: y, fullCheck: fullCheck) }
         case (3, .rs256):
-            guard case .bytes(let n)? = item[int: -1], !n.isEmpty, case .bytes(let e)? = item[int: -2], !e.isEmpty, e.count <= 8 else {
+            guard case .bytes(let n)? = item[int: -1], !n.isEmpty, case .bytes(let e)? = item[int: -2], !e.isEmpty else {
                 throw WebAuthnError.unsupportedKey("RSA modulus and exponent are not byte strings")
             }
-            // libcrypto's check reads every bit; no real key is anywhere near this size.
-            guard n.count <= 2048 else { throw WebAuthnError.unsupportedKey("an RSA modulus above 16384 bits") }
-            publicKey = try Self.checked { () throws(CryptoError) in try PublicKey.rsa(modulus: n, exponent: e, fullCheck: fullCheck) }
+            guard e.count <= 8 else { throw WebAuthnError.unsupportedKey("an RSA exponent longer than 8 bytes") }
+            let bits = PublicKey.bitLength(n)
+            guard Self.rsaModulusBits.contains(bits) else {
+                throw WebAuthnError.unsupportedKey(
+                    "an RSA modulus of \(bits) bits (\(Self.rsaModulusBits.lowerBound) to \(Self.rsaModulusBits.upperBound) accepted)")
+            }
+            publicKey = try Self.checked { () throws(SignatureError) in try PublicKey.rsa(modulus: n, exponent: e) }
         default:
             throw WebAuthnError.unsupportedKey("key type \(keyType) with algorithm \(alg)")
         }
@@ -51,7 +61,7 @@ public struct COSEKey: Sendable {
     }
 
     /// libcrypto's refusal of a key as `invalidKey`.
-    private static func checked(_ make: () throws(CryptoError) -> PublicKey) throws(WebAuthnError) -> PublicKey {
+    private static func checked(_ make: () throws(SignatureError) -> PublicKey) throws(WebAuthnError) -> PublicKey {
         do { return try make() } catch { throw WebAuthnError.invalidKey(error.description) }
     }
 

@@ -66,39 +66,46 @@ public struct RelyingParty: Sendable {
         public let credentialId: [UInt8]
         public let publicKey: COSEKey
         public let signCount: UInt32
+        /// The UV flag: the authenticator verified its user (PIN, biometrics) when it made the credential.
+        public let userVerified: Bool
     }
 
     /// Verifies a registration (§7.1 steps 7-24, without trust-anchor checks): type
-    /// `webauthn.create`, `expectedChallenge`, an allowed origin, not cross-origin, rpIdHash,
-    /// user present, attested credential data whose id is the response's, and the attestation
-    /// statement (`none`: empty; `packed` without `x5c`: a self signature by the new key; other
-    /// formats and `packed` with a certificate chain are accepted without verifying the
-    /// statement, since attestation `none` is requested and no trust anchors are kept).
+    /// `webauthn.create`, `expectedChallenge`, an allowed origin, not cross-origin (all before the
+    /// attestation object is parsed), rpIdHash, user present, attested credential data whose id
+    /// is the response's, and the attestation statement (`none`: empty; `packed` without `x5c`: a
+    /// self signature by the new key; other formats and `packed` with a certificate chain are
+    /// accepted without verifying the statement, since attestation `none` is requested and no
+    /// trust anchors are kept).
     public func verify(_ response: RegistrationResponse, expectedChallenge: [UInt8]) throws(WebAuthnError) -> RegisteredCredential {
         try checkClientData(response.clientData, type: "webauthn.create", expectedChallenge: expectedChallenge)
-        try checkAuthenticatorData(response.authenticatorData)
-        guard let credential = response.authenticatorData.attestedCredential else {
+        let attestation = try response.attestation()
+        let authenticatorData = attestation.authenticatorData
+        try checkAuthenticatorData(authenticatorData)
+        guard let credential = authenticatorData.attestedCredential else {
             throw WebAuthnError.credentialMismatch("no attested credential data")
         }
         guard credential.credentialId == response.credentialId else {
             throw WebAuthnError.credentialMismatch("the attested credential id differs from rawId")
         }
-        switch response.format {
+        switch attestation.format {
         case "none":
-            guard response.statement == .map([]) else { throw WebAuthnError.invalidAttestation("a none attestation with a statement") }
+            guard attestation.statement == .map([]) else { throw WebAuthnError.invalidAttestation("a none attestation with a statement") }
         case "packed":
-            if response.statement[text: "x5c"] == nil {
-                guard response.statement[text: "alg"]?.intValue == credential.publicKey.algorithm.rawValue else {
+            if attestation.statement[text: "x5c"] == nil {
+                guard attestation.statement[text: "alg"]?.intValue == credential.publicKey.algorithm.rawValue else {
                     throw WebAuthnError.invalidAttestation("packed self attestation with another algorithm than the key's")
                 }
-                guard case .bytes(let signature)? = response.statement[text: "sig"],
-                    credential.publicKey.verify(signature: signature, message: response.authenticatorData.bytes + SHA256.digest(response.clientData.bytes))
+                guard case .bytes(let signature)? = attestation.statement[text: "sig"],
+                    credential.publicKey.verify(signature: signature, message: authenticatorData.bytes + SHA256.digest(response.clientData.bytes))
                 else { throw WebAuthnError.invalidAttestation("packed self signature does not verify") }
             }
         default:
             break
         }
-        return RegisteredCredential(credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: response.authenticatorData.signCount)
+        return RegisteredCredential(
+            credentialId: credential.credentialId, publicKey: credential.publicKey, signCount: authenticatorData.signCount,
+            userVerified: authenticatorData.flags.contains(.userVerified))
     }
 
     /// What the service stored for a passkey, as the authentication check needs it.
@@ -115,39 +122,57 @@ public struct RelyingParty: Sendable {
         }
     }
 
+    /// What a verified assertion proved.
+    public struct VerifiedAssertion: Sendable, Hashable {
+        /// The counter to store.
+        public let signCount: UInt32
+        /// The UV flag: the authenticator verified its user (PIN, biometrics), not only their
+        /// presence. Without it the assertion proves possession of the authenticator alone.
+        public let userVerified: Bool
+
+        public init(signCount: UInt32, userVerified: Bool) {
+            self.signCount = signCount
+            self.userVerified = userVerified
+        }
+    }
+
     /// Verifies an assertion (§7.2 steps 5-21) made with `credential` (found by the response's
     /// credential id): type `webauthn.get`, `expectedChallenge`, an allowed origin, not
-    /// cross-origin, rpIdHash, user present, the signature over
+    /// cross-origin (all before the authenticator data is parsed), authenticator data without
+    /// attested credential data, rpIdHash, user present, the signature over
     /// `authenticatorData ‖ SHA-256(clientDataJSON)`, the user handle (when the response carries
     /// one it must be the owner's; `userHandleRequired` when the options named no user), and
     /// last the counter: when the received or the stored counter is non-zero, the received one
     /// must be greater (`counterNotIncreased` means a possible clone; it is thrown only for a
-    /// valid signature). Returns the counter to store.
+    /// valid signature). Returns the counter to store and whether the user was verified (UV is
+    /// reported, not required: the options ask for it as `preferred`).
     public func verify(
         _ response: AuthenticationResponse, expectedChallenge: [UInt8], credential: StoredCredential, userHandleRequired: Bool
-    ) throws(WebAuthnError) -> UInt32 {
+    ) throws(WebAuthnError) -> VerifiedAssertion {
         try checkClientData(response.clientData, type: "webauthn.get", expectedChallenge: expectedChallenge)
-        try checkAuthenticatorData(response.authenticatorData)
-        let signed = response.authenticatorData.bytes + SHA256.digest(response.clientData.bytes)
+        let authenticatorData = try response.authenticatorData()
+        try checkAuthenticatorData(authenticatorData)
+        let signed = authenticatorData.bytes + SHA256.digest(response.clientData.bytes)
         guard credential.publicKey.verify(signature: response.signature, message: signed) else { throw WebAuthnError.badSignature }
         if let handle = response.userHandle {
             guard handle == credential.userHandle else { throw WebAuthnError.userHandleMismatch }
         } else if userHandleRequired {
             throw WebAuthnError.userHandleMismatch
         }
-        let received = response.authenticatorData.signCount
+        let received = authenticatorData.signCount
         if received != 0 || credential.signCount != 0 {
             guard received > credential.signCount else {
                 throw WebAuthnError.counterNotIncreased(stored: credential.signCount, received: received)
             }
         }
-        return received
+        return VerifiedAssertion(signCount: received, userVerified: authenticatorData.flags.contains(.userVerified))
     }
 
     private func checkClientData(_ clientData: ClientData, type: String, expectedChallenge: [UInt8]) throws(WebAuthnError) {
-        guard clientData.type == type else { throw WebAuthnError.wrongType(String(clientData.type.prefix(64))) }
+        // The client's text, quoted in logs: cut by bytes, which bounds it whatever its characters.
+        guard clientData.type == type else { throw WebAuthnError.wrongType(clientData.type.utf8Prefix(64)) }
         guard clientData.challenge == expectedChallenge else { throw WebAuthnError.challengeMismatch }
-        guard origins.contains(clientData.origin) else { throw WebAuthnError.originNotAllowed(String(clientData.origin.prefix(200))) }
+        guard origins.contains(clientData.origin) else { throw WebAuthnError.originNotAllowed(clientData.origin.utf8Prefix(200)) }
         guard !clientData.crossOrigin else { throw WebAuthnError.crossOrigin }
     }
 

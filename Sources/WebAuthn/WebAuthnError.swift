@@ -13,7 +13,7 @@ public enum WebAuthnError: Error, Sendable, Equatable, CustomStringConvertible {
     case malformedAuthenticatorData(String)
     /// A COSE key of another type or algorithm, or with missing or malformed parameters.
     case unsupportedKey(String)
-    /// A key libcrypto refused (not on the curve, RSA below 2048 bits).
+    /// Key material refused (a P-256 point not on the curve; an even RSA modulus, an even RSA exponent or one of 1).
     case invalidKey(String)
     /// `clientDataJSON.type` is not the ceremony's (`webauthn.create` or `webauthn.get`).
     case wrongType(String)

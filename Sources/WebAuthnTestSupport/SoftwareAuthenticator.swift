@@ -1,4 +1,4 @@
-public import Crypto
+public import Signatures
 public import JSON
 internal import Sodium
 internal import WebAuthn
@@ -18,14 +18,18 @@ public struct SoftwareCredential: Sendable {
 
 /// A software WebAuthn authenticator and client for tests and benchmarks: it turns the
 /// options JSON of `RelyingParty` into `RegistrationResponseJSON` and `AuthenticationResponseJSON`
-/// as a browser would, signing with a `Crypto.PrivateKey`. `Variation` makes deliberately bad
+/// as a browser would, signing with a `Signatures.PrivateKey`. `Variation` makes deliberately bad
 /// responses, one fault at a time.
 public struct SoftwareAuthenticator: Sendable {
     /// The origin the "browser" reports in `clientDataJSON`.
     public var origin: String
+    /// Whether it verifies its user (PIN, biometrics) and sets the UV flag, in registrations and
+    /// assertions; false: a security key that checks only presence (a touch).
+    public var verifiesUser: Bool
 
-    public init(origin: String) {
+    public init(origin: String, verifiesUser: Bool = true) {
         self.origin = origin
+        self.verifiesUser = verifiesUser
     }
 
     /// What to get wrong; the default gets nothing wrong.
@@ -51,11 +55,15 @@ public struct SoftwareAuthenticator: Sendable {
         public var omitUserHandle = false
         /// The credential id to claim instead of the credential's.
         public var credentialId: [UInt8]?
+        /// A COSE key to send instead of the credential's: in a registration's attested credential
+        /// data, and in an assertion as attested credential data with the AT flag, which WebAuthn
+        /// never sends in one (a stranger's way to make the server parse a key).
+        public var publicKey: [UInt8]?
 
         public init(
             type: String? = nil, origin: String? = nil, crossOrigin: Bool = false, rpId: String? = nil, challenge: [UInt8]? = nil,
             userPresent: Bool = true, signCount: UInt32? = nil, badSignature: Bool = false, userHandle: [UInt8]? = nil,
-            omitUserHandle: Bool = false, credentialId: [UInt8]? = nil
+            omitUserHandle: Bool = false, credentialId: [UInt8]? = nil, publicKey: [UInt8]? = nil
         ) {
             self.type = type
             self.origin = origin
@@ -68,6 +76,7 @@ public struct SoftwareAuthenticator: Sendable {
             self.userHandle = userHandle
             self.omitUserHandle = omitUserHandle
             self.credentialId = credentialId
+            self.publicKey = publicKey
         }
     }
 
@@ -90,9 +99,8 @@ public struct SoftwareAuthenticator: Sendable {
         let credential = SoftwareCredential(
             id: SecureRandom.bytes(16), privateKey: privateKey, rpId: rpId, userHandle: userHandle, signCount: 0, counterStep: counterStep)
         let clientData = try clientDataJSON(type: "webauthn.create", options: options, variation)
-        let publicKey = COSEKey.encode(try privateKey.publicNumbers())
-        let credentialId = variation.credentialId ?? credential.id
-        let attested = [UInt8](repeating: 0, count: 16) + [UInt8(credentialId.count >> 8), UInt8(credentialId.count & 0xff)] + credentialId + publicKey
+        let publicKey = try variation.publicKey ?? COSEKey.encode(privateKey.publicNumbers())
+        let attested = Self.attestedCredentialData(id: variation.credentialId ?? credential.id, publicKey: publicKey)
         let authData = authenticatorData(
             rpId: variation.rpId ?? rpId, flags: 0x40 | (variation.userPresent ? 0x01 : 0), signCount: variation.signCount ?? 0) + attested
         var statement = CBOR.map([])
@@ -127,9 +135,10 @@ public struct SoftwareAuthenticator: Sendable {
     public func assert(options: JSON, credential: inout SoftwareCredential, _ variation: Variation = Variation()) throws -> JSON {
         credential.signCount &+= credential.counterStep
         let clientData = try clientDataJSON(type: "webauthn.get", options: options, variation)
-        let authData = authenticatorData(
-            rpId: variation.rpId ?? credential.rpId, flags: variation.userPresent ? 0x05 : 0x04,
+        var authData = authenticatorData(
+            rpId: variation.rpId ?? credential.rpId, flags: (variation.userPresent ? 0x05 : 0x04) | (variation.publicKey == nil ? 0 : 0x40),
             signCount: variation.signCount ?? credential.signCount)
+        if let publicKey = variation.publicKey { authData += Self.attestedCredentialData(id: credential.id, publicKey: publicKey) }
         var signature = try credential.privateKey.signSHA256(authData + SHA256.digest(clientData))
         if variation.badSignature { signature[signature.count / 2] ^= 0x01 }
         let id = Base64URL.encode(variation.credentialId ?? credential.id)
@@ -160,7 +169,15 @@ public struct SoftwareAuthenticator: Sendable {
         return object.serialized()
     }
 
+    /// Attested credential data (§6.5.1): a zero AAGUID, the id's length and the id, the COSE key.
+    private static func attestedCredentialData(id: [UInt8], publicKey: [UInt8]) -> [UInt8] {
+        [UInt8](repeating: 0, count: 16) + [UInt8(id.count >> 8), UInt8(id.count & 0xff)] + id + publicKey
+    }
+
     private func authenticatorData(rpId: String, flags: UInt8, signCount: UInt32) -> [UInt8] {
-        SHA256.digest(rpId.utf8) + [flags] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: signCount >> UInt32($0 * 8)) }
+        // UV as the authenticator does it (``verifiesUser``), whatever the ceremony asked.
+        let userVerified: UInt8 = 0x04
+        let flags = verifiesUser ? flags | userVerified : flags & ~userVerified
+        return SHA256.digest(rpId.utf8) + [flags] + (0..<4).reversed().map { UInt8(truncatingIfNeeded: signCount >> UInt32($0 * 8)) }
     }
 }

@@ -269,11 +269,24 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
             print("Welcome guest \(user.username ?? user.objectId)")
         case ("link", 2):
             guard signedInUser() != nil else { return 1 }
-            try await auth.link(provider(rest[0], token: rest[1]))
+            let chosen = provider(rest[0], token: rest[1])
+            do {
+                try await auth.link(chosen)
+            } catch .recentLoginRequired {
+                print(describe(.recentLoginRequired))
+                guard let password = askSecret("Current password: ") else { return 1 }
+                try await auth.link(chosen, currentPassword: password)
+            }
             print("Linked \(rest[0]). You can log in with it now.")
         case ("unlink", 1):
             guard signedInUser() != nil else { return 1 }
-            try await auth.unlink(provider: rest[0])
+            do {
+                try await auth.unlink(provider: rest[0])
+            } catch .recentLoginRequired {
+                print(describe(.recentLoginRequired))
+                guard let password = askSecret("Current password: ") else { return 1 }
+                try await auth.unlink(provider: rest[0], currentPassword: password)
+            }
             print("Unlinked \(rest[0]).")
         case ("whoami", 0):
             guard let user = try await auth.refreshCurrentUser() else {

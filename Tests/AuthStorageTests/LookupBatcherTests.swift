@@ -1,6 +1,6 @@
 @testable import Auth
 import Foundation
-import Locking
+import Threading
 import Postgres
 import Sodium
 import Synchronization

@@ -29,7 +29,8 @@ import Testing
             passwordHash: nil, session: nil)
         try store.insert(
             Passkey(objectId: "key-" + name, name: "Laptop", createdAt: now, lastUsedAt: nil), userId: id,
-            credentialId: Array(("credential-" + name).utf8), publicKey: [0xa0], signCount: signCount)
+            credentialId: Array(("credential-" + name).utf8), publicKey: [0xa0], signCount: signCount, userVerified: true,
+            endingSessions: nil)
         return id
     }
 

@@ -3,6 +3,7 @@ import AuthGraphQL
 import Foundation
 import GraphQL
 import Sodium
+import Synchronization
 import Testing
 import TestSupport
 
@@ -18,7 +19,7 @@ import TestSupport
 
     @Test func logInIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 3, perAccount: 0))
-        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "password11"]]) }
+        let attempts = (0..<4).map { h.request(Queries.logIn, variables: ["input": ["username": .string("user\($0)"), "password": "larch-ridge-11"]]) }
         for attempt in attempts.prefix(3) { #expect(onlyError(attempt.result)?.code == 101, "\(attempt.result.json)") }
         let refused = try #require(attempts.last)
         #expect(Self.isRateLimited(refused.result), "\(refused.result.json)")
@@ -31,19 +32,19 @@ import TestSupport
         #expect((1...60).contains(retryAfter))
         #expect(attempts[0].context.recordedRefusals.isEmpty)
         // Another address is not affected; the window ends.
-        #expect(onlyError(h.logIn("user0", "password11", address: "198.51.100.7"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "larch-ridge-11", address: "198.51.100.7"))?.code == 101)
         h.clock.advance(by: 61)
-        #expect(onlyError(h.logIn("user0", "password11"))?.code == 101)
+        #expect(onlyError(h.logIn("user0", "larch-ridge-11"))?.code == 101)
     }
 
     @Test func signUpIsLimitedPerAddress() throws {
         let h = try Harness(configuration: Self.configuration(perAddress: 2, perAccount: 0))
-        #expect(h.signUp(["username": "a", "password": "password11"]).errors.isEmpty)
-        #expect(onlyError(h.signUp(["username": "a", "password": "password11"]))?.code == 202)
-        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "password11"]]])
+        #expect(h.signUp(["username": "a", "password": "larch-ridge-11"]).errors.isEmpty)
+        #expect(onlyError(h.signUp(["username": "a", "password": "larch-ridge-11"]))?.code == 202)
+        let (refused, context) = h.request(Queries.signUp, variables: ["input": ["fields": ["username": "b", "password": "larch-ridge-11"]]])
         #expect(Self.isRateLimited(refused), "\(refused.json)")
         #expect(context.recordedRefusals.count == 1)
-        #expect(h.signUp(["username": "b", "password": "password11"], address: "198.51.100.7").errors.isEmpty)
+        #expect(h.signUp(["username": "b", "password": "larch-ridge-11"], address: "198.51.100.7").errors.isEmpty)
         #expect(try h.count("SELECT count(*) FROM users") == 2)
     }
 
@@ -159,19 +160,43 @@ import TestSupport
     }
 
     /// Password hashing that would wait too long also answers 155, recorded as rate limited for 1 second.
+    /// With no wait allowed and one worker, held by the gate until all 12 are decided, the first
+    /// sign-up to reach the pool is admitted and the other 11 refused.
     @Test func fullHashingQueueIsTooManyRequests() throws {
+        let gate = JobGate()
         let h = try Harness(
-            configuration: Self.configuration(perAddress: 0, perAccount: 0),
-            cost: PasswordHasher.Cost(opsLimit: 3, memLimit: 4 * 1024 * 1024), workers: 1, maxWait: 0, poolSize: 8)
-        let outcomes = try #require(simultaneously(12) { index in
-            h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "password11"]]])
-        })
+            configuration: Self.configuration(perAddress: 0, perAccount: 0), workers: 1, maxWait: 0, poolSize: 8,
+            hashingMeter: { job in
+                gate.pass()
+                job()
+                return 0.001
+            })
+        gate.shut()
+        let results = Mutex<[(result: ExecutionResult, context: RequestContext)]?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        Thread {
+            let outcomes = simultaneously(12) { index in
+                h.request(Queries.signUp, variables: ["input": ["fields": ["username": .string("u\(index)"), "password": "larch-ridge-11"]]])
+            }
+            results.withLock { $0 = outcomes }
+            done.signal()
+        }.start()
+        // Each sign-up reaches the pool (distinct names, no rate limit): one is admitted and held
+        // by the gate, queued or at the worker, and the others are refused.
+        while true {
+            let metrics = h.hashing.metrics
+            if metrics.queued + metrics.busyWorkers + Int(metrics.rejected) == 12 { break }
+            sched_yield()
+        }
+        gate.open()
+        done.wait()  // `simultaneously` returns, with nil after 30 s
+        let outcomes = try #require(results.withLock { $0 })
         #expect(outcomes.count == 12)
         let refused = outcomes.map(\.result).filter { !$0.errors.isEmpty }
-        #expect(!refused.isEmpty)
-        #expect(refused.count < 12)
+        #expect(refused.count == 11)
         for result in refused { #expect(Self.isRateLimited(result), "\(result.json)") }
-        #expect(outcomes.filter { $0.context.recordedRefusals == [.rateLimited(retryAfter: 1)] }.count == refused.count)
-        #expect(try h.count("SELECT count(*) FROM users") == 12 - refused.count)
+        #expect(outcomes.filter { $0.context.recordedRefusals == [.rateLimited(retryAfter: 1)] }.count == 11)
+        #expect(try h.count("SELECT count(*) FROM users") == 1)
+        #expect(h.hashing.metrics.rejected == 11)
     }
 }

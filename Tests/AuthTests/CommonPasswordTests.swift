@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Foundation
 import Testing
 import TestSupport
@@ -10,7 +10,7 @@ import TestSupport
 @Suite struct CommonPasswordTests {
     static let message = "Password is too common."
 
-    @Test(arguments: ["password", "iloveyou", "12345678", "PassWord", "QWERTYUIOP", "trustno1"])
+    @Test(arguments: ["password", "iloveyou", "12345678", "PassWord", "QWERTYUIOP", "trustno1", "password123", "Password123", "qwerty123456"])
     func listedPasswordsAreRefused(_ password: String) throws {
         let h = try Harness()
         let result = h.signUp(["username": "bob", "password": .string(password)])
@@ -34,14 +34,17 @@ import TestSupport
         #expect(onlyError(h.signUp(["username": "bob", "password": "12345678"]))?.message == Self.message)
     }
 
-    /// The embedded list is the committed file (SecLists' 10k-most-common.txt), all of it.
+    /// The embedded list is the committed file, all of it: 120,000 distinct lower-case entries.
     @Test func builtInListIsTheCommittedFile() throws {
         let file = try String(
-            contentsOf: packageRoot.appendingPathComponent("Sources/Auth/Policy/CommonPasswords/10k-most-common.txt"),
+            contentsOf: packageRoot.appendingPathComponent("Sources/Auth/Policy/CommonPasswords/common-passwords.txt"),
             encoding: .utf8)
         #expect(CommonPasswordList.text == file)
-        #expect(CommonPasswords.entries.count == 10_000)
-        #expect(CommonPasswords.contains("eyphed"))  // the last line
+        let lines = file.split(separator: "\n", omittingEmptySubsequences: false).dropLast()
+        #expect(lines.count == 120_000)
+        #expect(CommonPasswords.entries.count == 120_000)
+        #expect(lines.allSatisfy { $0 == $0.lowercased() && !$0.isEmpty })
+        #expect(CommonPasswords.contains(String(lines.last!)))
         #expect(!CommonPasswords.contains(""))
     }
 

@@ -10,12 +10,12 @@ import Testing
     @Test(arguments: ["same username", "same email"])
     func fiftySimultaneousSignUps(_ clash: String) throws {
         let threads = 50
-        // A queue of 64 hashing jobs holds all 50; a rate limit of 100 per address never bites.
+        // At the minimum cost the hashing pool admits all 50 at once; a rate limit of 100 per address never bites.
         let h = try Harness(poolSize: 8)
         let results = simultaneously(threads) { index in
             let fields: JSON = clash == "same username"
-                ? ["username": "Racer", "password": "password11"]
-                : ["username": .string("racer\(index)"), "password": "password11", "email": "racer@example.com"]
+                ? ["username": "Racer", "password": "larch-ridge-11"]
+                : ["username": .string("racer\(index)"), "password": "larch-ridge-11", "email": "racer@example.com"]
             return h.signUp(fields)
         }
         let all = try #require(results)
@@ -43,8 +43,8 @@ import Testing
         let h = try Harness(poolSize: 8)
         let all = try #require(simultaneously(threads) { index in
             let fields: JSON = index % 2 == 0
-                ? ["username": "Shadow@Example.com", "password": "password11"]
-                : ["username": .string("shadow\(index)"), "password": "password11", "email": "shadow@example.com"]
+                ? ["username": "Shadow@Example.com", "password": "larch-ridge-11"]
+                : ["username": .string("shadow\(index)"), "password": "larch-ridge-11", "email": "shadow@example.com"]
             return h.signUp(fields)
         })
         #expect(all.filter { $0.errors.isEmpty }.count == 1)

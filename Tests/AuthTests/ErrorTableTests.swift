@@ -38,46 +38,46 @@ import Testing
         SignUpCase("fields absent", nil, 200),
         SignUpCase("fields null", "null", 200),
         SignUpCase("fields empty", "{}", 200),
-        SignUpCase("username absent", #"{"password":"password11"}"#, 200),
-        SignUpCase("username null", #"{"username":null,"password":"password11"}"#, 200),
-        SignUpCase("username empty", #"{"username":"","password":"password11"}"#, 200),
+        SignUpCase("username absent", #"{"password":"larch-ridge-11"}"#, 200),
+        SignUpCase("username null", #"{"username":null,"password":"larch-ridge-11"}"#, 200),
+        SignUpCase("username empty", #"{"username":"","password":"larch-ridge-11"}"#, 200),
         // 201
         SignUpCase("password absent", #"{"username":"bob"}"#, 201),
         SignUpCase("password null", #"{"username":"bob","password":null}"#, 201),
         SignUpCase("password empty", #"{"username":"bob","password":""}"#, 201),
         // 252, and {} ignored
-        SignUpCase("authData non-empty", #"{"username":"bob","password":"password11","authData":{"x":1}}"#, 252),
-        SignUpCase("authData empty is ignored", #"{"username":"bob","password":"password11","authData":{}}"#, nil),
+        SignUpCase("authData non-empty", #"{"username":"bob","password":"larch-ridge-11","authData":{"x":1}}"#, 252),
+        SignUpCase("authData empty is ignored", #"{"username":"bob","password":"larch-ridge-11","authData":{}}"#, nil),
         // 119
-        SignUpCase("emailVerified true", #"{"username":"bob","password":"password11","emailVerified":true}"#, 119),
-        SignUpCase("emailVerified false", #"{"username":"bob","password":"password11","emailVerified":false}"#, 119),
+        SignUpCase("emailVerified true", #"{"username":"bob","password":"larch-ridge-11","emailVerified":true}"#, 119),
+        SignUpCase("emailVerified false", #"{"username":"bob","password":"larch-ridge-11","emailVerified":false}"#, 119),
         SignUpCase("emailVerified with a wrong master key",
-                   #"{"username":"bob","password":"password11","emailVerified":true}"#, master: "wrong", 119),
+                   #"{"username":"bob","password":"larch-ridge-11","emailVerified":true}"#, master: "wrong", 119),
         SignUpCase("emailVerified with the master key",
-                   #"{"username":"bob","password":"password11","emailVerified":true}"#, master: Harness.masterKey, nil),
+                   #"{"username":"bob","password":"larch-ridge-11","emailVerified":true}"#, master: Harness.masterKey, nil),
         // 142
         SignUpCase("password too short", #"{"username":"bob","password":"1234567"}"#, 142),
-        SignUpCase("password 8 characters", #"{"username":"bob","password":"1234567z"}"#, nil),
+        SignUpCase("password 8 characters", #"{"username":"bob","password":"7654321z"}"#, nil),
         // 202, 125, 203
-        SignUpCase("username taken", #"{"username":"Taken","password":"password11"}"#, 202),
-        SignUpCase("username taken in another case", #"{"username":"tAKEN","password":"password11"}"#, 202),
-        SignUpCase("email invalid", #"{"username":"bob","password":"password11","email":"bob.example.com"}"#, 125),
-        SignUpCase("email with nothing before @", #"{"username":"bob","password":"password11","email":"@example.com"}"#, 125),
-        SignUpCase("email with nothing after @", #"{"username":"bob","password":"password11","email":"bob@"}"#, 125),
-        SignUpCase("email on two lines", #"{"username":"bob","password":"password11","email":"bob@example\n.com"}"#, 125),
-        SignUpCase("email taken", #"{"username":"bob","password":"password11","email":"taken@example.com"}"#, 203),
-        SignUpCase("email taken in another case", #"{"username":"bob","password":"password11","email":"TAKEN@Example.COM"}"#, 203),
+        SignUpCase("username taken", #"{"username":"Taken","password":"larch-ridge-11"}"#, 202),
+        SignUpCase("username taken in another case", #"{"username":"tAKEN","password":"larch-ridge-11"}"#, 202),
+        SignUpCase("email invalid", #"{"username":"bob","password":"larch-ridge-11","email":"bob.example.com"}"#, 125),
+        SignUpCase("email with nothing before @", #"{"username":"bob","password":"larch-ridge-11","email":"@example.com"}"#, 125),
+        SignUpCase("email with nothing after @", #"{"username":"bob","password":"larch-ridge-11","email":"bob@"}"#, 125),
+        SignUpCase("email on two lines", #"{"username":"bob","password":"larch-ridge-11","email":"bob@example\n.com"}"#, 125),
+        SignUpCase("email taken", #"{"username":"bob","password":"larch-ridge-11","email":"taken@example.com"}"#, 203),
+        SignUpCase("email taken in another case", #"{"username":"bob","password":"larch-ridge-11","email":"TAKEN@Example.COM"}"#, 203),
         // Order of checks: each input breaks two rules; the earlier one wins.
         SignUpCase("200 before 201", #"{"username":"","password":""}"#, 200),
-        SignUpCase("200 before 252", #"{"authData":{"x":1},"password":"password11"}"#, 200),
+        SignUpCase("200 before 252", #"{"authData":{"x":1},"password":"larch-ridge-11"}"#, 200),
         SignUpCase("201 before 252", #"{"username":"bob","authData":{"x":1}}"#, 201),
-        SignUpCase("252 before 119", #"{"username":"bob","password":"password11","authData":{"x":1},"emailVerified":true}"#, 252),
+        SignUpCase("252 before 119", #"{"username":"bob","password":"larch-ridge-11","authData":{"x":1},"emailVerified":true}"#, 252),
         SignUpCase("119 before 142", #"{"username":"bob","password":"short","emailVerified":false}"#, 119),
         SignUpCase("142 before 202", #"{"username":"taken","password":"short"}"#, 142),
-        SignUpCase("202 before 125", #"{"username":"taken","password":"password11","email":"invalid"}"#, 202),
-        SignUpCase("202 before 203", #"{"username":"taken","password":"password11","email":"taken@example.com"}"#, 202),
+        SignUpCase("202 before 125", #"{"username":"taken","password":"larch-ridge-11","email":"invalid"}"#, 202),
+        SignUpCase("202 before 203", #"{"username":"taken","password":"larch-ridge-11","email":"taken@example.com"}"#, 202),
         SignUpCase("142 before 203", #"{"username":"bob","password":"short","email":"taken@example.com"}"#, 142),
-        SignUpCase("125 before 203", #"{"username":"bob","password":"password11","email":"taken@example.com\n"}"#, 125),
+        SignUpCase("125 before 203", #"{"username":"bob","password":"larch-ridge-11","email":"taken@example.com\n"}"#, 125),
     ]
 
     @Test(arguments: signUpCases)
@@ -168,7 +168,7 @@ import Testing
     @Test func unexpectedFailureIsCodeOne() throws {
         let h = try Harness()
         try h.execute("ALTER TABLE sessions ADD CONSTRAINT sabotage CHECK (false) NOT VALID")
-        let result = h.signUp(["username": "bob", "password": "password11"])
+        let result = h.signUp(["username": "bob", "password": "larch-ridge-11"])
         let error = try #require(onlyError(result), "\(result.json)")
         #expect(error.code == 1)
         #expect(error.message == "Internal server error")

@@ -28,9 +28,11 @@ final class Harness: Sendable {
     static let masterKey = "test-master-key-0123456789"
 
     /// `providers`: `GATEHOUSE_AUTH_PROVIDERS`'s JSON (nil: its default, anonymous users only).
+    /// `hashingMeter`: measures the hashing pool's jobs (nil: their CPU time).
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
         cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
+        hashingMeter: PasswordHashingPool.JobMeter? = nil,
         onVerify: (@Sendable (String) -> Void)? = nil,
         limiterCapacity: Int = RateLimiter.defaultCapacity,
         providers: String? = nil
@@ -39,7 +41,8 @@ final class Harness: Sendable {
         pool = database.makePool(size: poolSize)
         try Migrator(migrations: AuthMigrations.all).migrate(pool)
         hashing = PasswordHashingPool(
-            hasher: try PasswordHasher(cost: cost), workers: workers, maxWait: maxWait, onVerify: onVerify)
+            hasher: try PasswordHasher(cost: cost), workers: workers, maxWait: maxWait,
+            meter: hashingMeter ?? PasswordHashingPool.threadCPUSeconds, onVerify: onVerify)
         let clock = TestClock()
         self.clock = clock
         let linkBox = try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .mailLinks)

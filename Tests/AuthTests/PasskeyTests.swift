@@ -72,6 +72,13 @@ import WebAuthnTestSupport
         h.graphql(logIn, variables: ["input": ["credential": assertion, "clientMutationId": "l"]], address: address)
     }
 
+    /// Logs in as `username` with `credential` (no errors expected) and returns the session token:
+    /// a session made with a second factor, which a user who has a passkey needs to register another.
+    static func passkeySession(_ h: Harness, _ username: String, _ credential: inout SoftwareCredential) throws -> String {
+        let result = logIn(h, try authenticator.assert(options: try loginOptions(h, username: username), credential: &credential))
+        return try #require(result.data?["logInWithPasskey"]?["viewer"]?["sessionToken"]?.stringValue, "\(result.json)")
+    }
+
     /// A passkey logs its owner in past a password lockout and leaves the lockout in place: the
     /// lockout counts password guesses, which a passkey does not end.
     @Test func aPasskeyLogsInPastAPasswordLockoutAndLeavesIt() throws {
@@ -99,9 +106,6 @@ import WebAuthnTestSupport
         let passkey = try #require(registered.data?["registerPasskey"]?["passkey"], "\(registered.json)")
         #expect(passkey["name"] == "Laptop" && passkey["lastUsedAt"] == .null)
         #expect(try h.count("SELECT count(*)::int FROM webauthn_challenges") == 0)
-        // The next registration options exclude it.
-        #expect(try Self.registrationOptions(h, token: alice.token)["excludeCredentials"]
-            == [["type": "public-key", "id": .string(Base64URL.encode(credential.id))]])
 
         var authenticator = credential
         let loginOptions = try Self.loginOptions(h, username: "ALICE")
@@ -113,10 +117,14 @@ import WebAuthnTestSupport
         #expect(viewer["session"]?["createdWith"] == ["action": "login", "authProvider": "passkey", "factors": ["passkey"]])
         #expect(result.data?["logInWithPasskey"]?["clientMutationId"] == "l")
 
-        let listed = h.graphql(Self.passkeys, token: try #require(viewer["sessionToken"]?.stringValue))
+        let session = try #require(viewer["sessionToken"]?.stringValue)
+        let listed = h.graphql(Self.passkeys, token: session)
         let list = try #require(listed.data?["viewer"]?["passkeys"]?.arrayValue, "\(listed.json)")
         #expect(list.count == 1 && list[0]["objectId"] == passkey["objectId"] && list[0]["lastUsedAt"] != .null)
         #expect(try h.count("SELECT sign_count::int FROM passkeys") == 1)
+        // The next registration options (from the passkey's session) exclude it.
+        #expect(try Self.registrationOptions(h, token: session)["excludeCredentials"]
+            == [["type": "public-key", "id": .string(Base64URL.encode(credential.id))]])
     }
 
     @Test func discoverableLogInWithoutAUsername() throws {
@@ -175,14 +183,17 @@ import WebAuthnTestSupport
         // Another user's challenge.
         let (_, bobs) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: bob.token))
         #expect(Self.error(Self.register(h, bobs, token: alice.token)) == invalid)
-        // A challenge is used once, even by its own user.
-        let (_, response) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        // A challenge is used once, even by its own user (in a session made with the new passkey,
+        // which a user who has one needs to register another).
+        let (registered, response) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        var credential = registered
         #expect(Self.register(h, response, token: alice.token).errors.isEmpty)
-        #expect(Self.error(Self.register(h, response, token: alice.token)) == invalid)
+        let withPasskey = try Self.passkeySession(h, "alice", &credential)
+        #expect(Self.error(Self.register(h, response, token: withPasskey)) == invalid)
         // An expired challenge.
-        let (_, late) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        let (_, late) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: withPasskey))
         h.clock.advance(by: 301)
-        let fresh = try h.loggedIn("alice")
+        let fresh = try Self.passkeySession(h, "alice", &credential)
         #expect(Self.error(Self.register(h, late, token: fresh)) == invalid)
         // Not JSON of a credential at all.
         #expect(Self.error(Self.register(h, ["not": "a credential"], token: fresh)) == invalid)
@@ -190,17 +201,60 @@ import WebAuthnTestSupport
         #expect(h.capturedLogs.contains { $0.contains("Origin \"https://evil.example\" is not allowed.") })
     }
 
+    /// A stranger's 16384-bit RSA key makes libcrypto do nothing: under a challenge never given
+    /// out it is refused as such, in a registration and in a log-in; under a real challenge a
+    /// registration refuses it for its size, and a log-in for carrying a key at all (the AT flag),
+    /// building only the stored passkey's key.
+    @Test func aHugeRSAKeyIsRefusedWithoutKeyWork() throws {
+        let h = try Harness()
+        let alice = try Self.user(h, "alice")
+        var credential = try Self.registered(h, token: alice.token)
+        let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
+        let unknownChallenge = [UInt8](repeating: 3, count: 32)
+
+        // A second passkey is added from a session made with the first (a second factor).
+        let withPasskey = try Self.passkeySession(h, "alice", &credential)
+        let options = try Self.registrationOptions(h, token: withPasskey)
+        let (_, forged) = try Self.authenticator.register(options: options, .init(challenge: unknownChallenge, publicKey: huge))
+        let (_, real) = try Self.authenticator.register(options: options, .init(publicKey: huge))
+        var errors: [String?] = []
+        let registrationWork = KeyWork.during {
+            errors.append(Self.error(Self.register(h, forged, token: withPasskey)))
+            errors.append(Self.error(Self.register(h, real, token: withPasskey)))
+        }
+        #expect(errors == ["142 Invalid passkey registration.", "142 Invalid passkey registration."])
+        #expect(registrationWork.isEmpty)
+        let refusals = h.capturedLogs.filter { $0.contains("passkey registration refused") }
+        #expect(refusals.count == 2 && refusals[0].contains("the challenge was not given to this user"), "\(refusals)")
+        #expect(refusals.last?.contains("an RSA modulus of 16384 bits (2048 to 4096 accepted)") == true, "\(refusals)")
+
+        let loginOptions = try Self.loginOptions(h, username: "alice")
+        let forgedAssertion = try Self.authenticator.assert(options: loginOptions, credential: &credential, .init(challenge: unknownChallenge, publicKey: huge))
+        let forgedWork = KeyWork.during { errors = [Self.error(Self.logIn(h, forgedAssertion))] }
+        #expect(errors == ["101 Invalid passkey."])
+        #expect(forgedWork.isEmpty)
+        let realAssertion = try Self.authenticator.assert(options: loginOptions, credential: &credential, .init(publicKey: huge))
+        let realWork = KeyWork.during { errors = [Self.error(Self.logIn(h, realAssertion))] }
+        #expect(errors == ["101 Invalid passkey."])
+        #expect(realWork == [.built])
+        let logIns = h.capturedLogs.filter { $0.contains("passkey log-in refused") }
+        #expect(logIns.count == 2 && logIns[0].contains("the challenge was not given out"), "\(logIns)")
+        #expect(logIns.last?.contains("the AT flag (attested credential data) in an assertion") == true, "\(logIns)")
+    }
+
     @Test func aCredentialIdIsRegisteredOnce() throws {
         let h = try Harness()
         let alice = try Self.user(h, "alice")
-        let (_, first) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        let (registered, first) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        var credential = registered
         #expect(Self.register(h, first, token: alice.token).errors.isEmpty)
-        let (_, second) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: alice.token))
+        let withPasskey = try Self.passkeySession(h, "alice", &credential)
+        let (_, second) = try Self.authenticator.register(options: try Self.registrationOptions(h, token: withPasskey))
         // The first response's credential (attestation `none`: nothing signed) under the second's challenge.
         guard case .object(var replay) = first, case .object(var response)? = replay["response"] else { return }
         response["clientDataJSON"] = second["response"]?["clientDataJSON"]
         replay["response"] = .object(response)
-        #expect(Self.error(Self.register(h, .object(replay), token: alice.token)) == "142 Invalid passkey registration.")
+        #expect(Self.error(Self.register(h, .object(replay), token: withPasskey)) == "142 Invalid passkey registration.")
         #expect(h.capturedLogs.contains { $0.contains("the credential id is registered already") })
         #expect(try h.count("SELECT count(*)::int FROM passkeys") == 1)
     }

@@ -116,6 +116,47 @@ import Testing
         #expect(Self.reset(h, "a@example.com", address: "198.51.100.8").errors.isEmpty, "another address")
     }
 
+    /// A reset link proves the mailbox it was sent to and nothing else: after an email change it
+    /// no longer works, so it cannot mark the new, unproven address verified (nor let the old
+    /// mailbox back in), and its pending mail is not delivered.
+    @Test func anEmailChangeVoidsTheResetLinksSentBefore() throws {
+        let h = try Harness()
+        let mallory = try AccountChangeTests.account(h, "mallory", email: "mallory@evil.example")
+        _ = Self.reset(h, "mallory@evil.example")
+        let token = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
+        let changed = AccountChangeTests.update(h, mallory.id, ["email": "ceo@victim.example"], token: mallory.token)
+        #expect(changed.errors.isEmpty, "\(changed.json)")
+        #expect(onlyError(Self.confirm(h, "mallory", "new password 11", token))?.message
+            == "Failed to reset password: username / email / token is invalid")
+        #expect(h.viewer(token: mallory.token).data?["viewer"]?["user"]?["emailVerified"] == false)
+        _ = try h.loggedIn("mallory")
+        #expect(try h.count("SELECT count(*) FROM account_tokens") == 0)
+        #expect(try h.count("SELECT count(*) FROM mail_outbox WHERE kind = 'reset_password' AND state = 'pending'") == 0)
+        // Back to the first address: the link stays void.
+        #expect(AccountChangeTests.update(h, mallory.id, ["email": "mallory@evil.example"], token: mallory.token).errors.isEmpty)
+        #expect(onlyError(Self.confirm(h, "mallory", "new password 11", token))?.code == -1)
+    }
+
+    /// The token is bound to the address it was sent to, however the user's address changes (an
+    /// operator's SQL, an import): it works only while that is the user's email, ignoring case.
+    @Test func aResetLinkWorksOnlyForTheAddressItWasSentTo() throws {
+        let h = try Harness()
+        _ = try h.signedUp("nina", email: "nina@example.com")
+        _ = Self.reset(h, "nina@example.com")
+        let token = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
+        func verified() throws -> Bool {
+            try h.count("SELECT count(*) FROM users WHERE username = 'nina' AND email_verified") == 1
+        }
+        try h.execute("UPDATE users SET email = 'nina@elsewhere.example' WHERE username = 'nina'")
+        #expect(onlyError(Self.confirm(h, "nina", "new password 11", token))?.message
+            == "Failed to reset password: username / email / token is invalid")
+        #expect(try !verified())
+        try h.execute("UPDATE users SET email = 'NINA@Example.com' WHERE username = 'nina'")
+        let confirmed = Self.confirm(h, "nina", "new password 11", token)
+        #expect(confirmed.errors.isEmpty, "\(confirmed.json)")
+        #expect(try verified())
+    }
+
     @Test func twoConcurrentUsesOfOneTokenOneWins() throws {
         let h = try Harness()
         _ = try h.signedUp("dave", email: "dave@example.com")

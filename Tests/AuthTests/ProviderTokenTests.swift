@@ -70,7 +70,7 @@ import Testing
         let h = try Self.harness(provider)
         let result = ProviderLogInTests.logInWith(h, try Self.authData(provider))
         let username = try #require(result.data?["logInWith"]?["viewer"]?["user"]?["username"]?.stringValue, "\(result.json)")
-        for password in ["password11", "1234567z"] {
+        for password in ["larch-ridge-11", "7654321z"] {
             #expect(ProviderLogInTests.error(h.logIn(username, password)) == "101 Invalid username/password.")
         }
     }

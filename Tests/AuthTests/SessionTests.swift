@@ -98,7 +98,7 @@ import Testing
         let result: ExecutionResult
         switch operation {
         case .health: result = h.graphql("{ health }", token: token)
-        case .signUp: result = h.signUp(["username": "bob", "password": "password11"], token: token)
+        case .signUp: result = h.signUp(["username": "bob", "password": "larch-ridge-11"], token: token)
         case .logIn: result = h.logIn("alice", Harness.password, token: token)
         case .logOut: result = h.logOut(token: token)
         }

@@ -12,7 +12,7 @@ import Testing
     @Test func returnsATokenAndTheUser() throws {
         let h = try Harness()
         let before = Date().addingTimeInterval(-1)
-        let result = h.signUp(["username": "Alice", "password": "password11", "email": "alice@example.com"])
+        let result = h.signUp(["username": "Alice", "password": "larch-ridge-11", "email": "alice@example.com"])
         #expect(result.errors.isEmpty, "\(result.json)")
         let viewer = try #require(result.data?["signUp"]?["viewer"])
         let token = try #require(viewer["sessionToken"]?.stringValue)
@@ -89,7 +89,7 @@ import Testing
         let otherGID = try #require(other["id"]?.stringValue), otherOID = try #require(other["objectId"]?.stringValue)
         let input = try JSON.parse(row.input.replacingOccurrences(of: "OTHER_GID", with: otherGID)
             .replacingOccurrences(of: "OTHER_OID", with: otherOID))
-        let result = h.signUp(["username": "bob", "password": "password11", "ACL": input])
+        let result = h.signUp(["username": "bob", "password": "larch-ridge-11", "ACL": input])
         #expect(result.errors.isEmpty, "\(result.json)")
         let user = try #require(result.data?["signUp"]?["viewer"]?["user"])
         let token = try #require(result.data?["signUp"]?["viewer"]?["sessionToken"]?.stringValue)
@@ -115,7 +115,7 @@ import Testing
     func emailVerifiedWithTheMasterKey(_ verified: Bool) throws {
         let h = try Harness()
         let result = h.signUp(
-            ["username": "bob", "password": "password11", "email": "bob@example.com", "emailVerified": .bool(verified)],
+            ["username": "bob", "password": "larch-ridge-11", "email": "bob@example.com", "emailVerified": .bool(verified)],
             master: Harness.masterKey)
         #expect(result.errors.isEmpty, "\(result.json)")
         #expect(result.data?["signUp"]?["viewer"]?["user"]?["emailVerified"] == .bool(verified))
@@ -126,14 +126,14 @@ import Testing
     /// emailVerified still gives false.
     @Test func masterKeyWithoutEmailVerifiedGivesFalse() throws {
         let h = try Harness()
-        let result = h.signUp(["username": "bob", "password": "password11"], master: Harness.masterKey)
+        let result = h.signUp(["username": "bob", "password": "larch-ridge-11"], master: Harness.masterKey)
         #expect(result.data?["signUp"]?["viewer"]?["user"]?["emailVerified"] == false, "\(result.json)")
     }
 
     /// No master key configured: any key is wrong.
     @Test func emailVerifiedWhenNoMasterKeyIsConfigured() throws {
         let h = try Harness(configuration: AuthConfiguration(masterKey: nil))
-        let result = h.signUp(["username": "bob", "password": "password11", "emailVerified": true], master: "anything")
+        let result = h.signUp(["username": "bob", "password": "larch-ridge-11", "emailVerified": true], master: "anything")
         #expect(onlyError(result)?.code == 119, "\(result.json)")
     }
 
@@ -142,7 +142,7 @@ import Testing
         let h = try Harness()
         let a = try h.signedUp(first)
         #expect(a["user"]?["username"] == .string(first))  // stored as given
-        let result = h.signUp(["username": .string(second), "password": "password11"])
+        let result = h.signUp(["username": .string(second), "password": "larch-ridge-11"])
         #expect(onlyError(result)?.code == 202, "\(result.json)")
         #expect(try h.count("SELECT count(*) FROM users") == 1)
         #expect(try h.count("SELECT count(*) FROM sessions") == 1)
@@ -153,7 +153,7 @@ import Testing
         let h = try Harness()
         let a = try h.signedUp("first", email: first)
         #expect(a["user"]?["email"] == .string(first))
-        let result = h.signUp(["username": "second", "password": "password11", "email": .string(second)])
+        let result = h.signUp(["username": "second", "password": "larch-ridge-11", "email": .string(second)])
         #expect(onlyError(result)?.code == 203, "\(result.json)")
         #expect(try h.count("SELECT count(*) FROM users") == 1)
     }
@@ -173,7 +173,7 @@ import Testing
         let h = try Harness()
         let result: ExecutionResult
         switch operation {
-        case .signUp: result = h.signUp(["username": "bob", "password": "password11"], clientMutationId: id)
+        case .signUp: result = h.signUp(["username": "bob", "password": "larch-ridge-11"], clientMutationId: id)
         case .logIn:
             _ = try h.signedUp("bob")
             result = h.logIn("bob", Harness.password, clientMutationId: id)

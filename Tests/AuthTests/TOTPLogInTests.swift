@@ -1,5 +1,5 @@
 import Auth
-import Crypto
+import OneTimeCodes
 import Foundation
 import GraphQL
 import JSON
@@ -150,7 +150,7 @@ import Testing
         #expect(Self.error(h.logIn("alice", Harness.password, authData: ["mfa": [:]])) == "-1 Missing additional authData mfa")
         #expect(Self.error(h.logIn("alice", Harness.password, authData: ["mfa": ["token": 123456]])) == "141 Invalid MFA token")
         #expect(Self.error(Self.logIn(h, alice.code(h, offset: 60))) == "141 Invalid MFA token")
-        #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid MFA token")
+        #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid recovery code.")
         // Another provider beside mfa stays unsupported.
         #expect(Self.error(h.logIn("alice", Harness.password, authData: ["mfa": ["token": .string(alice.code(h))], "google": [:]]))
             == "252 This authentication method is unsupported.")
@@ -192,7 +192,7 @@ import Testing
             return ProviderLogInTests.logInWith(h, authData)
         }
         #expect(Self.error(logInWith(nil)) == "-1 Missing additional authData mfa")
-        #expect(Self.error(logInWith(["token": "abcde-12345"])) == "141 Invalid MFA token")
+        #expect(Self.error(logInWith(["token": "abcde-12345"])) == "141 Invalid recovery code.")
         h.clock.advance(by: 30)
         let result = logInWith(["token": .string(account.code(h))])
         let token = try #require(result.data?["logInWith"]?["viewer"]?["sessionToken"]?.stringValue, "\(result.json)")
@@ -222,7 +222,7 @@ import Testing
         let codes = try Self.enrol(h, alice)
         let token = try #require(Self.sessionToken(Self.logIn(h, codes[0])))
         #expect(Self.createdWith(h, token)?["factors"] == ["password", "totp"])
-        #expect(Self.error(Self.logIn(h, codes[0])) == "141 Invalid MFA token")
+        #expect(Self.error(Self.logIn(h, codes[0])) == "141 Invalid recovery code.")
         #expect(try h.count("SELECT count(*) FROM user_recovery_codes") == 9)
         // Concurrently, too: one of them.
         let results = try #require(simultaneously(4) { _ in Self.logIn(h, codes[1]) })
@@ -230,7 +230,7 @@ import Testing
         // Another user's code is not this user's.
         let bob = try Self.account(h, "bob")
         let bobCodes = try Self.enrol(h, bob)
-        #expect(Self.error(Self.logIn(h, bobCodes[0])) == "141 Invalid MFA token")
+        #expect(Self.error(Self.logIn(h, bobCodes[0])) == "141 Invalid recovery code.")
     }
 
     @Test func wrongCodesCountForLockout() throws {
@@ -239,7 +239,7 @@ import Testing
         let alice = try Self.account(h)
         _ = try Self.enrol(h, alice)
         h.clock.advance(by: 30)
-        for _ in 0..<3 { #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid MFA token") }
+        for _ in 0..<3 { #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid recovery code.") }
         let locked = "101 Your account is locked due to multiple failed login attempts. Please try again after 5 minute(s)"
         #expect(Self.error(Self.logIn(h, alice.code(h))) == locked)
     }
@@ -249,7 +249,7 @@ import Testing
             rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 3), masterKey: Harness.masterKey))
         let alice = try Self.account(h)
         _ = try Self.enrol(h, alice)
-        for _ in 0..<3 { #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid MFA token") }
+        for _ in 0..<3 { #expect(Self.error(Self.logIn(h, "abcde-12345")) == "141 Invalid recovery code.") }
         #expect(onlyError(Self.logIn(h, alice.code(h, offset: 30)))?.code == 155)
     }
 
@@ -267,7 +267,7 @@ import Testing
         let strings = recovery?.compactMap(\.stringValue)
         let codes = try #require(strings, "\(result.json)")
         #expect(codes.count == 10 && Set(codes).isDisjoint(with: old))
-        #expect(Self.error(Self.logIn(h, old[0])) == "141 Invalid MFA token")
+        #expect(Self.error(Self.logIn(h, old[0])) == "141 Invalid recovery code.")
         #expect(Self.sessionToken(Self.logIn(h, codes[0])) != nil)
         // Not enrolled: nothing to regenerate.
         let bob = try Self.account(h, "bob")
@@ -289,10 +289,11 @@ import Testing
         #expect(Self.error(Self.update(h, alice.id, .null, token: passwordOnly)) == "206 Recent authentication required.")
         #expect(Self.error(Self.update(h, alice.id, .null, token: passwordOnly, currentPassword: Harness.password))
             == "206 Recent authentication required.")
-        // Re-enrolling (replacing the secret) is held to the same rule.
+        // Re-enrolling (replacing the secret) needs such a session too, as any enrolment of a user
+        // who has a second factor.
         let other = Account(id: alice.id, token: passwordOnly, secret: SecureRandom.bytes(20))
         #expect(Self.error(Self.update(h, alice.id, ["secret": .string(other.base32), "token": .string(other.code(h))], token: passwordOnly))
-            == "206 Recent authentication required.")
+            == "206 Second factor required.")
         // A session made with a code, but no longer recent.
         h.clock.advance(by: 30)
         let withCode = try #require(Self.sessionToken(Self.logIn(h, alice.code(h))))

@@ -38,10 +38,10 @@ struct Backdoor {
         return try #require(response.at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(response)")
     }
 
-    /// Signs up ann (ann@example.com, password11), then asks for a mail by `mutation`
+    /// Signs up ann (ann@example.com, larch-ridge-11), then asks for a mail by `mutation`
     /// (`sendVerificationEmail`, `resetPassword`); ann's session token and the link of the mail (`kind`).
     func signUpAnn(askingFor mutation: String, kind: String) throws -> (token: String, link: String) {
-        let token = try signUp("ann", password: "password11", email: "ann@example.com")
+        let token = try signUp("ann", password: "larch-ridge-11", email: "ann@example.com")
         try graphQL("mutation { \(mutation)(input: {email: \"ann@example.com\"}) { ok } }")
         return (token, try link(kind))
     }

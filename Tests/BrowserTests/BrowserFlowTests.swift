@@ -28,7 +28,7 @@ struct BrowserFlowTests {
         try await browser.waitForVisible("#register-error")
         #expect(try await browser.text("#register-error") == "That password is too weak. Use at least 8 characters.")
         try await browser.screenshot("2-register-weak-password")
-        try await browser.type("password123", into: "#register-password")
+        try await browser.type("larch-ridge-123", into: "#register-password")
         try await browser.click("#register-submit")
         try await browser.waitForVisible("#home")
         #expect(try await browser.text("#welcome") == "Welcome alice@example.com")
@@ -67,7 +67,7 @@ struct BrowserFlowTests {
 
         // Log in by email with the right password, submitting with Enter.
         try await browser.type("ALICE@example.com", into: "#login-username")
-        try await browser.type("password123", into: "#login-password")
+        try await browser.type("larch-ridge-123", into: "#login-password")
         try await browser.pressEnter()
         try await browser.waitForVisible("#home")
         #expect(try await browser.text("#welcome") == "Welcome alice@example.com")

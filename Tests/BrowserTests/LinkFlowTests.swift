@@ -59,8 +59,8 @@ struct LinkFlowTests {
         let server = try InProcessServer { $0.passwordMaxBytes = 20 }
         defer { server.stop() }
         let backdoor = Backdoor(server)
-        _ = try backdoor.signUp("bob", password: "password11", email: "bob@example.com")
-        let other = try #require(try backdoor.logIn("bob", password: "password11").token)
+        _ = try backdoor.signUp("bob", password: "larch-ridge-11", email: "bob@example.com")
+        let other = try #require(try backdoor.logIn("bob", password: "larch-ridge-11").token)
         try backdoor.graphQL(#"mutation { resetPassword(input: {email: "BOB@example.com"}) { ok } }"#)
         let link = try backdoor.link("reset_password")
         // A mail scanner fetches the link first: the token still works after.
@@ -74,7 +74,7 @@ struct LinkFlowTests {
 
         let attempts: [(String, String, String)] = [
             ("", "", "Enter a new password."),
-            ("password22", "password23", "The two passwords do not match."),
+            ("larch-ridge-22", "larch-ridge-23", "The two passwords do not match."),
             ("short1", "short1", "That password is too weak. Use at least 8 characters."),
             ("password", "password", "Password is too common. Choose one that is harder to guess."),
             ("password22password22x", "password22password22x", "Password is too long (at most 20 bytes)."),
@@ -86,8 +86,8 @@ struct LinkFlowTests {
             try await browser.waitFor("document.getElementById('reset-error').textContent === \(quoted(message))")
             try await browser.screenshot("\(index + 1)-error")
         }
-        try await browser.type("password22", into: "#reset-password")
-        try await browser.type("password22", into: "#reset-repeat")
+        try await browser.type("larch-ridge-22", into: "#reset-password")
+        try await browser.type("larch-ridge-22", into: "#reset-repeat")
         try await browser.pressEnter()
         try await browser.waitFor(Self.visible("link-done"))
         #expect(try await browser.text("#link-done h1") == "Your password has been changed")
@@ -95,14 +95,14 @@ struct LinkFlowTests {
         #expect(try await browser.evaluate("localStorage.length + sessionStorage.length") as? Int == 0)
         #expect(try await browser.cspViolations() == [])
 
-        #expect(try backdoor.logIn("bob", password: "password11").code == 101)
-        #expect(try backdoor.logIn("bob", password: "password22").token != nil)
+        #expect(try backdoor.logIn("bob", password: "larch-ridge-11").code == 101)
+        #expect(try backdoor.logIn("bob", password: "larch-ridge-22").token != nil)
         #expect(try backdoor.viewerCode(token: other) == 209)
 
         // The link is used up.
         try await browser.open(link, until: "document.body.dataset.ready === 'true'")
-        try await browser.type("password33", into: "#reset-password")
-        try await browser.type("password33", into: "#reset-repeat")
+        try await browser.type("larch-ridge-33", into: "#reset-password")
+        try await browser.type("larch-ridge-33", into: "#reset-repeat")
         try await browser.click("#reset-submit")
         try await browser.waitFor(Self.visible("link-invalid"))
         #expect(try await browser.text("#invalid-title") == "This link is invalid")
@@ -113,7 +113,7 @@ struct LinkFlowTests {
         let server = try InProcessServer()
         defer { server.stop() }
         let backdoor = Backdoor(server)
-        _ = try backdoor.signUp("cat", password: "password11", email: "cat@example.com")
+        _ = try backdoor.signUp("cat", password: "larch-ridge-11", email: "cat@example.com")
         try backdoor.graphQL(#"mutation { resetPassword(input: {email: "cat@example.com"}) { ok } }"#)
         let link = try backdoor.link("reset_password")
         #expect(try backdoor.execute("UPDATE account_tokens SET expires_at = now() - interval '1 second'") == 1)
@@ -121,8 +121,8 @@ struct LinkFlowTests {
         let browser = try await Chromium(name: "link-expired")
         defer { browser.close() }
         try await browser.open(link, until: "document.body.dataset.ready === 'true'")
-        try await browser.type("password22", into: "#reset-password")
-        try await browser.type("password22", into: "#reset-repeat")
+        try await browser.type("larch-ridge-22", into: "#reset-password")
+        try await browser.type("larch-ridge-22", into: "#reset-repeat")
         try await browser.click("#reset-submit")
         try await browser.waitFor(Self.visible("link-invalid"))
         #expect(try await browser.text("#invalid-title") == "This link has expired")
@@ -180,8 +180,8 @@ struct LinkFlowTests {
         #expect(try await browser.evaluate("document.documentElement.lang") as? String == item.lang)
         #expect(try await browser.text("#link-form h1") == item.title)
         #expect(try await browser.evaluate("document.title") as? String == "\(item.title) – Acme")
-        try await browser.type("password22", into: "#reset-password")
-        try await browser.type("password23", into: "#reset-repeat")
+        try await browser.type("larch-ridge-22", into: "#reset-password")
+        try await browser.type("larch-ridge-23", into: "#reset-repeat")
         try await browser.click("#reset-submit")
         try await browser.waitFor("document.getElementById('reset-error').textContent === \(quoted(item.mismatch))")
         try await browser.screenshot("1-mismatch")

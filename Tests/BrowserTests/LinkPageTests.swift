@@ -42,8 +42,8 @@ struct LinkPageTests {
             let response = pages.links.page(.reset, state: .link, username: "ann", token: "t", acceptLanguage: language)
             let body = String(decoding: response.body, as: UTF8.self)
             let csp = try #require(response.headers["Content-Security-Policy"])
-            #expect(csp.contains(Pages.hash(LinkPages.script)) && csp.contains(Pages.hash(AppPage.style)))
-            #expect(body.contains("<script>\(LinkPages.script)</script>"))
+            #expect(csp.contains(Pages.hash(LinkPages.assets.script)) && csp.contains(Pages.hash(Pages.appStyle)))
+            #expect(body.contains("<script>\(LinkPages.assets.script)</script>"))
             #expect(body.contains(#""passwordMinLength":10"#))
         }
     }

@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import ServerTestSupport
 import TestSupport
@@ -24,7 +24,7 @@ struct SampleAppSecondFactorTests {
         let browser = try await Chromium(name: "app-passkey")
         defer { browser.close() }
         try await browser.addVirtualAuthenticator()
-        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "ivy", email: "ivy@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "ivy", email: "ivy@example.com", password: "larch-ridge-11")
 
         try await browser.click("#go-account")
         try await browser.waitFor("!document.getElementById('passkey-add').disabled")
@@ -36,20 +36,22 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.text("#account-notice-text") == "The passkey Test laptop has been added. You can log in with it now.")
         #expect(try await browser.text("#passkey-list li .hint")?.hasSuffix("not used yet") == true)
         try await browser.screenshot("1-added")
-        // The authenticator already holds a passkey for this account (excludeCredentials).
-        try await browser.click("#passkey-add")
-        try await browser.waitForVisible("#passkey-error")
-        #expect(try await browser.text("#passkey-error") == "This device already has a passkey for this account.")
-        #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 1)
-
         try await browser.click("#account .to-home")
         try await logInWithThePasskey(browser, "ivy")
         #expect(try await browser.text("#home-username") == "ivy")
         #expect(try await sessionFactors(browser, backdoor) == ["passkey"])
         try await browser.screenshot("2-logged-in")
 
-        // Removed on the account screen, the passkey no longer logs in.
+        // The authenticator already holds a passkey for this account (excludeCredentials). Asked
+        // from the passkey's session: the sign-up's session, password only, may not add a second.
         try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.click("#passkey-add")
+        try await browser.waitForVisible("#passkey-error")
+        #expect(try await browser.text("#passkey-error") == "This device already has a passkey for this account.")
+        #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 1)
+
+        // Removed on the account screen, the passkey no longer logs in.
         try await browser.waitFor("document.querySelector('#passkey-list li .hint')?.textContent.includes('last used')")
         try await browser.click("#passkey-list li .remove")
         try await browser.waitFor("document.querySelectorAll('#passkey-list li').length === 0")
@@ -85,7 +87,7 @@ struct SampleAppSecondFactorTests {
         let browser = try await Chromium(name: "app-passkey-converted")
         defer { browser.close() }
         try await browser.addVirtualAuthenticator()
-        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "jay", email: "jay@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "jay", email: "jay@example.com", password: "larch-ridge-11")
         _ = try await browser.evaluate("""
             (() => { PublicKeyCredential.parseCreationOptionsFromJSON = undefined;
               PublicKeyCredential.parseRequestOptionsFromJSON = undefined; PublicKeyCredential.prototype.toJSON = undefined; })()
@@ -137,7 +139,7 @@ struct SampleAppSecondFactorTests {
         defer { server.stop() }
         let browser = try await Chromium(name: "app-totp-long")
         defer { browser.close() }
-        try await SampleAppAccountTests.register(browser, at: server.origin, "kim", email: "kim@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.origin, "kim", email: "kim@example.com", password: "larch-ridge-11")
         try await browser.click("#go-account")
         try await browser.click("#totp-start")
         try await browser.waitForVisible("#totp-qr-too-long")
@@ -154,7 +156,7 @@ struct SampleAppSecondFactorTests {
         let browser = try await Chromium(name: "app-totp")
         defer { browser.close() }
         try await browser.allowClipboard(origin: server.origin)
-        try await SampleAppAccountTests.register(browser, at: server.origin, "hal", email: "hal@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.origin, "hal", email: "hal@example.com", password: "larch-ridge-11")
         try await browser.click("#go-account")
         try await browser.waitFor("document.getElementById('totp-status').textContent === 'Off: add a code from an authenticator app to your password.'")
 
@@ -197,7 +199,7 @@ struct SampleAppSecondFactorTests {
         // Log-in: the password, then the code prompt; a wrong code and a voided recovery code are refused.
         try await browser.click("#account .to-home")
         try await browser.click("#logout")
-        try await logInWithPassword(browser, "hal", "password11")
+        try await logInWithPassword(browser, "hal", "larch-ridge-11")
         try await browser.waitForVisible("#second-factor")
         try await browser.screenshot("3-code-prompt")
         for refused in [Self.wrongCode(totp), first[0]] {
@@ -214,12 +216,12 @@ struct SampleAppSecondFactorTests {
 
         // A recovery code works once.
         try await browser.click("#logout")
-        try await logInWithPassword(browser, "hal", "password11")
+        try await logInWithPassword(browser, "hal", "larch-ridge-11")
         try await browser.type(second[3], into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
         try await browser.waitForVisible("#home")
         try await browser.click("#logout")
-        try await logInWithPassword(browser, "hal", "password11")
+        try await logInWithPassword(browser, "hal", "larch-ridge-11")
         try await browser.type(second[3], into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
         try await browser.waitFor("document.getElementById('second-factor-error').textContent.startsWith('That code is not right')")
@@ -234,7 +236,7 @@ struct SampleAppSecondFactorTests {
         #expect(try await browser.text("#account-notice-text") == "Two-step verification is off.")
         #expect(try await browser.isVisible("#totp-start"))
         try await browser.screenshot("4-off")
-        #expect(try backdoor.logIn("hal", password: "password11").code == nil)
+        #expect(try backdoor.logIn("hal", password: "larch-ridge-11").code == nil)
         #expect(try await browser.cspViolations() == [])
     }
 
@@ -281,7 +283,7 @@ struct SampleAppSecondFactorTests {
         let browser = try await Chromium(name: "app-second-factor-old")
         defer { browser.close() }
         try await browser.addVirtualAuthenticator()
-        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "lea", email: "lea@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "lea", email: "lea@example.com", password: "larch-ridge-11")
         #expect(try backdoor.execute("UPDATE sessions SET created_at = now() - interval '1 hour'") == 1)
         try await browser.click("#go-account")
         try await browser.waitFor("!document.getElementById('passkey-add').disabled")
@@ -305,9 +307,9 @@ struct SampleAppSecondFactorTests {
         let backdoor = Backdoor(server)
         let browser = try await Chromium(name: "app-totp-off")
         defer { browser.close() }
-        try await SampleAppAccountTests.register(browser, at: server.origin, "ida", email: "ida@example.com", password: "password11")
+        try await SampleAppAccountTests.register(browser, at: server.origin, "ida", email: "ida@example.com", password: "larch-ridge-11")
         // Enrolled by another session: this browser's session was made with the password alone.
-        let token = try #require(try backdoor.logIn("ida", password: "password11").token)
+        let token = try #require(try backdoor.logIn("ida", password: "larch-ridge-11").token)
         let objectId = try #require(try backdoor.graphQL("{ viewer { user { objectId } } }", token: token)
             .at("data", "viewer", "user", "objectId")?.stringValue)
         let secret = Base32.encode(Array(repeating: 7, count: 20))

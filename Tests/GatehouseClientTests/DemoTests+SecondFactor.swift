@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import ServerTestSupport
 import TestSupport
@@ -33,10 +33,10 @@ extension DemoTests {
         defer { server.stop() }
         let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
-        #expect(try demo(["register", "alice", "password11"], server: server, sessionDirectory: sessions).status == 0)
+        #expect(try demo(["register", "alice", "larch-ridge-11"], server: server, sessionDirectory: sessions).status == 0)
         // A session from before the enrolment: made with the password only.
         let before = sessions.deletingLastPathComponent().appendingPathComponent("before")
-        #expect(try demo(["login", "alice", "password11"], server: server, sessionDirectory: before).status == 0)
+        #expect(try demo(["login", "alice", "larch-ridge-11"], server: server, sessionDirectory: before).status == 0)
 
         var app: TOTP? = nil
         var step: Int64 = 0
@@ -58,12 +58,12 @@ extension DemoTests {
 
         #expect(try demo(["logout"], server: server, sessionDirectory: sessions).status == 0)
         let prompt = "Code from your authenticator app (or a recovery code): "
-        let wrong = try demo(["login", "alice", "password11"], server: server, sessionDirectory: sessions, answering: prompt) { _ in
+        let wrong = try demo(["login", "alice", "larch-ridge-11"], server: server, sessionDirectory: sessions, answering: prompt) { _ in
             totp.code(step: step + 5)
         }
         #expect(wrong.status == 1)
         #expect(wrong.error.hasPrefix("That code is wrong or was used already."))
-        let loggedIn = try demo(["login", "alice", "password11"], server: server, sessionDirectory: sessions, answering: prompt) { _ in
+        let loggedIn = try demo(["login", "alice", "larch-ridge-11"], server: server, sessionDirectory: sessions, answering: prompt) { _ in
             totp.code(step: step + 1)
         }
         #expect(loggedIn.status == 0, "\(loggedIn.error)")
@@ -72,6 +72,6 @@ extension DemoTests {
         let disabled = try demo(["totp-disable"], server: server, sessionDirectory: sessions)
         #expect(disabled.output == "Authenticator app turned off.\n", "\(disabled.error)")
         #expect(try demo(["logout"], server: server, sessionDirectory: sessions).status == 0)
-        #expect(try demo(["login", "alice", "password11"], server: server, sessionDirectory: sessions).output == "Welcome alice\n")
+        #expect(try demo(["login", "alice", "larch-ridge-11"], server: server, sessionDirectory: sessions).output == "Welcome alice\n")
     }
 }

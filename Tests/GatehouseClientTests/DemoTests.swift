@@ -70,7 +70,7 @@ struct DemoTests {
         let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
 
-        let registered = try demo(["register", "alice", "password123", "alice@example.com"], server: server, sessionDirectory: sessions)
+        let registered = try demo(["register", "alice", "larch-ridge-123", "alice@example.com"], server: server, sessionDirectory: sessions)
         #expect(registered.status == 0, "\(registered.error)")
         #expect(registered.output == "Welcome alice@example.com\n")
 
@@ -92,11 +92,11 @@ struct DemoTests {
         let wrong = try demo(["login", "alice", "wrong-password"], server: server, sessionDirectory: sessions)
         #expect(wrong.status == 1)
         #expect(wrong.error == "The username or password is wrong.\n")
-        let taken = try demo(["register", "Alice", "password123"], server: server, sessionDirectory: sessions)
+        let taken = try demo(["register", "Alice", "larch-ridge-123"], server: server, sessionDirectory: sessions)
         #expect(taken.status == 1)
         #expect(taken.error == "That username is already taken. Try another one.\n")
 
-        let loggedIn = try demo(["login", "alice@example.com", "password123"], server: server, sessionDirectory: sessions)
+        let loggedIn = try demo(["login", "alice@example.com", "larch-ridge-123"], server: server, sessionDirectory: sessions)
         #expect(loggedIn.status == 0)
         #expect(loggedIn.output == "Welcome alice@example.com\n")
         #expect(try demo(["whoami"], server: server, sessionDirectory: sessions).output == "Welcome alice@example.com\n")
@@ -116,7 +116,7 @@ struct DemoTests {
         let run = try demo([], server: server, sessionDirectory: sessions, input: """
             1
             bob
-            password123
+            larch-ridge-123
             bob@example.com
             6
             2
@@ -124,7 +124,7 @@ struct DemoTests {
             nope-nope
             2
             bob
-            password123
+            larch-ridge-123
             7
 
             """)
@@ -151,7 +151,7 @@ struct DemoTests {
         let signedOut = try run(["passwd"])
         #expect(signedOut.status == 1)
         #expect(signedOut.output == "Not logged in.\n")
-        #expect(try run(["register", "alice", "password11", "alice@example.com"]).status == 0)
+        #expect(try run(["register", "alice", "larch-ridge-11", "alice@example.com"]).status == 0)
 
         let sent = try run(["verify"])
         #expect(sent.status == 0, "\(sent.error)")
@@ -167,10 +167,10 @@ struct DemoTests {
         #expect(email.output == "Email changed to alice2@example.com (not verified yet).\n")
         #expect(try run(["email", "nope"]).error == "That doesn't look like an email address.\n")
 
-        let differ = try run(["passwd"], input: "password11\npassword22\npassword33\n")
+        let differ = try run(["passwd"], input: "larch-ridge-11\nlarch-ridge-22\nlarch-ridge-33\n")
         #expect(differ.status == 1)
         #expect(differ.output.hasSuffix("The new passwords differ; nothing changed.\n"), "\(differ.output)")
-        let passwd = try run(["passwd"], input: "password11\npassword22\npassword22\n")
+        let passwd = try run(["passwd"], input: "larch-ridge-11\nlarch-ridge-22\nlarch-ridge-22\n")
         #expect(passwd.status == 0, "\(passwd.error)")
         #expect(passwd.output.hasSuffix("Password changed. Your other devices were signed out.\n"), "\(passwd.output)")
         #expect(try run(["whoami"]).output == "Welcome alice2@example.com\n")  // this session stays
@@ -179,13 +179,13 @@ struct DemoTests {
         let forgot = try run(["forgot", "alice2@example.com"])
         #expect(forgot.output == "If an account uses alice2@example.com, a reset link is on its way.\n")
         let reset = try #require(try database.link("reset_password", to: "alice2@example.com"))
-        let wrongReset = try run(["reset", "alice", "not-a-token", "password33"])
+        let wrongReset = try run(["reset", "alice", "not-a-token", "larch-ridge-33"])
         #expect(wrongReset.status == 1)
         #expect(wrongReset.error == invalidLink)
-        let resetDone = try run(["reset", reset.username, reset.token, "password33"])
+        let resetDone = try run(["reset", reset.username, reset.token, "larch-ridge-33"])
         #expect(resetDone.status == 0, "\(resetDone.error)")
         #expect(resetDone.output == "Password changed. Log in with the new one.\n")
-        #expect(try run(["login", "alice", "password33"]).output == "Welcome alice2@example.com\n")
+        #expect(try run(["login", "alice", "larch-ridge-33"]).output == "Welcome alice2@example.com\n")
     }
 
     @Test func devicesAreListedAndSignedOutThenTheAccountDeleted() throws {
@@ -194,8 +194,8 @@ struct DemoTests {
         let base = TemporaryDirectory.url(prefix: "gh-demo")
         defer { try? FileManager.default.removeItem(at: base) }
         let phone = base.appendingPathComponent("phone"), laptop = base.appendingPathComponent("laptop")
-        #expect(try demo(["register", "bob", "password11"], server: server, sessionDirectory: phone).status == 0)
-        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: laptop).status == 0)
+        #expect(try demo(["register", "bob", "larch-ridge-11"], server: server, sessionDirectory: phone).status == 0)
+        #expect(try demo(["login", "bob", "larch-ridge-11"], server: server, sessionDirectory: laptop).status == 0)
 
         let devices = try demo(["devices"], server: server, sessionDirectory: phone)
         #expect(devices.status == 0, "\(devices.error)")
@@ -215,7 +215,7 @@ struct DemoTests {
         #expect(unknown.status == 1)
         #expect(unknown.error == "No signed-in device has the id nosuch.\n")
 
-        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: laptop).status == 0)
+        #expect(try demo(["login", "bob", "larch-ridge-11"], server: server, sessionDirectory: laptop).status == 0)
         let others = try demo(["devices", "revoke-others"], server: server, sessionDirectory: phone)
         #expect(others.output == "Signed out 1 other device.\n", "\(others.error)")
         #expect(try demo(["whoami"], server: server, sessionDirectory: laptop).status == 1)
@@ -226,11 +226,11 @@ struct DemoTests {
         let wrong = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\nwrong-password\n")
         #expect(wrong.status == 1)
         #expect(wrong.error == "The username or password is wrong.\n")
-        let deleted = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\npassword11\n")
+        let deleted = try demo(["delete"], server: server, sessionDirectory: phone, input: "yes\nlarch-ridge-11\n")
         #expect(deleted.status == 0, "\(deleted.error)")
         #expect(deleted.output.hasSuffix("Account deleted.\n"), "\(deleted.output)")
         #expect(try demo(["whoami"], server: server, sessionDirectory: phone).output == "Not logged in.\n")
-        #expect(try demo(["login", "bob", "password11"], server: server, sessionDirectory: phone).status == 1)
+        #expect(try demo(["login", "bob", "larch-ridge-11"], server: server, sessionDirectory: phone).status == 1)
     }
 
     @Test func changingTheEmailAfterAnOldLogInAsksForThePassword() throws {
@@ -239,10 +239,10 @@ struct DemoTests {
         defer { server.stop() }
         let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
-        #expect(try demo(["register", "carol", "password11"], server: server, sessionDirectory: sessions).status == 0)
+        #expect(try demo(["register", "carol", "larch-ridge-11"], server: server, sessionDirectory: sessions).status == 0)
         try ServerDatabase(server).execute("UPDATE sessions SET created_at = created_at - interval '1 day'")
 
-        let email = try demo(["email", "carol@example.com"], server: server, sessionDirectory: sessions, input: "password11\n")
+        let email = try demo(["email", "carol@example.com"], server: server, sessionDirectory: sessions, input: "larch-ridge-11\n")
         #expect(email.status == 0, "\(email.error)")
         #expect(email.output.contains("For your security, enter your current password to make this change."))
         #expect(email.output.hasSuffix("Email changed to carol@example.com (not verified yet).\n"), "\(email.output)")
@@ -254,7 +254,7 @@ struct DemoTests {
         let database = try ServerDatabase(server)
         let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
         defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
-        #expect(try demo(["register", "dana", "password11", "dana@example.com"], server: server, sessionDirectory: sessions).status == 0)
+        #expect(try demo(["register", "dana", "larch-ridge-11", "dana@example.com"], server: server, sessionDirectory: sessions).status == 0)
 
         // Devices (sign out none), send a verification mail, log out, forget the password, paste
         // the mailed link, set a new password, log in with it, quit.
@@ -267,7 +267,7 @@ struct DemoTests {
             3
             dana@example.com
 
-            """, more: { try database.link("reset_password", to: "dana@example.com").map { "\($0.url)\npassword22\n2\ndana\npassword22\n7\n" } })
+            """, more: { try database.link("reset_password", to: "dana@example.com").map { "\($0.url)\nlarch-ridge-22\n2\ndana\nlarch-ridge-22\n7\n" } })
         #expect(run.status == 0, "\(run.error)")
         #expect(run.output.contains("(this device)"), "\(run.output)")
         #expect(run.output.contains("A verification link is on its way to dana@example.com."))
@@ -300,7 +300,7 @@ extension DemoTests {
         }
 
         // A provider the server does not offer; a token the demo cannot read.
-        #expect(try run(["register", "alice", "password11"], on: phone).status == 0)
+        #expect(try run(["register", "alice", "larch-ridge-11"], on: phone).status == 0)
         let payload = Data(#"{"sub":"1"}"#.utf8).base64EncodedString().replacingOccurrences(of: "=", with: "")
         let unsupported = try run(["link", "acme", "e30.\(payload).c2ln"], on: phone)
         #expect(unsupported.status == 1)

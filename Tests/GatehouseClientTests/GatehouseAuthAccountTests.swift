@@ -15,17 +15,17 @@ struct GatehouseAuthAccountTests {
             configuration: GatehouseConfiguration(serverURL: server.url, installationId: installationId), store: store)
     }
 
-    /// A client signed in to a new account `name`, password `password11`, email `name@example.com`.
+    /// A client signed in to a new account `name`, password `larch-ridge-11`, email `name@example.com`.
     func signedUp(_ server: InProcessServer, _ name: String, store: any SessionStore = MemorySessionStore()) async throws
         -> GatehouseAuth
     {
         let auth = try client(server, store: store)
-        try await auth.signUp(username: name, password: "password11", email: "\(name)@example.com")
+        try await auth.signUp(username: name, password: "larch-ridge-11", email: "\(name)@example.com")
         return auth
     }
 
     /// A client logged in as `name` with `password`.
-    func loggedIn(_ server: InProcessServer, _ name: String, _ password: String = "password11", installationId: String? = nil)
+    func loggedIn(_ server: InProcessServer, _ name: String, _ password: String = "larch-ridge-11", installationId: String? = nil)
         async throws -> GatehouseAuth
     {
         let auth = try client(server, installationId: installationId)
@@ -48,18 +48,18 @@ struct GatehouseAuthAccountTests {
         #expect(link.username == "alice")
 
         // Confirmed on the device signed in as alice: its session ended with the others.
-        try await here.confirmPasswordReset(username: link.username, token: link.token, newPassword: "password22")
+        try await here.confirmPasswordReset(username: link.username, token: link.token, newPassword: "larch-ridge-22")
         #expect(await changes.next() == .some(nil))
         #expect(here.currentUser == nil)
         await #expect(throws: GatehouseError.sessionInvalid) { try await elsewhere.refreshCurrentUser() }
 
         await #expect(throws: GatehouseError.invalidLink) {  // used up
-            try await anonymous.confirmPasswordReset(username: link.username, token: link.token, newPassword: "password33")
+            try await anonymous.confirmPasswordReset(username: link.username, token: link.token, newPassword: "larch-ridge-33")
         }
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
-            try await anonymous.logIn(username: "alice", password: "password11")
+            try await anonymous.logIn(username: "alice", password: "larch-ridge-11")
         }
-        #expect(try await anonymous.logIn(username: "alice", password: "password22").username == "alice")
+        #expect(try await anonymous.logIn(username: "alice", password: "larch-ridge-22").username == "alice")
     }
 
     @Test func resetLinkErrorsMapToCases() async throws {
@@ -76,24 +76,24 @@ struct GatehouseAuthAccountTests {
             try await auth.confirmPasswordReset(username: "bob", token: link.token, newPassword: "short")
         }
         await #expect(throws: GatehouseError.invalidLink) {  // another user's name
-            try await auth.confirmPasswordReset(username: "carol", token: link.token, newPassword: "password22")
+            try await auth.confirmPasswordReset(username: "carol", token: link.token, newPassword: "larch-ridge-22")
         }
         await #expect(throws: GatehouseError.invalidLink) {
-            try await auth.confirmPasswordReset(username: "bob", token: "not-a-token", newPassword: "password22")
+            try await auth.confirmPasswordReset(username: "bob", token: "not-a-token", newPassword: "larch-ridge-22")
         }
         await #expect(throws: GatehouseError.server(code: -1, message: "you must provide a token")) {
-            try await auth.confirmPasswordReset(username: "bob", token: "", newPassword: "password22")
+            try await auth.confirmPasswordReset(username: "bob", token: "", newPassword: "larch-ridge-22")
         }
         try database.execute("UPDATE account_tokens SET expires_at = now() - interval '1 second'")
         do {
-            try await auth.confirmPasswordReset(username: "bob", token: link.token, newPassword: "password22")
+            try await auth.confirmPasswordReset(username: "bob", token: link.token, newPassword: "larch-ridge-22")
             Issue.record("an expired link worked")
         } catch {
             #expect(error == .linkExpired)
             #expect(error.code == -1)
             #expect(error.errorDescription == "That link has expired. Ask for a new one.")
         }
-        #expect(try await auth.logIn(username: "bob", password: "password11").username == "bob")
+        #expect(try await auth.logIn(username: "bob", password: "larch-ridge-11").username == "bob")
     }
 
     @Test func emailVerificationThroughTheMailedLink() async throws {
@@ -130,7 +130,7 @@ struct GatehouseAuthAccountTests {
         defer { server.stop() }
         await #expect(throws: GatehouseError.sessionInvalid) { try await client(server).sendEmailVerification() }
         let auth = try client(server)
-        try await auth.signUp(username: "frank", password: "password11")
+        try await auth.signUp(username: "frank", password: "larch-ridge-11")
         do {
             try await auth.sendEmailVerification()
             Issue.record("sent a verification without an email")
@@ -162,15 +162,15 @@ struct GatehouseAuthAccountTests {
 
         await #expect(throws: GatehouseError.weakPassword) { try await auth.updatePassword("short") }
         let token = auth.sessionToken
-        try await auth.updatePassword("password22")
+        try await auth.updatePassword("larch-ridge-22")
         #expect(auth.sessionToken == token)
         #expect(try await auth.refreshCurrentUser()?.email == "Gina2@example.com")
         await #expect(throws: GatehouseError.sessionInvalid) { try await elsewhere.refreshCurrentUser() }
-        #expect(try await loggedIn(server, "gina", "password22").currentUser?.username == "gina")
+        #expect(try await loggedIn(server, "gina", "larch-ridge-22").currentUser?.username == "gina")
 
         // Signed out: no request, no user to change.
         await #expect(throws: GatehouseError.sessionInvalid) { try await client(server).updateEmail("x@example.com") }
-        await #expect(throws: GatehouseError.sessionInvalid) { try await client(server).updatePassword("password33") }
+        await #expect(throws: GatehouseError.sessionInvalid) { try await client(server).updatePassword("larch-ridge-33") }
     }
 
     @Test func changesAndDeletionNeedARecentLogInOrTheCurrentPassword() async throws {
@@ -188,19 +188,19 @@ struct GatehouseAuthAccountTests {
             #expect(error.code == 206)
             #expect(error.errorDescription == "For your security, enter your current password to make this change.")
         }
-        await #expect(throws: GatehouseError.recentLoginRequired) { try await auth.updatePassword("password22") }
+        await #expect(throws: GatehouseError.recentLoginRequired) { try await auth.updatePassword("larch-ridge-22") }
         await #expect(throws: GatehouseError.recentLoginRequired) { try await auth.deleteAccount() }
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
             try await auth.updateEmail("ivy2@example.com", currentPassword: "wrong-password")
         }
         #expect(auth.currentUser?.email == "ivy@example.com")
 
-        #expect(try await auth.updateEmail("ivy2@example.com", currentPassword: "password11").email == "ivy2@example.com")
-        try await auth.updatePassword("password22", currentPassword: "password11")
+        #expect(try await auth.updateEmail("ivy2@example.com", currentPassword: "larch-ridge-11").email == "ivy2@example.com")
+        try await auth.updatePassword("larch-ridge-22", currentPassword: "larch-ridge-11")
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
-            try await auth.deleteAccount(currentPassword: "password11")
+            try await auth.deleteAccount(currentPassword: "larch-ridge-11")
         }
-        try await auth.deleteAccount(currentPassword: "password22")
+        try await auth.deleteAccount(currentPassword: "larch-ridge-22")
         #expect(auth.currentUser == nil)
     }
 
@@ -219,7 +219,7 @@ struct GatehouseAuthAccountTests {
         #expect(store.read(.session) == nil)
         await #expect(throws: GatehouseError.sessionInvalid) { try await elsewhere.refreshCurrentUser() }
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
-            try await auth.logIn(username: "jack", password: "password11")
+            try await auth.logIn(username: "jack", password: "larch-ridge-11")
         }
         await #expect(throws: GatehouseError.sessionInvalid) { try await auth.deleteAccount() }
         #expect(try await signedUp(server, "jack").currentUser?.email == "jack@example.com")
@@ -229,7 +229,7 @@ struct GatehouseAuthAccountTests {
         let server = try InProcessServer()
         defer { server.stop() }
         let phone = try client(server, installationId: "phone")
-        try await phone.signUp(username: "kate", password: "password11")
+        try await phone.signUp(username: "kate", password: "larch-ridge-11")
         let laptop = try await loggedIn(server, "kate", installationId: "laptop")
         let tablet = try await loggedIn(server, "kate", installationId: "tablet")
         let other = try await signedUp(server, "liam")
@@ -277,7 +277,7 @@ struct GatehouseAuthAccountTests {
         defer { server.stop() }
         let auth = try client(server)
         do {
-            try await auth.signUp(username: "mia", password: "password11", email: "mia@example.com")
+            try await auth.signUp(username: "mia", password: "larch-ridge-11", email: "mia@example.com")
             Issue.record("signed in with an unverified email")
         } catch {
             #expect(error == .emailNotVerified)
@@ -285,13 +285,13 @@ struct GatehouseAuthAccountTests {
             #expect(error.errorDescription?.contains("not verified") == true)
         }
         #expect(auth.currentUser == nil)
-        await #expect(throws: GatehouseError.emailNotVerified) { try await auth.logIn(username: "mia", password: "password11") }
+        await #expect(throws: GatehouseError.emailNotVerified) { try await auth.logIn(username: "mia", password: "larch-ridge-11") }
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
             try await auth.logIn(username: "mia", password: "wrong-password")
         }
 
         let link = try #require(try ServerDatabase(server).link("verify_email", to: "mia@example.com"))
         try await auth.verifyEmail(username: link.username, token: link.token)
-        #expect(try await auth.logIn(username: "mia", password: "password11").emailVerified == true)
+        #expect(try await auth.logIn(username: "mia", password: "larch-ridge-11").emailVerified == true)
     }
 }

@@ -69,9 +69,14 @@ struct GatehouseAuthProviderTests {
         let google = Self.token(#"{"sub":"1098765432"}"#)
         #expect(try await auth.link(.google(idToken: google)).objectId == "abcdefghij")
         try await auth.unlink(provider: "google")
+        // Both need a recent log-in, which the current password proves.
+        try await auth.link(.google(idToken: google), currentPassword: "password 1")
+        try await auth.unlink(provider: "google", currentPassword: "password 1")
         #expect(Array(canned.inputs.dropFirst()) == [
             #"{"fields":{"authData":{"google":{"id":"1098765432","id_token":"\#(google)"}}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
             #"{"fields":{"authData":{"google":null}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
+            #"{"currentPassword":"password 1","fields":{"authData":{"google":{"id":"1098765432","id_token":"\#(google)"}}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
+            #"{"currentPassword":"password 1","fields":{"authData":{"google":null}},"id":"X1VzZXI6YWJjZGVmZ2hpag=="}"#,
         ])
     }
 
@@ -116,6 +121,8 @@ struct GatehouseAuthProviderTests {
         ErrorCase(code: 101, message: "Invalid authData for provider google.", expected: .invalidProviderToken(provider: "google")),
         ErrorCase(code: 208, message: "this auth is already used", expected: .providerAlreadyLinked),
         ErrorCase(code: 142, message: "The last way to log in cannot be removed.", expected: .lastLogInMethod),
+        ErrorCase(code: 142, message: "An anonymous id can only be linked to a guest account.", expected: .anonymousIdOfRegularUser),
+        ErrorCase(code: 206, message: "Recent authentication required.", expected: .recentLoginRequired),
         // Neighbours keep their cases.
         ErrorCase(code: 101, message: "Invalid username/password.", expected: .invalidCredentials(message: "Invalid username/password.")),
         ErrorCase(code: 142, message: "Password is too common.", expected: .commonPassword),
@@ -173,7 +180,7 @@ struct GatehouseAuthProviderTests {
         let otherStore = MemorySessionStore()
         otherStore.write(try #require(guestStore.read(.anonymousId)), for: .anonymousId)
         let other = try client(server.url, store: otherStore)
-        try await other.signUp(username: "bob", password: "password11")
+        try await other.signUp(username: "bob", password: "larch-ridge-11")
         await #expect(throws: GatehouseError.providerAlreadyLinked) { try await other.link(.anonymous) }
         await #expect(throws: GatehouseError.unsupportedProvider) {
             try await other.link(.oidc(provider: "acme", idToken: Self.token(#"{"sub":"1"}"#)))
@@ -212,7 +219,7 @@ struct GatehouseAuthProviderTests {
         // A password user links acme and logs in with it; nobody else can link it; unlinked, it
         // makes a new user.
         let alice = try client(server.url)
-        let aliceUser = try await alice.signUp(username: "alice", password: "password11")
+        let aliceUser = try await alice.signUp(username: "alice", password: "larch-ridge-11")
         try await alice.link(.oidc(provider: "acme", idToken: try token("acme-7")))
         #expect(try await client(server.url).logIn(with: .oidc(provider: "acme", idToken: try token("acme-7"))).objectId
             == aliceUser.objectId)

@@ -1,11 +1,11 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import GatehouseClient
 import GatehouseServer
 import ServerTestSupport
 import Testing
 
-/// TOTP through GatehouseAuth against an in-process server, with codes made by `Crypto.TOTP`:
+/// TOTP through GatehouseAuth against an in-process server, with codes made by `OneTimeCodes.TOTP`:
 /// the secret and URI helpers, enrolment, log-in with a code or a recovery code, the -1 and 141
 /// answers, new recovery codes, removal, and `GATEHOUSE_MFA=required`.
 @Suite(.timeLimit(.minutes(2)))
@@ -29,10 +29,10 @@ struct GatehouseAuthSecondFactorTests {
         func code(after steps: Int64 = 0) -> String { totp.code(step: step + steps) }
     }
 
-    /// A client signed up as `name` (password `password11`) that enrolled TOTP; its app and recovery codes.
+    /// A client signed up as `name` (password `larch-ridge-11`) that enrolled TOTP; its app and recovery codes.
     func enrolled(_ server: InProcessServer, _ name: String) async throws -> (auth: GatehouseAuth, app: App, recovery: [String]) {
         let auth = try client(server)
-        try await auth.signUp(username: name, password: "password11")
+        try await auth.signUp(username: name, password: "larch-ridge-11")
         let secret = GatehouseAuth.newTOTPSecret()
         let app = try App(secret: secret)
         let recovery = try await auth.enrollTOTP(secret: secret, code: app.code())
@@ -65,13 +65,13 @@ struct GatehouseAuthSecondFactorTests {
         }
         defer { canned.stop() }
         let auth = try GatehouseAuth(configuration: GatehouseConfiguration(serverURL: canned.url), store: MemorySessionStore())
-        try await auth.logIn(username: "alice", password: "password11")
-        try await auth.logIn(username: "alice", password: "password11", totpCode: "123456")
+        try await auth.logIn(username: "alice", password: "larch-ridge-11")
+        try await auth.logIn(username: "alice", password: "larch-ridge-11", totpCode: "123456")
         try await auth.logIn(with: .google(idToken: GatehouseAuthProviderTests.token(#"{"sub":"1"}"#)), totpCode: "abcde-12345")
         #expect(canned.inputs.count == 3)
         #expect(Array(canned.inputs.prefix(2)) == [
-            #"{"password":"password11","username":"alice"}"#,
-            #"{"authData":{"mfa":{"token":"123456"}},"password":"password11","username":"alice"}"#,
+            #"{"password":"larch-ridge-11","username":"alice"}"#,
+            #"{"authData":{"mfa":{"token":"123456"}},"password":"larch-ridge-11","username":"alice"}"#,
         ])
         #expect(canned.inputs[2].hasPrefix(#"{"authData":{"google":{"id":"1","id_token":""#))
         #expect(canned.inputs[2].hasSuffix(#""},"mfa":{"token":"abcde-12345"}}}"#))
@@ -87,34 +87,34 @@ struct GatehouseAuthSecondFactorTests {
 
         // The right password without a code: -1, and nothing is stored.
         let auth = try client(server)
-        await #expect(throws: GatehouseError.secondFactorRequired) { try await auth.logIn(username: "alice", password: "password11") }
+        await #expect(throws: GatehouseError.secondFactorRequired) { try await auth.logIn(username: "alice", password: "larch-ridge-11") }
         #expect(auth.currentUser == nil)
         // A wrong password is 101 as always, code or not.
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
-            try await auth.logIn(username: "alice", password: "password12", totpCode: app.code(after: 1))
+            try await auth.logIn(username: "alice", password: "larch-ridge-12", totpCode: app.code(after: 1))
         }
         // A wrong code, and the enrolment's own code again (used): 141.
         await #expect(throws: GatehouseError.invalidSecondFactorCode) {
-            try await auth.logIn(username: "alice", password: "password11", totpCode: app.code(after: 5))
+            try await auth.logIn(username: "alice", password: "larch-ridge-11", totpCode: app.code(after: 5))
         }
         await #expect(throws: GatehouseError.invalidSecondFactorCode) {
-            try await auth.logIn(username: "alice", password: "password11", totpCode: app.code())
+            try await auth.logIn(username: "alice", password: "larch-ridge-11", totpCode: app.code())
         }
         #expect(auth.currentUser == nil)
 
-        #expect(try await auth.logIn(username: "alice", password: "password11", totpCode: app.code(after: 1)).username == "alice")
+        #expect(try await auth.logIn(username: "alice", password: "larch-ridge-11", totpCode: app.code(after: 1)).username == "alice")
         #expect(try await auth.sessions().first(where: \.isCurrent)?.factors == ["password", "totp"])
         await #expect(throws: GatehouseError.invalidSecondFactorCode) {  // replayed
-            try await client(server).logIn(username: "alice", password: "password11", totpCode: app.code(after: 1))
+            try await client(server).logIn(username: "alice", password: "larch-ridge-11", totpCode: app.code(after: 1))
         }
 
         let byRecovery = try client(server)
-        try await byRecovery.logIn(username: "alice", password: "password11", totpCode: recovery[3])
+        try await byRecovery.logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[3])
         #expect(try await byRecovery.sessions().first(where: \.isCurrent)?.factors == ["password", "totp"])
-        await #expect(throws: GatehouseError.invalidSecondFactorCode) {  // used up
-            try await client(server).logIn(username: "alice", password: "password11", totpCode: recovery[3])
+        await #expect(throws: GatehouseError.invalidRecoveryCode) {  // used up
+            try await client(server).logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[3])
         }
-        try await client(server).logIn(username: "alice", password: "password11", totpCode: recovery[4])
+        try await client(server).logIn(username: "alice", password: "larch-ridge-11", totpCode: recovery[4])
     }
 
     @Test func enrolmentErrors() async throws {
@@ -122,21 +122,22 @@ struct GatehouseAuthSecondFactorTests {
         defer { server.stop() }
         let auth = try client(server)
         await #expect(throws: GatehouseError.sessionInvalid) { try await auth.enrollTOTP(secret: GatehouseAuth.newTOTPSecret(), code: "123456") }
-        try await auth.signUp(username: "carol", password: "password11")
+        try await auth.signUp(username: "carol", password: "larch-ridge-11")
         let secret = GatehouseAuth.newTOTPSecret()
         let app = try App(secret: secret)
         await #expect(throws: GatehouseError.invalidTOTPSecret) { try await auth.enrollTOTP(secret: "JBSWY3DPEHPK3PXP", code: "123456") }
         await #expect(throws: GatehouseError.invalidTOTPSecret) { try await auth.enrollTOTP(secret: String(repeating: "1", count: 32), code: "123456") }
         await #expect(throws: GatehouseError.invalidSecondFactorCode) { try await auth.enrollTOTP(secret: secret, code: app.code(after: 5)) }
         await #expect(throws: GatehouseError.invalidCredentials(message: "Invalid username/password.")) {
-            try await auth.enrollTOTP(secret: secret, code: app.code(), currentPassword: "password12")
+            try await auth.enrollTOTP(secret: secret, code: app.code(), currentPassword: "larch-ridge-12")
         }
         // Still not enrolled: a log-in needs no code.
-        try await client(server).logIn(username: "carol", password: "password11")
+        try await client(server).logIn(username: "carol", password: "larch-ridge-11")
         // With the right current password (a session of any age).
-        #expect(try await auth.enrollTOTP(secret: secret, code: app.code(), currentPassword: "password11").count == 10)
-        await #expect(throws: GatehouseError.secondFactorRequired) { try await client(server).logIn(username: "carol", password: "password11") }
+        #expect(try await auth.enrollTOTP(secret: secret, code: app.code(), currentPassword: "larch-ridge-11").count == 10)
+        await #expect(throws: GatehouseError.secondFactorRequired) { try await client(server).logIn(username: "carol", password: "larch-ridge-11") }
         #expect(GatehouseError.invalidTOTPSecret.code == 142 && GatehouseError.invalidSecondFactorCode.code == 141)
+        #expect(GatehouseError.invalidRecoveryCode.code == 141 && GatehouseError.secondFactorLogInRequired.code == 206)
         #expect(GatehouseError.secondFactorRequired.code == -1)
     }
 
@@ -148,10 +149,10 @@ struct GatehouseAuthSecondFactorTests {
         let new = try await auth.regenerateRecoveryCodes(code: app.code(after: 1))
         #expect(new.count == 10)
         #expect(Set(new).isDisjoint(with: old))
-        await #expect(throws: GatehouseError.invalidSecondFactorCode) {
-            try await client(server).logIn(username: "dave", password: "password11", totpCode: old[0])
+        await #expect(throws: GatehouseError.invalidRecoveryCode) {
+            try await client(server).logIn(username: "dave", password: "larch-ridge-11", totpCode: old[0])
         }
-        try await client(server).logIn(username: "dave", password: "password11", totpCode: new[0])
+        try await client(server).logIn(username: "dave", password: "larch-ridge-11", totpCode: new[0])
         // A recovery code does for the code, once.
         #expect(try await auth.regenerateRecoveryCodes(code: new[1]).count == 10)
     }
@@ -161,8 +162,8 @@ struct GatehouseAuthSecondFactorTests {
         defer { server.stop() }
         let before = try client(server)
         let auth = try client(server)
-        try await auth.signUp(username: "erin", password: "password11")
-        try await before.logIn(username: "erin", password: "password11")
+        try await auth.signUp(username: "erin", password: "larch-ridge-11")
+        try await before.logIn(username: "erin", password: "larch-ridge-11")
         let secret = GatehouseAuth.newTOTPSecret()
         let app = try App(secret: secret)
         _ = try await auth.enrollTOTP(secret: secret, code: app.code())
@@ -171,11 +172,11 @@ struct GatehouseAuthSecondFactorTests {
         // A session from before the enrolment has only the password: refused, even with it.
         #expect(try await before.sessions().first(where: \.isCurrent)?.factors == ["password"])
         await #expect(throws: GatehouseError.recentLoginRequired) { try await before.disableTOTP() }
-        await #expect(throws: GatehouseError.recentLoginRequired) { try await before.disableTOTP(currentPassword: "password11") }
+        await #expect(throws: GatehouseError.recentLoginRequired) { try await before.disableTOTP(currentPassword: "larch-ridge-11") }
 
         // The enrolling session may.
         #expect(try await auth.disableTOTP().username == "erin")
-        try await client(server).logIn(username: "erin", password: "password11")
+        try await client(server).logIn(username: "erin", password: "larch-ridge-11")
         await #expect(throws: GatehouseError.invalidSecondFactorCode) { try await auth.regenerateRecoveryCodes(code: app.code(after: 1)) }
     }
 
@@ -183,7 +184,7 @@ struct GatehouseAuthSecondFactorTests {
         let server = try InProcessServer { $0.mfa = .required }
         defer { server.stop() }
         let auth = try client(server)
-        try await auth.signUp(username: "frank", password: "password11")
+        try await auth.signUp(username: "frank", password: "larch-ridge-11")
         await #expect(throws: GatehouseError.secondFactorEnrollmentRequired) { try await auth.revokeOtherSessions() }
         #expect(try await auth.refreshCurrentUser()?.username == "frank")  // viewer is allowed
         let secret = GatehouseAuth.newTOTPSecret()

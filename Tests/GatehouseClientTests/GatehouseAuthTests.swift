@@ -21,7 +21,7 @@ struct GatehouseAuthTests {
         var changes = auth.authStateChanges.makeAsyncIterator()
         #expect(await changes.next() == .some(nil))  // the current state first: signed out
 
-        let user = try await auth.signUp(username: "alice", password: "password123", email: "alice@example.com")
+        let user = try await auth.signUp(username: "alice", password: "larch-ridge-123", email: "alice@example.com")
         #expect(user.username == "alice")
         #expect(user.email == "alice@example.com")
         #expect(user.emailVerified == false)
@@ -44,17 +44,17 @@ struct GatehouseAuthTests {
     @Test func logInByUsernameOrEmailThenLogOut() async throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        try await client(server).signUp(username: "bob", password: "password123", email: "bob@example.com")
+        try await client(server).signUp(username: "bob", password: "larch-ridge-123", email: "bob@example.com")
 
         let store = MemorySessionStore()
         let auth = try client(server, store: store)
         var changes = auth.authStateChanges.makeAsyncIterator()
         #expect(await changes.next() == .some(nil))
-        let byEmail = try await auth.logIn(username: "BOB@example.com", password: "password123")
+        let byEmail = try await auth.logIn(username: "BOB@example.com", password: "larch-ridge-123")
         #expect(byEmail.username == "bob")
         #expect(await changes.next() == .some(byEmail))
         let firstToken = try #require(auth.sessionToken)
-        let byName = try await auth.logIn(username: "Bob", password: "password123")
+        let byName = try await auth.logIn(username: "Bob", password: "larch-ridge-123")
         #expect(byName.objectId == byEmail.objectId)
         #expect(auth.sessionToken != firstToken)
         #expect(await changes.next() == .some(byName))  // a new sign-in, though the same user
@@ -73,7 +73,7 @@ struct GatehouseAuthTests {
         defer { server.stop() }
         let store = MemorySessionStore()
         let auth = try client(server, store: store)
-        try await auth.signUp(username: "carol", password: "password123")
+        try await auth.signUp(username: "carol", password: "larch-ridge-123")
         var changes = auth.authStateChanges.makeAsyncIterator()
         #expect(await changes.next() != .some(nil))
 
@@ -87,7 +87,7 @@ struct GatehouseAuthTests {
         #expect(auth.currentUser == nil)
         #expect(store.read(.session) == nil)
         // The next log-in works as usual.
-        try await auth.logIn(username: "carol", password: "password123")
+        try await auth.logIn(username: "carol", password: "larch-ridge-123")
         #expect(try await auth.refreshCurrentUser()?.username == "carol")
     }
 
@@ -100,19 +100,19 @@ struct GatehouseAuthTests {
     }
 
     @Test(arguments: [
-        SignUpCase(username: "ALICE", password: "password123", email: nil, expected: .usernameTaken),
-        SignUpCase(username: "alice2", password: "password123", email: "Alice@Example.com", expected: .emailTaken),
-        SignUpCase(username: "alice3", password: "password123", email: "not-an-email", expected: .invalidEmail),
+        SignUpCase(username: "ALICE", password: "larch-ridge-123", email: nil, expected: .usernameTaken),
+        SignUpCase(username: "alice2", password: "larch-ridge-123", email: "Alice@Example.com", expected: .emailTaken),
+        SignUpCase(username: "alice3", password: "larch-ridge-123", email: "not-an-email", expected: .invalidEmail),
         SignUpCase(username: "alice4", password: "short", email: nil, expected: .weakPassword),
         SignUpCase(username: "alice5", password: "iloveyou", email: nil, expected: .commonPassword),
-        SignUpCase(username: String(repeating: "u", count: 129), password: "password123", email: nil,
+        SignUpCase(username: String(repeating: "u", count: 129), password: "larch-ridge-123", email: nil,
                    expected: .fieldTooLong(message: "username is too long (at most 128 characters).")),
-        SignUpCase(username: "", password: "password123", email: nil, expected: .server(code: 200, message: "bad or missing username")),
+        SignUpCase(username: "", password: "larch-ridge-123", email: nil, expected: .server(code: 200, message: "bad or missing username")),
     ])
     func signUpErrorsMapToCases(_ item: SignUpCase) async throws {
         let server = try InProcessServer()
         defer { server.stop() }
-        try await client(server).signUp(username: "alice", password: "password123", email: "alice@example.com")
+        try await client(server).signUp(username: "alice", password: "larch-ridge-123", email: "alice@example.com")
         let auth = try client(server)
         await #expect(throws: item.expected) {
             try await auth.signUp(username: item.username, password: item.password, email: item.email)
@@ -123,7 +123,7 @@ struct GatehouseAuthTests {
     @Test func wrongPasswordThenLockout() async throws {
         let server = try InProcessServer { $0.lockoutThreshold = 2 }
         defer { server.stop() }
-        try await client(server).signUp(username: "dave", password: "password123")
+        try await client(server).signUp(username: "dave", password: "larch-ridge-123")
         let auth = try client(server)
         for _ in 0..<2 {
             do {
@@ -135,7 +135,7 @@ struct GatehouseAuthTests {
             }
         }
         do {
-            try await auth.logIn(username: "dave", password: "password123")
+            try await auth.logIn(username: "dave", password: "larch-ridge-123")
             Issue.record("a locked account logged in")
         } catch {
             #expect(error.isAccountLocked, "\(error)")
@@ -168,12 +168,12 @@ struct GatehouseAuthTests {
         let server = try InProcessServer { $0.appId = "my-app" }
         defer { server.stop() }
         await #expect(throws: GatehouseError.unauthorized) {
-            try await client(server).signUp(username: "frank", password: "password123")
+            try await client(server).signUp(username: "frank", password: "larch-ridge-123")
         }
         await #expect(throws: GatehouseError.unauthorized) {
-            try await client(server, appId: "other-app").signUp(username: "frank", password: "password123")
+            try await client(server, appId: "other-app").signUp(username: "frank", password: "larch-ridge-123")
         }
-        let user = try await client(server, appId: "my-app").signUp(username: "frank", password: "password123")
+        let user = try await client(server, appId: "my-app").signUp(username: "frank", password: "larch-ridge-123")
         #expect(user.username == "frank")
     }
 
@@ -189,13 +189,13 @@ struct GatehouseAuthTests {
 
         // Sent as X-Parse-Installation-Id: a log-in from the same installation replaces that
         // installation's earlier session; one from another installation does not.
-        try await client(server).signUp(username: "gina", password: "password123")
+        try await client(server).signUp(username: "gina", password: "larch-ridge-123")
         let here = try client(server, installationId: "installation-1")
         let sameInstallation = try client(server, installationId: "installation-1")
         let elsewhere = try client(server, installationId: "installation-2")
-        try await here.logIn(username: "gina", password: "password123")
-        try await elsewhere.logIn(username: "gina", password: "password123")
-        try await sameInstallation.logIn(username: "gina", password: "password123")
+        try await here.logIn(username: "gina", password: "larch-ridge-123")
+        try await elsewhere.logIn(username: "gina", password: "larch-ridge-123")
+        try await sameInstallation.logIn(username: "gina", password: "larch-ridge-123")
         await #expect(throws: GatehouseError.sessionInvalid) { try await here.refreshCurrentUser() }
         #expect(try await elsewhere.refreshCurrentUser()?.username == "gina")
         #expect(try await sameInstallation.refreshCurrentUser()?.username == "gina")
@@ -208,7 +208,7 @@ struct GatehouseAuthTests {
         let store = MemorySessionStore()
         let auth = try GatehouseAuth(configuration: GatehouseConfiguration(serverURL: url), store: store)
         do {
-            try await auth.logIn(username: "nobody", password: "password123")
+            try await auth.logIn(username: "nobody", password: "larch-ridge-123")
             Issue.record("logged in to a stopped server")
         } catch {
             guard case .network = error else { Issue.record("expected a network error, got \(error)"); return }
@@ -230,7 +230,7 @@ struct GatehouseAuthTests {
         (.rateLimited(retryAfter: nil), 155), (.server(code: 119, message: "x"), 119),
         (.recentLoginRequired, 206), (.invalidLink, -1), (.linkExpired, -1), (.emailNotVerified, 205),
         (.unsupportedProvider, 252), (.invalidProviderToken(provider: "google"), 101), (.providerAlreadyLinked, 208),
-        (.lastLogInMethod, 142),
+        (.lastLogInMethod, 142), (.anonymousIdOfRegularUser, 142),
     ])
     func errorCodes(_ error: GatehouseError, _ code: Int) {
         #expect(error.code == code)

@@ -19,14 +19,16 @@ import TestSupport
         ]))
         defer { child.kill() }
 
-        let listening = child.stdout.wait(timeout: 60) { $0.contains("\n") }
-        let line = try #require(listening?.split(separator: "\n").first.map(String.init), "stderr: \(child.stderr.text)")
+        let listening = child.stdout.wait(timeout: 60) { $0.split(separator: "\n").count >= 2 }
+        let lines = try #require(listening?.split(separator: "\n").map(String.init), "stderr: \(child.stderr.text)")
         let prefix = "gatehouse listening on http://127.0.0.1:"
-        #expect(line.hasPrefix(prefix) && line.hasSuffix("/graphql"), "\(line)")
-        let port = try #require(Int(line.dropFirst(prefix.count).dropLast("/graphql".count)))
+        #expect(lines[0].hasPrefix(prefix) && lines[0].hasSuffix("/graphql"), "\(lines)")
+        let port = try #require(Int(lines[0].dropFirst(prefix.count).dropLast("/graphql".count)))
+        // The page's address: localhost, where browsers allow passkeys.
+        #expect(lines[1] == "the sample app and the explorer: http://localhost:\(port)/", "\(lines)")
 
         let connection = try HTTPConnection(port: port)
-        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "password11"))
+        let signUp = try connection.graphQL(Documents.signUp, variables: Documents.credentials("binary", "larch-ridge-11"))
         let token = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp.text)")
         let viewer = try connection.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)])
         #expect(try viewer.json().at("data", "viewer", "user", "username") == "binary")
@@ -53,7 +55,7 @@ import TestSupport
         #expect(result.stdout.hasPrefix("gatehouse ") && result.stdout.split(separator: " ").count == 2)
     }
 
-    @Test(arguments: [["--help"], ["help"], ["schema", "--help"], ["migrate", "--help"]])
+    @Test(arguments: [["--help"], ["help"], ["schema", "--help"], ["migrate", "--help"], ["settings", "--help"]])
     func help(_ arguments: [String]) throws {
         let result = try Child.run(arguments)
         #expect(result.status == 0)
@@ -76,6 +78,19 @@ import TestSupport
         // Help never shows the master key, even when it is set.
         let withKey = try Child.run(["serve", "--help"], environment: childEnvironment(["GATEHOUSE_MASTER_KEY": "hunter2-key"]))
         #expect(!withKey.stdout.contains("hunter2-key"))
+    }
+
+    /// The binary prints the committed settings page (SettingsDocumentationTests compares the
+    /// page with the declarations).
+    @Test func settingsMarkdown() throws {
+        let result = try Child.run(["settings", "--markdown"])
+        #expect(result.status == 0, "\(result.stderr)")
+        let committed = try String(contentsOfFile: PackagePaths.root + "/docs/settings.md", encoding: .utf8)
+        #expect(result.stdout == committed)
+
+        let bare = try Child.run(["settings"])
+        #expect(bare.status == 2)
+        #expect(bare.stderr.contains("settings needs --markdown"))
     }
 
     @Test func schemaPrint() throws {

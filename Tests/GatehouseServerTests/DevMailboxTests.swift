@@ -11,7 +11,7 @@ import Testing
 /// machine, 404 to anything else; each message in its real state, a link only while it works.
 @Suite struct DevMailboxTests {
     static let signUp = """
-        mutation S($u: String!, $e: String!) { signUp(input: {fields: {username: $u, password: "password11", email: $e}}) { viewer { sessionToken } } }
+        mutation S($u: String!, $e: String!) { signUp(input: {fields: {username: $u, password: "larch-ridge-11", email: $e}}) { viewer { sessionToken } } }
         """
     static let reset = "mutation R($e: String!) { resetPassword(input: {email: $e}) { ok } }"
     static let confirm = """
@@ -50,6 +50,7 @@ import Testing
         let csp = try #require(response.header("Content-Security-Policy"))
         #expect(csp.hasPrefix("default-src 'none'; script-src '\(Pages.hash(""))'; style-src 'sha256-"), "only an empty script")
         #expect(response.header("Cache-Control") == "no-store")
+        try PagesTests.expectInlineCodeAllowed(html: response.text, csp: csp)
         let page = response.text
         #expect(page.contains("<title>Acme &amp; Co dev mailbox</title>"))
         // Newest first: bob's message, then ann's.

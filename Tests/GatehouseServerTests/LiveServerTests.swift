@@ -63,7 +63,7 @@ import Testing
 
     @Test func metrics() throws {
         let live = try LiveServer()
-        _ = try live.graphQL(Documents.signUp, variables: Documents.credentials("metric", "password11"), operationName: "SignUp")
+        _ = try live.graphQL(Documents.signUp, variables: Documents.credentials("metric", "larch-ridge-11"), operationName: "SignUp")
         _ = try live.graphQL(Documents.viewer, operationName: "Viewer")
         _ = try live.graphQL("{ health }")
         _ = try live.get("/nope")
@@ -166,9 +166,9 @@ import Testing
         // Some root field produced a value, so the request stays 200.
         let mixed = try live.graphQL("""
             mutation {
-              a: signUp(input: {fields: {username: "ra", password: "password11"}}) { viewer { user { username } } }
-              b: signUp(input: {fields: {username: "rb", password: "password11"}}) { viewer { user { username } } }
-              c: signUp(input: {fields: {username: "rc", password: "password11"}}) { viewer { user { username } } }
+              a: signUp(input: {fields: {username: "ra", password: "larch-ridge-11"}}) { viewer { user { username } } }
+              b: signUp(input: {fields: {username: "rb", password: "larch-ridge-11"}}) { viewer { user { username } } }
+              c: signUp(input: {fields: {username: "rc", password: "larch-ridge-11"}}) { viewer { user { username } } }
             }
             """)
         #expect(mixed.status == 200)
@@ -180,7 +180,7 @@ import Testing
         #expect(body["errors"]?[0]?.at("extensions", "code") == 155)
 
         // Now every root field is refused: HTTP 429 with Retry-After.
-        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("rd", "password11"))
+        let refused = try live.graphQL(Documents.signUp, variables: Documents.credentials("rd", "larch-ridge-11"))
         #expect(refused.status == 429)
         let retryAfter = try #require(refused.header("Retry-After"))
         #expect((Int(retryAfter) ?? 0) > 0)
@@ -218,6 +218,26 @@ import Testing
         for line in live.logs.lines {
             #expect((try? JSONParser().parse(Array(line.utf8)))?.objectValue != nil, "\(line)")
         }
+    }
+
+    /// Logs and metrics name an operation only by a name found in the document, cut to 100 UTF-8
+    /// bytes: a client's `operationName` that names no operation (here one grapheme cluster of
+    /// 100,001 bytes) reaches neither.
+    @Test func operationNamesInLogsAndMetricsComeFromTheDocumentCutByBytes() throws {
+        let live = try LiveServer()
+        let madeUp = "a" + String(repeating: "\u{301}", count: 50_000)
+        _ = try live.graphQL("{ health }", operationName: madeUp)
+        let long = String(repeating: "Q", count: 5000)
+        #expect(try live.graphQL("query \(long) { health }", operationName: long).status == 200)
+        let lines = try live.logs.requestLines().filter { $0["path"] == "/graphql" }
+        #expect(lines.count == 2)
+        #expect(lines.contains { $0["operation"] == nil }, "\(lines)")
+        #expect(lines.contains { $0["operation"]?.stringValue == String(repeating: "Q", count: 100) }, "\(lines)")
+        #expect(!live.logs.text.contains("\u{301}"))
+        #expect(live.logs.lines.allSatisfy { $0.utf8.count < 1000 })
+        let metrics = try live.get("/metrics").text
+        #expect(!metrics.contains("\u{301}"))
+        #expect(metrics.contains(#"gatehouse_requests_total{operation="\#(String(repeating: "Q", count: 100))",status="200"} 1"#), "\(metrics)")
     }
 
     /// A refused credential (here an anonymous id that is empty) is logged as a refusal at info

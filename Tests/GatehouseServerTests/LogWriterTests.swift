@@ -33,7 +33,7 @@ import Testing
         let writer = LogWriter(fd: pipe.writeEnd)
         for i in 0..<100 { writer.write("line \(i)\n") }
         var text = ""
-        eventually(timeout: .seconds(10)) {
+        eventually {
             text += pipe.read()
             return text.split(separator: "\n").count >= 100
         }

@@ -300,6 +300,15 @@ extension LiveServer {
         #expect(text.contains("GATEHOUSE_SMTP_URL") && !text.contains("sekrit-pw"), "\(text)")
     }
 
+    /// Plain SMTP (`?tls=none`) to a host other than this machine stops start-up, saying why.
+    @Test func plainSMTPToAnotherHostIsAStartError() throws {
+        let error = #expect(throws: GatehouseServer.StartError.self) {
+            _ = try LiveServer { $0.smtpURL = "smtp://mail.example.com:25?tls=none" }
+        }
+        let text = try #require(error).description
+        #expect(text.hasPrefix("GATEHOUSE_SMTP_URL (--smtp-url): ?tls=none (plain SMTP) is allowed only to a loopback host"), "\(text)")
+    }
+
     @Test func badMailFromIsAStartError() throws {
         let error = #expect(throws: GatehouseServer.StartError.self) {
             _ = try LiveServer { $0.mailFrom = "Support <support@@example.com>" }
@@ -338,7 +347,7 @@ extension LiveServer {
             settings.appName = "Acme"
             settings.mailFrom = "Acme Support <support@acme.test>"
         }
-        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "password11", "email": "carol@example.com"]])
+        let signUp = try live.graphQL(Self.signUp, variables: ["f": ["username": "carol", "password": "larch-ridge-11", "email": "carol@example.com"]])
         #expect(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue != nil, "\(signUp.text)")
         let reset = try live.graphQL(Self.reset, variables: ["e": "CAROL@example.com"], headers: [("Accept-Language", "fr-CA, en;q=0.5")])
         #expect(try reset.json().at("data", "resetPassword", "ok") == true, "\(reset.text)")
@@ -349,7 +358,7 @@ extension LiveServer {
         #expect(mail.header("From")?.contains("Acme Support") == true && mail.contentType == "multipart/alternative")
         #expect(mail.defects.isEmpty, "\(mail.defects)")
         #expect(mail.subject.contains("Acme"), "\(mail.subject)")
-        let prefix = "http://127.0.0.1:\(live.server.port)/reset-password?token="
+        let prefix = "http://localhost:\(live.server.port)/reset-password?token="
         let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n").map(String.init)
         let link = try #require(lines.first { $0.hasPrefix(prefix) }, "the link alone on a line: \(lines)")
         #expect(link.hasSuffix("&username=carol"))

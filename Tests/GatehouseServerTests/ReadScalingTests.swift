@@ -37,7 +37,7 @@ import Testing
 
         func signUp(_ username: String) throws -> String {
             let response = try HTTPConnection(port: server.port).graphQL(
-                Documents.signUp, variables: Documents.credentials(username, "password11"), operationName: "SignUp")
+                Documents.signUp, variables: Documents.credentials(username, "larch-ridge-11"), operationName: "SignUp")
             return try #require(try response.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue)
         }
 
@@ -124,7 +124,7 @@ import Testing
             settings.readDatabaseURL = settings.databaseURL
             settings.sessionCache = false
         }
-        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("una", "password11"), operationName: "SignUp")
+        let signUp = try live.graphQL(Documents.signUp, variables: Documents.credentials("una", "larch-ridge-11"), operationName: "SignUp")
         let token = try #require(try signUp.json().at("data", "signUp", "viewer", "sessionToken")?.stringValue)
         let viewer = try live.graphQL(Documents.viewer, headers: [("X-Parse-Session-Token", token)]).json()
         #expect(viewer.at("data", "viewer", "sessionToken")?.stringValue == token)

@@ -267,3 +267,21 @@ let settingCases: [SettingCase] = [
         #expect(!Command.serveHelp.contains("s3cret"))
     }
 }
+
+/// Without `GATEHOUSE_PUBLIC_URL`, a loopback listener's links and passkeys use `localhost` (a
+/// browser refuses passkeys on an IP address); any other listener's use its own address.
+@Suite struct DefaultPublicURLTests {
+    @Test(arguments: [
+        ("127.0.0.1", 1337, "http://localhost:1337"),
+        ("127.0.0.2", 8080, "http://localhost:8080"),
+        ("::1", 1337, "http://localhost:1337"),
+        ("localhost", 1337, "http://localhost:1337"),
+        ("0.0.0.0", 1337, "http://0.0.0.0:1337"),
+        ("192.0.2.7", 80, "http://192.0.2.7:80"),
+        ("2001:db8::1", 443, "http://[2001:db8::1]:443"),
+        ("auth.example.com", 1337, "http://auth.example.com:1337"),
+    ])
+    func defaultPublicURL(_ host: String, _ port: Int, _ expected: String) {
+        #expect(GatehouseServer.defaultPublicURL(host: host, port: port) == expected)
+    }
+}

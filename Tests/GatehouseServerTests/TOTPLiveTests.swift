@@ -1,5 +1,5 @@
 import Auth
-import Crypto
+import OneTimeCodes
 import Foundation
 import JSON
 import Sodium
@@ -26,7 +26,7 @@ import TestSupport
         """
 
     static func logIn(_ live: LiveServer, _ token: String?) throws -> JSON {
-        var variables: JSONObject = ["username": "alice", "password": "password11"]
+        var variables: JSONObject = ["username": "alice", "password": "larch-ridge-11"]
         if let token { variables["authData"] = ["mfa": ["token": .string(token)]] }
         return try live.graphQL(Self.logIn, variables: variables).json()
     }
@@ -39,7 +39,7 @@ import TestSupport
     @Test func enrolOnOneInstanceLogInOnTheOther() throws {
         let a = try LiveServer()
         let b = try LiveServer { $0.databaseURL = a.server.settings.databaseURL }
-        let signUp = try a.graphQL(Documents.signUp, variables: Documents.credentials("alice", "password11")).json()
+        let signUp = try a.graphQL(Documents.signUp, variables: Documents.credentials("alice", "larch-ridge-11")).json()
         let token = try #require(signUp.at("data", "signUp", "viewer", "sessionToken")?.stringValue, "\(signUp)")
         let viewer = try a.graphQL("query { viewer { user { objectId } } }", headers: [("X-Parse-Session-Token", token)]).json()
         let id = try #require(viewer.at("data", "viewer", "user", "objectId")?.stringValue)
@@ -62,7 +62,7 @@ import TestSupport
         // A recovery code, once.
         let recovery = try #require(codes[0].stringValue)
         #expect(Self.error(try Self.logIn(a, recovery)) == nil)
-        #expect(Self.error(try Self.logIn(b, recovery)) == "141 Invalid MFA token")
+        #expect(Self.error(try Self.logIn(b, recovery)) == "141 Invalid recovery code.")
     }
 
     /// The key seals the links of queued mail as well as TOTP secrets: an external database needs
@@ -79,7 +79,7 @@ import TestSupport
 
     @Test func withSecondFactorsOffTOTPIsUnsupported() throws {
         let off = try LiveServer { $0.mfa = .off }
-        let signUp = try off.graphQL(Documents.signUp, variables: Documents.credentials("alice", "password11")).json()
+        let signUp = try off.graphQL(Documents.signUp, variables: Documents.credentials("alice", "larch-ridge-11")).json()
         #expect(signUp.at("data", "signUp", "viewer", "sessionToken") != nil, "\(signUp)")
         #expect(Self.error(try Self.logIn(off, "123456")) == "252 This authentication method is unsupported.")
     }

@@ -61,6 +61,22 @@ import Testing
         #expect(outcome.operationName == "Q")
     }
 
+    /// The answer names an operation only by a name in the document, never by a client's
+    /// `operationName` that names none (it would reach logs and metrics verbatim).
+    @Test func theOperationNameComesFromTheDocument() {
+        let named = Self.responder.respond(to: Self.post(#"{"query":"query Q { hello } query R { hello }","operationName":"R"}"#))
+        #expect(named.operationName == "R" && named.operationType == .query)
+        let only = Self.responder.respond(to: Self.post(#"{"query":"query Q { hello }"}"#))
+        #expect(only.operationName == "Q")
+        for body in [
+            #"{"query":"{ hello }","operationName":"Made\u0301Up"}"#, #"{"query":"query Q { hello }","operationName":"R"}"#,
+            #"{"query":"{ hello","operationName":"R"}"#,
+        ] {
+            let outcome = Self.responder.respond(to: Self.post(body))
+            #expect(outcome.operationName == nil, "\(body)")
+        }
+    }
+
     @Test(arguments: [
         // (accept, expected media type, status for a syntax error)
         (nil as String?, "application/json", 200),

@@ -21,6 +21,15 @@ struct IPAddressTests {
     }
 
     @Test(arguments: [
+        ("127.0.0.1", true), ("127.255.0.9", true), ("::ffff:127.0.0.1", true), ("::1", true),
+        ("128.0.0.1", false), ("126.255.255.255", false), ("::2", false), ("::", false), ("1::1", false),
+        ("::127.0.0.1", false), ("0.0.0.0", false),
+    ])
+    func loopback(_ text: String, _ isLoopback: Bool) throws {
+        #expect(try #require(IPAddress(text)).isLoopback == isLoopback)
+    }
+
+    @Test(arguments: [
         "", "1.2.3", "1.2.3.4.5", "256.1.1.1", "01.2.3.4", "1.2.3.4 ", " 1.2.3.4", "1.2.3.4:80", "[::1]",
         "2001:db8::1%eth0", "2001:db8:::1", "localhost", "1.2.3.4/32", "::ffff:1.2.3.400",
     ])

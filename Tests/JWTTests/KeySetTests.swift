@@ -68,11 +68,12 @@ import Testing
         refused(["n": rsa["n"]!, "e": "AQAB"], .invalidKey("\"kty\" is missing or not a string"))
         refused(["kty": "RSA", "e": "AQAB"], .invalidKey("\"n\" is missing or not a string"))
         refused(["kty": "RSA", "n": rsa["n"]!, "e": ""], .invalidKey("\"e\" is not base64url without padding"))
-        refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQ"], .invalidKey("libcrypto's check refused the RSA public key"))  // e = 1
-        refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQAA"], .invalidKey("libcrypto's check refused the RSA public key"))  // even
+        refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQ"], .invalidKey("the RSA exponent is not odd and above 1"))  // e = 1
+        refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQAA"], .invalidKey("the RSA exponent is not odd and above 1"))  // even
         var evenModulus = try #require(rsa["n"]?.stringValue)
         evenModulus = String(evenModulus.dropLast()) + "A"  // the last sextet 000000: bit 0 cleared, length unchanged
-        refused(["kty": "RSA", "n": .string(evenModulus), "e": "AQAB"], .invalidKey("libcrypto's check refused the RSA public key"))
+        refused(["kty": "RSA", "n": .string(evenModulus), "e": "AQAB"], .invalidKey("the RSA modulus is even"))
+        refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQAAAAAAAAAB"], .invalidKey("an RSA exponent above 64 bits"))  // 2^64 + 1
         refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQAB", "kid": 3], .invalidKey("\"kid\" is not a string"))
         refused(["kty": "RSA", "n": rsa["n"]!, "e": "AQAB", "alg": ["RS256"]], .invalidKey("\"alg\" is not a string"))
         refused(["kty": "EC", "x": ec["x"]!, "y": ec["y"]!], .invalidKey("\"crv\" is missing or not a string"))

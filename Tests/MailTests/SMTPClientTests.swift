@@ -79,12 +79,55 @@ struct SMTPClientTests {
         // The server offers AUTH in clear; the client must not use it.
         let server = try SMTPTestServer.start(mode: .plain, credentials: (Self.user, Self.password))
         defer { server.destroy() }
-        let client = try SMTPClient(url: server.url)
+        let refused = #expect(throws: SMTPError.self) { try SMTPClient(url: server.url) }
+        #expect(refused?.description == "?tls=none cannot be used with a user or password: credentials need TLS")
+        let client = try SMTPClient(url: "smtp://\(Self.user):\(Self.encodedPassword)@127.0.0.1:\(server.port)")
         let error = try #require(throws: SMTPError.self) { try Self.send(client) }
         #expect(!error.isPermanent)
         #expect(!error.description.contains(Self.password))
         #expect(try server.authAttempts().isEmpty, "no credentials were sent")
         #expect(try server.messages().isEmpty)
+    }
+
+    /// Without credentials too, `smtp://` requires STARTTLS: a server (or an on-path attacker
+    /// stripping the offer) that does not offer it gets no message, so reset links never cross the
+    /// network in clear. Plain SMTP needs `?tls=none`, to a loopback host only.
+    @Test func starttlsIsRequiredUnlessTheURLSaysTLSNone() throws {
+        let server = try SMTPTestServer.start(mode: .plain)
+        defer { server.destroy() }
+        let client = try SMTPClient(url: "smtp://127.0.0.1:\(server.port)")
+        #expect(client.security == .startTLS)
+        let error = try #require(throws: SMTPError.self) { try Self.send(client) }
+        #expect(!error.isPermanent, "the server's configuration, not the message: kept for a later try")
+        #expect(try server.messages().isEmpty)
+        let plain = try SMTPClient(url: "smtp://127.0.0.1:\(server.port)?tls=none")
+        #expect(plain.security == .none && plain.description == "smtp://127.0.0.1:\(server.port)?tls=none")
+        try Self.send(plain)
+        #expect(try server.messages().map(\.tls) == [false])
+    }
+
+    @Test(arguments: [
+        ("smtp://mail.example.com", SMTPClient.Security.startTLS), ("smtp://user:pw@mail.example.com:587", .startTLS),
+        ("smtps://mail.example.com", .implicitTLS), ("smtp://127.0.0.1:25?tls=none", .none), ("smtp://127.0.0.2?tls=none", .none),
+        ("smtp://localhost:2525?tls=none", .none), ("smtp://LOCALHOST?tls=none", .none), ("smtp://[::1]:25?tls=none", .none),
+    ])
+    func securityFollowsTheURL(url: String, expected: SMTPClient.Security) throws {
+        #expect(try SMTPClient(url: url).security == expected)
+    }
+
+    @Test(arguments: [
+        ("smtp://mail.example.com?tls=none", "allowed only to a loopback host (127.0.0.0/8, ::1, localhost), not mail.example.com"),
+        ("smtp://10.0.0.5:25?tls=none", "allowed only to a loopback host"),
+        ("smtp://127.0.0.1.example.com?tls=none", "allowed only to a loopback host"),
+        ("smtps://127.0.0.1?tls=none", "?tls=none is for smtp:// URLs"),
+        ("smtp://user:hunter2@127.0.0.1?tls=none", "credentials need TLS"),
+        ("smtp://127.0.0.1?tls=off", "only query may be ?tls=none"),
+        ("smtp://127.0.0.1?tls=none&x=1", "only query may be ?tls=none"),
+    ])
+    func plainSMTPIsRefusedExceptToALoopbackHost(url: String, expected: String) {
+        let error = #expect(throws: SMTPError.self) { try SMTPClient(url: url) }
+        #expect(error?.description.contains(expected) == true, "\(String(describing: error))")
+        #expect(error?.description.contains("hunter2") == false)
     }
 
     @Test func anUntrustedCertificateFails() throws {
@@ -192,8 +235,8 @@ struct SMTPClientTests {
         ("smtp://", "is not of the form"),
         ("smtp://user:hunter2@/", "is not of the form"),
         ("smtp://mail.example.com:99999", "is not of the form"),
-        ("smtp://mail.example.com?x=1", "query or fragment"),
-        ("smtp://user:hunter2@mail.example.com#frag", "query or fragment"),
+        ("smtp://mail.example.com?x=1", "only query may be ?tls=none"),
+        ("smtp://user:hunter2@mail.example.com#frag", "must not have a fragment"),
     ])
     func badURLsAreRefusedByName(url: String, expected: String) {
         let error = #expect(throws: SMTPError.self) { try SMTPClient(url: url) }

@@ -82,9 +82,9 @@ import Testing
         // Kill the pooled connection's backend from another session (SQLSTATE 57P01 for it).
         let admin = try database.connect()
         _ = try admin.query("SELECT pg_terminate_backend(\(firstPID))")
-        try eventually(timeout: .seconds(2)) {
+        #expect(try eventually {
             try admin.queryFirst("SELECT count(*) FROM pg_stat_activity WHERE pid = \(firstPID)")?.decode(Int.self, at: 0) == 0
-        }
+        })
         let secondPID = try pool.withConnection { c in
             try #require(try c.queryFirst("SELECT pg_backend_pid()")).decode(Int32.self, at: 0)
         }

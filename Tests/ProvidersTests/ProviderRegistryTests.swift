@@ -101,7 +101,7 @@ func expectInvalid(
             ("HS256 with the public key", authData(try provider.mint(alg: "HS256")), "token"),
             ("RS256 kid on an ES256 token", authData(try provider.mint(alg: "ES256", kid: keyIds.rsa)), "token: "),
             ("ES256 kid on an RS256 token", authData(try provider.mint(alg: "RS256", kid: keyIds.ec)), "token: "),
-            ("unknown kid", authData(try provider.mint(kid: "no-such-key")), "no key with kid no-such-key"),
+            ("unknown kid", authData(try provider.mint(kid: "no-such-key")), #"no key with kid "no-such-key""#),
             ("no kid in a set of two", authData(try provider.mint(omitKid: true)), "no key with kid (none)"),
             ("not a JWT", authData("not.a.jwt"), "token: "),
             ("token in the wrong field", authData(try provider.mint(), field: "token"), "authData.acme.id_token is not a non-empty string"),
@@ -116,6 +116,18 @@ func expectInvalid(
             expectInvalid(registry, data, detail: detail, label: name)
         }
         #expect(registry.keySetFetchCount("acme") == 1, "forgeries and bad tokens fetch nothing more within the minute")
+    }
+
+    /// A token's alg is the client's text: the refusal, before any key look-up, quotes at most 64 bytes of it.
+    @Test func aLongAlgorithmIsCutInTheRefusal() throws {
+        let configuration = try ProviderConfiguration.parse(
+            #"{"acme": {"issuer": "https://login.acme.example", "jwks_uri": "https://login.acme.example/jwks", "client_ids": ["app"]}}"#)
+        let registry = ProviderRegistry(configuration: configuration)
+        let header = JSON.object(["alg": .string("A" + String(repeating: "\u{301}", count: 1000))]).serialized()
+        let token = Base64URL.encode(header) + "." + Base64URL.encode(Array("{}".utf8)) + ".AA"
+        expectInvalid(
+            registry, authData(token), detail: "token algorithm \"A" + String(repeating: "\u{301}", count: 31) + "\"… is not RS256 or ES256")
+        #expect(registry.keySetFetchCount("acme") == 0)
     }
 
     @Test func unsupportedProviders() throws {
@@ -189,10 +201,10 @@ func expectInvalid(
         let unknown = authData(try provider.mint(kid: "unknown"))
         _ = try registry.verify("acme", authData(provider.mint()))
         clock.advance(30)
-        expectInvalid(registry, unknown, detail: "no key with kid unknown in the key set (fetched again at most once a minute)")
+        expectInvalid(registry, unknown, detail: #"no key with kid "unknown" in the key set (fetched again at most once a minute)"#)
         #expect(registry.keySetFetchCount("acme") == 1)
         clock.advance(31)
-        expectInvalid(registry, unknown, detail: "no key with kid unknown")
+        expectInvalid(registry, unknown, detail: #"no key with kid "unknown""#)
         #expect(registry.keySetFetchCount("acme") == 2)
         clock.advance(59)
         expectInvalid(registry, unknown)

@@ -39,7 +39,7 @@ import TestSupport
         let client = try client()
         #expect(try client.request("GET", "/health").status == 200)
         let name = "healthy" + String(UInt32.random(in: 0...UInt32.max))
-        let signUp = try client.post(#"{"query":"mutation { signUp(input: {fields: {username: \"\#(name)\", password: \"password123\"}}) { viewer { sessionToken } } }"}"#)
+        let signUp = try client.post(#"{"query":"mutation { signUp(input: {fields: {username: \"\#(name)\", password: \"larch-ridge-123\"}}) { viewer { sessionToken } } }"}"#)
         #expect(signUp.status == 200 && signUp.text.contains("sessionToken"), "\(signUp.text)")
     }
 
@@ -69,7 +69,7 @@ import TestSupport
         let quoted = Self.quote(value)
         // signUp: as username, password, email and clientMutationId, through variables.
         for field in ["username", "password", "email"] {
-            var fields = [#""username": "meta\#(UInt32.random(in: 0...UInt32.max))""#, #""password": "password123""#]
+            var fields = [#""username": "meta\#(UInt32.random(in: 0...UInt32.max))""#, #""password": "larch-ridge-123""#]
             if field == "username" { fields[0] = "\"username\": \(quoted)" }
             if field == "password" { fields[1] = "\"password\": \(quoted)" }
             if field == "email" { fields.append("\"email\": \(quoted)") }
@@ -93,9 +93,9 @@ import TestSupport
     @Test func aMetacharacterUsernameIsStoredLiterally() throws {
         let client = try client()
         let name = "o'brien\"; --" + String(UInt32.random(in: 0...UInt32.max))
-        let response = try client.post(#"{"query":"mutation($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) { viewer { user { username } } } }","variables":{"f":{"username":\#(Self.quote(name)),"password":"password123"}}}"#)
+        let response = try client.post(#"{"query":"mutation($f: CreateUserFieldsInput) { signUp(input: {fields: $f}) { viewer { user { username } } } }","variables":{"f":{"username":\#(Self.quote(name)),"password":"larch-ridge-123"}}}"#)
         #expect(response.text.contains(Self.quote(name).replacingOccurrences(of: "\\\"", with: "\\\"")), "\(response.text)")
-        let logIn = try client.post(#"{"query":"mutation($u: String!) { logIn(input: {username: $u, password: \"password123\"}) { viewer { user { username } } } }","variables":{"u":\#(Self.quote(name.uppercased()))}}"#)
+        let logIn = try client.post(#"{"query":"mutation($u: String!) { logIn(input: {username: $u, password: \"larch-ridge-123\"}) { viewer { user { username } } } }","variables":{"u":\#(Self.quote(name.uppercased()))}}"#)
         #expect(logIn.text.contains("sessionToken") || logIn.text.contains("\"username\""), "\(logIn.text)")
     }
 

@@ -1,8 +1,9 @@
-import Crypto
+import Signatures
 import JSON
 import Sodium
 import Testing
 import WebAuthn
+import WebAuthnTestSupport
 
 /// Authenticator data and client data parsing: the parts, the flags, and every malformed form.
 struct AuthenticatorDataTests {
@@ -14,7 +15,7 @@ struct AuthenticatorDataTests {
     }
 
     @Test func readsAnAssertionsData() throws {
-        let data = try AuthenticatorData(rpIdHash + [0x05, 0x01, 0x02, 0x03, 0x04])
+        let data = try AuthenticatorData(rpIdHash + [0x05, 0x01, 0x02, 0x03, 0x04], ceremony: .authentication)
         #expect(data.rpIdHash == rpIdHash)
         #expect(data.flags == [.userPresent, .userVerified])
         #expect(data.signCount == 0x0102_0304)
@@ -25,7 +26,7 @@ struct AuthenticatorDataTests {
         let key = try Self.key.get()
         let extensions = CBOR.map([CBORPair(.text("credProps"), .map([CBORPair(.text("rk"), .bool(true))]))])
         let bytes = rpIdHash + [0xc1, 0, 0, 0, 0] + attested(id: [1, 2, 3], key: key) + extensions.encoded()
-        let data = try AuthenticatorData(bytes)
+        let data = try AuthenticatorData(bytes, ceremony: .registration)
         #expect(data.attestedCredential?.credentialId == [1, 2, 3])
         #expect(data.attestedCredential?.aaguid == [UInt8](repeating: 7, count: 16))
         #expect(data.attestedCredential?.publicKey.encoded == key)
@@ -49,7 +50,22 @@ struct AuthenticatorDataTests {
             (rpIdHash + [0x81, 0, 0, 0, 0], .malformedCBOR("the input ends inside an item")),
         ]
         for (bytes, expected) in cases {
-            #expect(throws: expected) { try AuthenticatorData(bytes) }
+            #expect(throws: expected) { try AuthenticatorData(bytes, ceremony: .registration) }
+        }
+    }
+
+    /// An assertion never carries attested credential data (§6.1): the AT flag is refused before
+    /// the key that follows it is read, whatever that key is.
+    @Test func anAssertionWithAttestedCredentialDataIsRefusedUnread() throws {
+        let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
+        for key in [try Self.key.get(), huge] {
+            let bytes = rpIdHash + [0x45, 0, 0, 0, 1] + attested(id: [1, 2, 3], key: key)
+            let work = KeyWork.during {
+                #expect(throws: WebAuthnError.malformedAuthenticatorData("the AT flag (attested credential data) in an assertion")) {
+                    try AuthenticatorData(bytes, ceremony: .authentication)
+                }
+            }
+            #expect(work.isEmpty)
         }
     }
 

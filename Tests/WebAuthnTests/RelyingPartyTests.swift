@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import JSON
 import Testing
 import WebAuthn
@@ -87,6 +87,19 @@ struct RelyingPartyTests {
         }
     }
 
+    /// The client's type and origin are quoted in refusals cut to 64 and 200 UTF-8 bytes, however
+    /// few Characters that is.
+    @Test func refusalsQuoteTheClientsTextCutByBytes() throws {
+        let marks = String(repeating: "\u{301}", count: 3000)
+        let cases: [(SoftwareAuthenticator.Variation, WebAuthnError)] = [
+            (.init(type: "t" + marks), .wrongType("t" + String(repeating: "\u{301}", count: 31))),
+            (.init(origin: "o" + marks), .originNotAllowed("o" + String(repeating: "\u{301}", count: 99))),
+        ]
+        for (variation, expected) in cases {
+            #expect(throws: expected) { try register(variation) }
+        }
+    }
+
     @Test func registrationWithAnotherChallengeIsRefused() throws {
         let (_, json) = try authenticator.register(options: registrationOptions(RelyingParty.newChallenge()))
         #expect(throws: WebAuthnError.challengeMismatch) {
@@ -140,8 +153,30 @@ struct RelyingPartyTests {
         }
     }
 
+    /// A registration is read only as far as its client data until that has passed: a 16384-bit
+    /// key under a wrong challenge is refused as a wrong challenge, under the right one for its
+    /// size, and libcrypto does no work on it either way.
+    @Test func aHugeKeyIsReadOnlyAfterTheChallengeAndRefusedForItsSize() throws {
+        let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
+        let challenge = RelyingParty.newChallenge()
+        let (_, json) = try authenticator.register(options: registrationOptions(challenge), .init(publicKey: huge))
+        let wrongChallenge = KeyWork.during {
+            #expect(throws: WebAuthnError.challengeMismatch) {
+                try rp.verify(RegistrationResponse(json: json), expectedChallenge: RelyingParty.newChallenge())
+            }
+        }
+        #expect(wrongChallenge.isEmpty)
+        let rightChallenge = KeyWork.during {
+            #expect(throws: WebAuthnError.unsupportedKey("an RSA modulus of 16384 bits (2048 to 4096 accepted)")) {
+                try rp.verify(RegistrationResponse(json: json), expectedChallenge: challenge)
+            }
+        }
+        #expect(rightChallenge.isEmpty)
+    }
+
     @Test func malformedRegistrationResponses() throws {
-        let (_, json) = try authenticator.register(options: registrationOptions(RelyingParty.newChallenge()))
+        let challenge = RelyingParty.newChallenge()
+        let (_, json) = try authenticator.register(options: registrationOptions(challenge))
         guard case .object(let good) = json, case .object(let response)? = good["response"] else { return }
         func with(_ key: String, _ value: JSON?, inResponse: Bool = false) -> JSON {
             var object = good
@@ -163,13 +198,16 @@ struct RelyingPartyTests {
             (with("response", nil), .malformedResponse("no response object")),
             (with("clientDataJSON", nil, inResponse: true), .malformedResponse("response.clientDataJSON is missing")),
             (with("attestationObject", 7, inResponse: true), .malformedResponse("response.attestationObject is not base64url")),
-            (with("attestationObject", "oA", inResponse: true), .malformedResponse("attestationObject has no fmt")),
             (with("attestationObject", .string(Base64URL.encode([UInt8](repeating: 0, count: 32_769))), inResponse: true),
              .malformedResponse("attestationObject is too long")),
         ]
         for (json, expected) in cases {
             #expect(throws: expected) { try RegistrationResponse(json: json) }
         }
+        // The attestation object is parsed by the verification, after the client data passed.
+        let noFormat = try RegistrationResponse(json: with("attestationObject", "oA", inResponse: true))
+        #expect(throws: WebAuthnError.malformedResponse("attestationObject has no fmt")) { try rp.verify(noFormat, expectedChallenge: challenge) }
+        #expect(throws: WebAuthnError.challengeMismatch) { try rp.verify(noFormat, expectedChallenge: RelyingParty.newChallenge()) }
     }
 
     // MARK: - Authentication
@@ -183,9 +221,9 @@ struct RelyingPartyTests {
             let response = try AuthenticationResponse(json: json)
             #expect(response.credentialId == credential.id)
             #expect(response.userHandle == userHandle)
-            let count = try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
-            #expect(count == expected)
-            stored = .init(publicKey: stored.publicKey, signCount: count, userHandle: userHandle)
+            let verified = try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
+            #expect(verified == .init(signCount: expected, userVerified: true))
+            stored = .init(publicKey: stored.publicKey, signCount: verified.signCount, userHandle: userHandle)
         }
     }
 
@@ -194,8 +232,29 @@ struct RelyingPartyTests {
         for _ in 0..<2 {
             let challenge = RelyingParty.newChallenge()
             let json = try authenticator.assert(options: rp.authenticationOptions(challenge: challenge, allowCredentials: []), credential: &credential)
-            #expect(try rp.verify(AuthenticationResponse(json: json), expectedChallenge: challenge, credential: stored, userHandleRequired: true) == 0)
+            #expect(try rp.verify(AuthenticationResponse(json: json), expectedChallenge: challenge, credential: stored, userHandleRequired: true).signCount == 0)
         }
+    }
+
+    /// An authenticator that checks only presence (a security key without a PIN) passes, and the
+    /// result says its user was not verified, at registration and at each assertion.
+    @Test func theUserVerificationFlagIsReported() throws {
+        let touchOnly = SoftwareAuthenticator(origin: "https://example.com", verifiesUser: false)
+        let registration = RelyingParty.newChallenge()
+        let made = try touchOnly.register(options: registrationOptions(registration))
+        var credential = made.credential
+        let registered = try rp.verify(RegistrationResponse(json: made.response), expectedChallenge: registration)
+        #expect(!registered.userVerified)
+        let stored = RelyingParty.StoredCredential(publicKey: registered.publicKey, signCount: 0, userHandle: userHandle)
+        let challenge = RelyingParty.newChallenge()
+        let options = rp.authenticationOptions(challenge: challenge, allowCredentials: [])
+        let unverified = try touchOnly.assert(options: options, credential: &credential)
+        #expect(try rp.verify(AuthenticationResponse(json: unverified), expectedChallenge: challenge, credential: stored, userHandleRequired: true)
+            == .init(signCount: 1, userVerified: false))
+        // The default authenticator verifies its user (its assertions: authenticationPassesAndTheCounterAdvances).
+        let verifying = RelyingParty.newChallenge()
+        let (_, byVerifying) = try authenticator.register(options: registrationOptions(verifying))
+        #expect(try rp.verify(RegistrationResponse(json: byVerifying), expectedChallenge: verifying).userVerified)
     }
 
     @Test func aMissingUserHandleIsAcceptedOnlyWhenTheOptionsNamedTheUser() throws {
@@ -206,7 +265,7 @@ struct RelyingPartyTests {
         let options = rp.authenticationOptions(challenge: challenge, allowCredentials: [credential.id])
         let response = try AuthenticationResponse(json: authenticator.assert(options: options, credential: &credential, .init(omitUserHandle: true)))
         #expect(response.userHandle == nil)
-        #expect(try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: false) == 1)
+        #expect(try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: false).signCount == 1)
         #expect(throws: WebAuthnError.userHandleMismatch) {
             try rp.verify(response, expectedChallenge: challenge, credential: stored, userHandleRequired: true)
         }
@@ -243,8 +302,8 @@ struct RelyingPartyTests {
         var (credential, stored) = try registered()
         let first = RelyingParty.newChallenge()
         let json = try authenticator.assert(options: rp.authenticationOptions(challenge: first, allowCredentials: []), credential: &credential)
-        let count = try rp.verify(AuthenticationResponse(json: json), expectedChallenge: first, credential: stored, userHandleRequired: true)
-        stored = .init(publicKey: stored.publicKey, signCount: count, userHandle: userHandle)
+        let verified = try rp.verify(AuthenticationResponse(json: json), expectedChallenge: first, credential: stored, userHandleRequired: true)
+        stored = .init(publicKey: stored.publicKey, signCount: verified.signCount, userHandle: userHandle)
         // Even were the challenge accepted again, the counter has not moved.
         #expect(throws: WebAuthnError.challengeMismatch) {
             try rp.verify(AuthenticationResponse(json: json), expectedChallenge: RelyingParty.newChallenge(), credential: stored, userHandleRequired: true)
@@ -270,8 +329,31 @@ struct RelyingPartyTests {
         }
     }
 
+    /// An assertion carrying attested credential data (which WebAuthn never sends in one) with a
+    /// 16384-bit key: refused at the challenge when that is wrong, then for the AT flag, and
+    /// the key is never read.
+    @Test func anAssertionCarryingAKeyIsRefusedWithoutReadingIt() throws {
+        var (credential, stored) = try registered()
+        let huge = KeyWork.rsaKey(modulus: KeyWork.oddModulus(bits: 16384))
+        let challenge = RelyingParty.newChallenge()
+        let json = try authenticator.assert(
+            options: rp.authenticationOptions(challenge: challenge, allowCredentials: []), credential: &credential, .init(publicKey: huge))
+        let wrongChallenge = KeyWork.during {
+            #expect(throws: WebAuthnError.challengeMismatch) {
+                try rp.verify(AuthenticationResponse(json: json), expectedChallenge: RelyingParty.newChallenge(), credential: stored, userHandleRequired: true)
+            }
+        }
+        #expect(wrongChallenge.isEmpty)
+        let rightChallenge = KeyWork.during {
+            #expect(throws: WebAuthnError.malformedAuthenticatorData("the AT flag (attested credential data) in an assertion")) {
+                try rp.verify(AuthenticationResponse(json: json), expectedChallenge: challenge, credential: stored, userHandleRequired: true)
+            }
+        }
+        #expect(rightChallenge.isEmpty)
+    }
+
     @Test func malformedAuthenticationResponses() throws {
-        var (credential, _) = try registered()
+        var (credential, stored) = try registered()
         let json = try authenticator.assert(options: rp.authenticationOptions(challenge: [1], allowCredentials: []), credential: &credential)
         guard case .object(let good) = json, case .object(let response)? = good["response"] else { return }
         func with(_ key: String, _ value: JSON?) -> JSON {
@@ -284,7 +366,7 @@ struct RelyingPartyTests {
         let cases: [(JSON, WebAuthnError)] = [
             (with("signature", nil), .malformedResponse("response.signature is missing")),
             (with("signature", .string(Base64URL.encode([UInt8](repeating: 1, count: 1025)))), .malformedResponse("the signature is too long")),
-            (with("authenticatorData", "AQ"), .malformedAuthenticatorData("1 bytes, at least 37 required")),
+            (with("authenticatorData", "A*"), .malformedResponse("response.authenticatorData is not base64url")),
             (with("clientDataJSON", "AQ"), .malformedClientData("not JSON (")),
             (with("userHandle", "*"), .malformedResponse("response.userHandle is not base64url")),
         ]
@@ -295,6 +377,10 @@ struct RelyingPartyTests {
                 guard let error = error as? WebAuthnError else { return false }
                 return error == expected || error.description.hasPrefix(expected.description.dropLast(2))
             }
+        }
+        // The authenticator data is parsed by the verification, after the client data passed.
+        #expect(throws: WebAuthnError.malformedAuthenticatorData("1 bytes, at least 37 required")) {
+            try rp.verify(AuthenticationResponse(json: with("authenticatorData", "AQ")), expectedChallenge: [1], credential: stored, userHandleRequired: true)
         }
         #expect(try AuthenticationResponse(json: with("userHandle", .null)).userHandle == nil)
         #expect(try AuthenticationResponse(json: with("userHandle", "")).userHandle == nil)

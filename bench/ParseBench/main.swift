@@ -1,7 +1,9 @@
 // Parse throughput: parses each input of a fixed corpus repeatedly for a fixed
 // time and prints one line per input: name, bytes, parses/s, MB/s.
 //
-//   ParseBench <fixtures dir> <parse-users.graphql> [seconds per input | nN] [input index]
+//   ParseBench <fixtures dir> <SDL file> [seconds per input | nN] [input index]
+//
+// The SDL file's row is named after the file (`schema.graphql`: "schema SDL").
 //
 // `nN` (say `n2000`) parses each input exactly N times instead of for a time, for
 // instruction counts under `valgrind --tool=callgrind`. An input index (0-based)
@@ -13,7 +15,7 @@ import GraphQL
 let arguments = CommandLine.arguments
 guard arguments.count >= 3 else {
     FileHandle.standardError.write(
-        Data("usage: ParseBench <fixtures dir> <parse-users.graphql> [seconds | nN] [input index]\n".utf8))
+        Data("usage: ParseBench <fixtures dir> <SDL file> [seconds | nN] [input index]\n".utf8))
     exit(2)
 }
 let fixtures = URL(fileURLWithPath: arguments[1])
@@ -34,7 +36,7 @@ let logIn = "mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer
 let corpus: [(String, String)] = [
     ("kitchen-sink query", read(fixtures.appendingPathComponent("kitchen-sink.graphql"))),
     ("kitchen-sink SDL", read(fixtures.appendingPathComponent("schema-kitchen-sink.graphql"))),
-    ("parse-users SDL", read(URL(fileURLWithPath: arguments[2]))),
+    (URL(fileURLWithPath: arguments[2]).deletingPathExtension().lastPathComponent + " SDL", read(URL(fileURLWithPath: arguments[2]))),
     ("logIn mutation", logIn),
 ]
 

@@ -1,7 +1,8 @@
 // The CPU cost of a TOTP check as a log-in makes it: unseal the stored secret (libsodium
 // secretbox) and verify a code over the ±1 step window (HMAC-SHA-1 through libcrypto). Prints
 // "<µs> µs per check (a right code; a wrong one, all three steps: <µs> µs)", best of 5 rounds.
-import Crypto
+import Signatures
+import OneTimeCodes
 import Foundation
 import Sodium
 

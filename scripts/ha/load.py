@@ -243,10 +243,12 @@ class Worker(threading.Thread):
 
     def registerPasskey(self):
         """Options with the user's newest session, then the new credential: both acknowledged, the
-        authenticator keeps it; otherwise it is dropped (a registration of unknown outcome is never used)."""
+        authenticator keeps it; otherwise it is dropped (a registration of unknown outcome is never used).
+        A user who has a passkey adds another only from a session made with one (a second factor)."""
         now = time.time()
         users = [u for u in self.users if len(u['passkeys']) < PASSKEYS_PER_USER
-                 and u['recent'][0] in u['tokens'] and now - u['recent'][1] < RECENT_S]
+                 and u['recent'][0] in u['tokens'] and now - u['recent'][1] < RECENT_S
+                 and (not u['passkeys'] or u.get('recent_passkey') == u['recent'][0])]
         if not users: return
         u = self.rng.choice(users)
         token = u['recent'][0]
@@ -278,6 +280,7 @@ class Worker(threading.Thread):
         token = viewer['sessionToken']
         u['tokens'].append(token)
         u['recent'] = (token, time.time())
+        u['recent_passkey'] = token
         with self.rec.lock:
             self.rec.live[token] = u['name']
             self.rec.passkey_logins.append([time.time(), token, u['name'], passkey, credential.sign_count])

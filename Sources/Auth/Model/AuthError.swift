@@ -1,5 +1,5 @@
 /// Everything the auth domain refuses, each with Parse's numeric code and exact
-/// message (../shared/contract/README.md, "Errors").
+/// message (Parse Server 7's where it has one; docs/api.md lists them all under "Errors").
 public enum AuthError: Error, Sendable, Hashable {
     /// 200: signUp without `fields`, or the username missing, null or empty.
     case usernameMissing
@@ -75,15 +75,22 @@ public enum AuthError: Error, Sendable, Hashable {
     case authAlreadyUsed
     /// 142: an unlink would leave no password and no provider other than `anonymous`.
     case lastWayToLogIn
+    /// 142: an `anonymous` id linked to a user who has another way to log in (a guest's id is
+    /// no way into a regular account).
+    case guestIdOfRegularUser
     /// -1: the right password for a user with TOTP, but no `authData.mfa` code.
     case secondFactorMissing
-    /// 141: a TOTP code that is wrong, used already or outside the window, or a recovery code
-    /// the user does not have (any more).
+    /// 141: a TOTP code that is wrong, used already or outside the window.
     case invalidMFAToken
+    /// 141: a recovery code the user does not have (any more).
+    case invalidRecoveryCode
     /// 142: a TOTP secret to enrol that is not base32 or shorter than 32 characters.
     case invalidMFASecret
     /// 206: `GATEHOUSE_MFA=required` and the session was made without a second factor.
     case secondFactorEnrolmentRequired
+    /// 206: enrolling a second factor (TOTP or a passkey) from a session made without one, for
+    /// a user who has one already: only a log-in with it may add another.
+    case secondFactorSessionRequired
     /// 142: a passkey registration failed a check (which one goes to the log only).
     case invalidPasskeyRegistration
     /// 101: a passkey log-in failed a check (which one goes to the log only).
@@ -112,12 +119,12 @@ public enum AuthError: Error, Sendable, Hashable {
         case .cannotModifyUser, .cannotDeleteUser, .insufficientAuth, .recentLoginRequired: 206
         case .objectNotFound, .invalidAuthData: 101
         case .authAlreadyUsed: 208
-        case .lastWayToLogIn, .invalidPasskeyRegistration: 142
+        case .lastWayToLogIn, .guestIdOfRegularUser, .invalidPasskeyRegistration: 142
         case .invalidPasskey: 101
         case .secondFactorMissing: -1
-        case .invalidMFAToken: 141
+        case .invalidMFAToken, .invalidRecoveryCode: 141
         case .invalidMFASecret: 142
-        case .secondFactorEnrolmentRequired: 206
+        case .secondFactorEnrolmentRequired, .secondFactorSessionRequired: 206
         }
     }
 
@@ -160,10 +167,13 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidAuthData(let provider): "Invalid authData for provider \(provider)."
         case .authAlreadyUsed: "this auth is already used"
         case .lastWayToLogIn: "The last way to log in cannot be removed."
+        case .guestIdOfRegularUser: "An anonymous id can only be linked to a guest account."
         case .secondFactorMissing: "Missing additional authData mfa"
         case .invalidMFAToken: "Invalid MFA token"
+        case .invalidRecoveryCode: "Invalid recovery code."
         case .invalidMFASecret: "Invalid MFA secret"
         case .secondFactorEnrolmentRequired: "Second factor enrolment required."
+        case .secondFactorSessionRequired: "Second factor required."
         case .invalidPasskeyRegistration: "Invalid passkey registration."
         case .invalidPasskey: "Invalid passkey."
         }

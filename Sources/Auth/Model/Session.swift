@@ -18,7 +18,8 @@ public struct Session: Sendable, Hashable {
     /// The User-Agent of the request that created it, cut to ``userAgentLimit`` characters.
     public var userAgent: String?
     /// What the log-in that made it proved (`createdWith.factors`): `["password"]`,
-    /// `["password", "totp"]`, `["passkey"]`, or a provider's name for logInWith.
+    /// `["password", "totp"]`, `["passkey"]`, `["passkey-unverified"]` (a passkey whose
+    /// authenticator did not verify its user: no second factor), or a provider's name for logInWith.
     public var factors: [String]
 
     public init(

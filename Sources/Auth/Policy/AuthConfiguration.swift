@@ -43,7 +43,7 @@ public struct AuthConfiguration: Sendable {
     }
 }
 
-/// `GATEHOUSE_MFA` (contract: mfa.md).
+/// `GATEHOUSE_MFA` (docs/second-factors.md).
 public enum SecondFactorMode: String, Sendable, Hashable, CaseIterable {
     /// No second factors: `authData.mfa` is refused with 252.
     case off
@@ -54,7 +54,7 @@ public enum SecondFactorMode: String, Sendable, Hashable, CaseIterable {
     case required
 }
 
-/// The account lifecycle's settings (contract: accounts.md, "Settings").
+/// The account lifecycle's settings (docs/accounts.md).
 public struct AccountPolicy: Sendable, Hashable {
     /// `GATEHOUSE_VERIFY_EMAILS`.
     public enum EmailVerification: String, Sendable, Hashable, CaseIterable {

@@ -1,8 +1,8 @@
 import IPNetworks
 import Sodium
 
-/// The network a client address is counted as by the rate limits (contract, Hardening: "Limits
-/// cannot lock the owner out").
+/// The network a client address is counted as by the rate limits, so that one network cannot
+/// lock an account's owner out (docs/operations.md, "Security notes").
 enum ClientNetwork {
     /// The key of `address`'s network (``IPAddress/clientNetwork``): an IPv4 address as itself
     /// (`192.0.2.1`), an IPv6 address by its /64 (`2001:db8:1:2::/64`), an IPv4-mapped IPv6

@@ -1,4 +1,4 @@
-import Crypto
+import Signatures
 import Foundation
 
 /// A file of breached passwords' SHA-1 hashes (`GATEHOUSE_PASSWORD_BLOCKLIST`), in the format of

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Threading
 import Sodium
 
 /// Fixed-window attempt counters held in memory by each instance: the per-address limit, and

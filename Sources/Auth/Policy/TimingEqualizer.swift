@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Threading
 
 /// Makes answers that did less work take as long as answers that did more, where the difference
 /// would tell an attacker something (resetPassword: whether an account has the address).

@@ -28,8 +28,11 @@ struct AccountMail: Sendable {
 
     /// The outbox message of `kind` to `recipient` about `user`, in the request's language, with
     /// the link for `token` (verify and reset kinds), which works for the policy's lifetime of
-    /// that kind of token.
-    func message(_ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?) -> OutboxStore.Message {
+    /// that kind of token, and the sign-in changes it lists (sign-in kinds).
+    func message(
+        _ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?,
+        signInChanges: [SignInChange] = []
+    ) -> OutboxStore.Message {
         let link = token.map { token in
             let path = kind == .resetPassword ? "reset-password" : "verify-email"
             return "\(publicURL)/\(path)?token=\(Self.queryValue(token))&username=\(Self.queryValue(user.username))"
@@ -38,7 +41,8 @@ struct AccountMail: Sendable {
             kind: kind.rawValue, userId: user.objectId, recipient: recipient, username: user.username,
             language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link,
             tokenDigest: token.map { SHA256.digest($0) },
-            linkLifetime: token == nil ? nil : kind == .resetPassword ? resetLinkLifetime : verifyLinkLifetime)
+            linkLifetime: token == nil ? nil : kind == .resetPassword ? resetLinkLifetime : verifyLinkLifetime,
+            signInChanges: signInChanges)
     }
 
     /// What the outbox checks a message against at `time`.

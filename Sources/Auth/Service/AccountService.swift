@@ -70,7 +70,11 @@ public final class AccountService: Sendable {
 
     /// Sets a new password with a reset token: the token is used up (of two concurrent uses one
     /// wins), every session of the user ends, failed log-ins and lockout are cleared, the email
-    /// counts as verified, and a "password changed" notice is sent.
+    /// counts as verified, and a "password changed" notice is sent. The token works only while
+    /// the user's email is the address it was sent to. A reset that confirms an address not
+    /// verified before also removes the linked providers and passkeys
+    /// (``AccountStore/completeReset(digest:userId:passwordHash:context:notice:)``), and a second
+    /// notice lists them.
     public func confirmResetPassword(username: String, password: String, token: String, request: AuthRequest) throws(AuthError) {
         try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         guard !username.isEmpty else { throw .linkUsernameMissing }
@@ -91,8 +95,15 @@ public final class AccountService: Sendable {
         let updated = try core.database { () throws in
             try accounts.completeReset(
                 digest: digest, userId: user.objectId, passwordHash: passwordHash, context: mail.context(time)
-            ) { user in
-                user.email.map { mail.message(.passwordChanged, to: $0, about: user, request: request, token: nil) }
+            ) { user, removal in
+                guard let email = user.email else { return [] }
+                var messages = [mail.message(.passwordChanged, to: email, about: user, request: request, token: nil)]
+                let removed = Self.signInChanges(removal)
+                if !removed.isEmpty {
+                    messages.append(
+                        mail.message(.signInMethodsRemoved, to: email, about: user, request: request, token: nil, signInChanges: removed))
+                }
+                return messages
             }
         }
         guard updated != nil else { throw .invalidResetLink }
@@ -115,11 +126,15 @@ public final class AccountService: Sendable {
 
     /// Changes a user: its owner (`caller`) or the master key. A password change ends every other
     /// session of the user and keeps the caller's, and makes a guest (`anonymous`) a regular user;
-    /// an email change unverifies the address. Both, and nothing else, need a recent
-    /// authentication (``AuthCore/checkRecentAuthentication(_:_:_:_:_:)``); a user without a
-    /// password (made by a provider) setting one has none to give, so needs a recent session.
-    /// `authData` links providers after checking them (``ProviderService/verifiedLinks(_:)``) and
-    /// unlinks them; its `mfa` entry changes TOTP
+    /// an email change unverifies the address and voids the reset and verification links sent
+    /// before. These two, and provider links and unlinks, need a recent authentication
+    /// (``AuthCore/checkRecentAuthentication(_:_:_:_:_:)``), so a stolen old session cannot add a
+    /// way in; a user without a password (made by a provider) has none to give, so needs a
+    /// recent session. `authData` links providers after checking them
+    /// (``ProviderService/verifiedLinks(_:)``) and unlinks them, each change told to the account's
+    /// email (its address before an email change in the same request); a provider linked to a
+    /// guest ends its `anonymous` link, and an `anonymous` id cannot be linked to a user with
+    /// another way in. Its `mfa` entry changes TOTP
     /// (``SecondFactorService/changeTOTP(_:current:storedHash:currentPassword:caller:request:)``)
     /// before the other changes are made, and the returned user's `authDataResponse` carries what
     /// that answers.
@@ -151,7 +166,7 @@ public final class AccountService: Sendable {
             throw request.isMaster ? .objectNotFound : .insufficientAuth
         }
         let emailChange = changes.email.map { $0.lowercased() != current.email?.lowercased() } ?? false
-        if changes.password != nil || emailChange {
+        if changes.password != nil || emailChange || !links.isEmpty || !unlinks.isEmpty {
             try core.checkRecentAuthentication(caller, currentPassword, storedHash, current, request)
         }
         let authDataResponse = try mfa.flatMap { mfa throws(AuthError) in
@@ -170,8 +185,12 @@ public final class AccountService: Sendable {
             keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil, links: links, unlinks: unlinks)
         let updated = try core.database { () throws in
             try AuthCore.identityConflicts { try AuthCore.namesTaken {
-                try accounts.update(userId: objectId, change: change, context: mail.context(time)) { old, new in
+                try accounts.update(userId: objectId, change: change, context: mail.context(time)) { old, new, signInChanges in
                     var messages: [OutboxStore.Message] = []
+                    if !signInChanges.isEmpty, let email = old.email ?? new.email {
+                        messages.append(mail.message(
+                            .signInChanged, to: email, about: new, request: request, token: nil, signInChanges: signInChanges))
+                    }
                     if passwordHash != nil, let email = new.email {
                         messages.append(mail.message(.passwordChanged, to: email, about: new, request: request, token: nil))
                     }
@@ -225,6 +244,15 @@ public final class AccountService: Sendable {
     }
 
     // MARK: Helpers
+
+    /// What the notice of a reset that removed ways in lists; empty when it removed none.
+    static func signInChanges(_ removal: AccountStore.ResetRemoval) -> [SignInChange] {
+        guard removal.confirmedAddress, !removal.providers.isEmpty || removal.passkeys > 0 else { return [] }
+        var changes = removal.providers.map { $0 == UserStore.anonymous ? SignInChange.guestAccessRemoved : .providerRemoved($0) }
+        if removal.passkeys > 0 { changes.append(.passkeysRemoved(removal.passkeys)) }
+        if removal.keptTOTP { changes.append(.twoStepVerificationKept) }
+        return changes
+    }
 
     /// Whether `name` is the user's username or email (ignoring case).
     static func names(_ user: User, _ name: String) -> Bool {

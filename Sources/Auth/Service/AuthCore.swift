@@ -103,6 +103,19 @@ public final class AuthCore: Sendable {
         }
     }
 
+    /// Whether `GATEHOUSE_VERIFY_EMAILS=required` withholds a session from `user`: it has an email
+    /// that is not verified (users without an email are not affected).
+    func withholdsSession(from user: User) -> Bool {
+        configuration.accounts.verifyEmails == .required && user.email != nil && !user.emailVerified
+    }
+
+    /// 205 `User email is not verified.` when ``withholdsSession(from:)``: checked after every
+    /// successful authentication (password and its second factor, provider, passkey) and before
+    /// the session is made, so no kind of log-in gets past the rule.
+    func requireVerifiedEmail(_ user: User) throws(AuthError) {
+        if withholdsSession(from: user) { throw .emailNotVerified }
+    }
+
     // MARK: Sessions and time
 
     /// Now, to the millisecond (what responses show and the database keeps).
@@ -215,7 +228,8 @@ public final class AuthCore: Sendable {
         }
     }
 
-    /// ``UserStore/IdentityTaken`` and ``AccountStore/LastWayToLogIn`` as 208 and 142.
+    /// ``UserStore/IdentityTaken``, ``AccountStore/LastWayToLogIn`` and
+    /// ``AccountStore/GuestIdOfRegularUser`` as 208, 142 and 142.
     static func identityConflicts<T>(_ body: () throws -> T) throws -> T {
         do {
             return try body()
@@ -223,6 +237,8 @@ public final class AuthCore: Sendable {
             throw AuthError.authAlreadyUsed
         } catch is AccountStore.LastWayToLogIn {
             throw AuthError.lastWayToLogIn
+        } catch is AccountStore.GuestIdOfRegularUser {
+            throw AuthError.guestIdOfRegularUser
         }
     }
 

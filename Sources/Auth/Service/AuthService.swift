@@ -86,7 +86,7 @@ public final class AuthService: Sendable {
         let providers = ProviderService(core: core, secondFactors: secondFactors, pool: pool, providers: options.providers)
         self.providers = providers
         self.accounts = AccountService(core: core, secondFactors: secondFactors, providers: providers, pool: pool)
-        self.passkeys = PasskeyService(core: core, pool: pool)
+        self.passkeys = PasskeyService(core: core, secondFactors: secondFactors, pool: pool)
     }
 
     /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.

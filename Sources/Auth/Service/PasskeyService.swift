@@ -8,8 +8,14 @@ import WebAuthn
 /// log-in, the list and removal. Challenges are stored as digests and taken once; every failed
 /// check answers the contract's single message, the specific reason going to the log. Owns the
 /// passkeys' store and the two batchers of passkey log-ins.
+///
+/// A passkey whose authenticator verified its user (the UV flag: PIN, biometrics) is a second
+/// factor; one that proves only presence (a touch) logs in as a single factor
+/// (`passkey-unverified`) and is not counted among the user's second factors.
 public final class PasskeyService: Sendable {
     let core: AuthCore
+    /// Who may enrol a passkey, the sessions an enrolment ends, and `GATEHOUSE_MFA=required`.
+    let secondFactors: SecondFactorService
     /// Passkeys and challenges.
     let passkeyStore: PasskeyStore
     /// Passkey log-ins, coalesced across request threads in their two statements: challenges
@@ -18,8 +24,9 @@ public final class PasskeyService: Sendable {
     let passkeyLookups: LookupBatcher<PasskeyStore.LogIn, PasskeyStore.LogInLookup>
     let passkeyLogIns: LookupBatcher<PasskeyStore.CounterMove, Bool>
 
-    init(core: AuthCore, pool: Pool) {
+    init(core: AuthCore, secondFactors: SecondFactorService, pool: Pool) {
         self.core = core
+        self.secondFactors = secondFactors
         let passkeys = PasskeyStore(pool: pool)
         self.passkeyStore = passkeys
         self.passkeyLookups = core.batcher { [now = core.now] in try passkeys.take($0, now: now()) }
@@ -32,10 +39,13 @@ public final class PasskeyService: Sendable {
             ?? AuthConfiguration.relyingParty(publicURL: core.configuration.accounts.publicURL, name: "Gatehouse")
     }
 
-    /// Options for registering a passkey of the caller (recent authentication required): a
-    /// fresh challenge, valid for five minutes and usable once, and the caller's passkeys to exclude.
+    /// Options for registering a passkey of the caller (recent authentication required, and a
+    /// session made with a second factor when the user has one:
+    /// ``SecondFactorService/checkEnrolment(userId:caller:request:)``): a fresh challenge, valid
+    /// for five minutes and usable once, and the caller's passkeys to exclude.
     public func passkeyRegistrationOptions(caller: SessionGrant, request: AuthRequest) throws(AuthError) -> JSON {
         try core.checkRecentAuthentication(caller, nil, nil, caller.user, request)
+        try secondFactors.checkEnrolment(userId: caller.user.objectId, caller: caller, request: request)
         let user = caller.user
         let existing = try core.database { () throws in try passkeyStore.passkeys(userId: user.objectId) }
         let challenge = try newChallenge(userId: user.objectId, purpose: .registration)
@@ -44,10 +54,13 @@ public final class PasskeyService: Sendable {
             displayName: user.email ?? user.username, excludeCredentials: existing.map(\.credentialId))
     }
 
-    /// Verifies and stores a new passkey of the caller: the challenge must be one this user was
-    /// given for registration, unused and unexpired; any failed check is 142.
+    /// Verifies and stores a new passkey of the caller: the enrolment must be allowed as for the
+    /// options, and the challenge one this user was given for registration, unused and
+    /// unexpired; any failed check of the credential is 142. With `GATEHOUSE_MFA=required` the
+    /// caller's other sessions end (``SecondFactorService/sessionsEndedByEnrolment(userId:caller:)``).
     public func registerPasskey(credential: JSON, name: String?, caller: SessionGrant, request: AuthRequest) throws(AuthError) -> Passkey {
         let user = caller.user
+        try secondFactors.checkEnrolment(userId: user.objectId, caller: caller, request: request)
         let refuse = { (reason: String) -> AuthError in
             self.core.refused("passkey registration refused for user \(user.objectId): \(reason)")
             return .invalidPasskeyRegistration
@@ -70,15 +83,17 @@ public final class PasskeyService: Sendable {
             throw refuse(error.description)
         }
         let passkey = Passkey(objectId: SecureRandom.objectId(), name: name.isEmpty ? "Passkey" : name, createdAt: time, lastUsedAt: nil)
+        let ending = secondFactors.sessionsEndedByEnrolment(userId: user.objectId, caller: caller)
         try core.database { () throws in
             do {
                 try passkeyStore.insert(
                     passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
-                    signCount: registered.signCount)
+                    signCount: registered.signCount, userVerified: registered.userVerified, endingSessions: ending)
             } catch is PasskeyStore.CredentialTaken {
                 throw refuse("the credential id is registered already")
             }
         }
+        if ending != nil { core.sessionCache?.invalidate(userId: user.objectId) }
         return passkey
     }
 
@@ -105,11 +120,14 @@ public final class PasskeyService: Sendable {
         return relyingParty.authenticationOptions(challenge: challenge, allowCredentials: ids)
     }
 
-    /// Logs in with a passkey assertion: a new session with `factors: ["passkey"]`. The challenge
-    /// must be one this server gave for log-in, unused and unexpired (and, if it named a user,
-    /// that user's); the passkey must exist and not be disabled; then the signature, user handle
-    /// and counter are checked. A counter that did not increase disables the passkey. Every
-    /// attempt counts against the client address limit; any failed check is 101 `Invalid passkey.`
+    /// Logs in with a passkey assertion: a new session with `factors: ["passkey"]`, or
+    /// `["passkey-unverified"]` when the authenticator did not verify its user (no second factor).
+    /// The challenge must be one this server gave for log-in, unused and unexpired (and, if it
+    /// named a user, that user's); the passkey must exist and not be disabled; then the signature,
+    /// user handle and counter are checked. A counter that did not increase disables the passkey.
+    /// Every attempt counts against the client address limit; any failed check is 101 `Invalid
+    /// passkey.` A user whose email `GATEHOUSE_VERIFY_EMAILS=required` holds back gets 205 after
+    /// the checks, and no session.
     /// The database work is two statements shared with the other log-ins waiting
     /// (``PasskeyStore/take(_:now:)``, then ``PasskeyStore/logIn(_:)``), the signature checked
     /// between them on this thread. A passkey leaves failed password log-ins and lockout as they
@@ -136,11 +154,11 @@ public final class PasskeyService: Sendable {
         if let namedUser, namedUser != stored.userId {
             throw refuse("the passkey is not the named user's")
         }
-        let signCount: UInt32
+        let verified: RelyingParty.VerifiedAssertion
         do throws(WebAuthnError) {
             // The stored key was checked whole when it was registered.
             let key = try COSEKey(encoded: stored.publicKey, fullCheck: false)
-            signCount = try relyingParty.verify(
+            verified = try relyingParty.verify(
                 response, expectedChallenge: response.clientData.challenge,
                 credential: .init(publicKey: key, signCount: stored.signCount, userHandle: Array(stored.userId.utf8)),
                 userHandleRequired: namedUser == nil)
@@ -151,13 +169,16 @@ public final class PasskeyService: Sendable {
             }
             throw refuse(error.description)
         }
+        try core.requireVerifiedEmail(user)
+        var granted = session
+        granted.session.factors = [verified.userVerified ? "passkey" : Self.unverifiedFactor]
         let move = PasskeyStore.CounterMove(
-            passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: signCount, userId: user.objectId,
-            session: session)
+            passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: verified.signCount, userId: user.objectId,
+            session: granted)
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
             throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
-        return SessionGrant(sessionToken: token, user: user, session: session.session)
+        return SessionGrant(sessionToken: token, user: user, session: granted.session)
     }
 
     /// The caller's passkeys, oldest first (disabled ones included, so the owner sees them).
@@ -167,8 +188,11 @@ public final class PasskeyService: Sendable {
 
     /// Removes the caller's passkey `id` (an object id or a Relay global id; recent
     /// authentication required): 101 `Object not found.` when it is not the caller's, 142 when
-    /// it is the last way to log in.
+    /// it is the last way to log in. With `GATEHOUSE_MFA=required`, not from a session made
+    /// without a second factor (206), which could otherwise remove the user's second factor and
+    /// then enrol its own.
     public func removePasskey(id: String, caller: SessionGrant, request: AuthRequest) throws(AuthError) {
+        try secondFactors.requireSecondFactor(caller, request)
         try core.checkRecentAuthentication(caller, nil, nil, caller.user, request)
         let objectId = AuthCore.objectId(id, type: "Passkey")
         let removed = try core.database { () throws in
@@ -179,6 +203,10 @@ public final class PasskeyService: Sendable {
 
     /// Longest passkey name, in characters.
     static let passkeyNameLimit = 100
+
+    /// The factor of a log-in with a passkey whose authenticator did not verify its user: it
+    /// proves possession of the authenticator alone, so it is no second factor (``Session/secondFactors``).
+    static let unverifiedFactor = "passkey-unverified"
 
     private func newChallenge(userId: String?, purpose: PasskeyStore.Purpose) throws(AuthError) -> [UInt8] {
         let challenge = RelyingParty.newChallenge()

@@ -13,6 +13,8 @@ public final class ProviderService: Sendable {
     /// The code of users with TOTP, and `User.authData.mfa`.
     let secondFactors: SecondFactorService
     let users: UserStore
+    /// The verification mail of a new user's email.
+    let mail: AccountMail
     /// Third-party log-in (`logInWith`, linking); nil: none, every provider is unsupported.
     let providers: ProviderRegistry?
     /// Provider log-ins of linked users, coalesced across request threads: one statement finds
@@ -24,9 +26,13 @@ public final class ProviderService: Sendable {
         self.secondFactors = secondFactors
         let users = UserStore(pool: pool)
         self.users = users
+        self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
         self.providers = providers
-        self.providerLogIns = core.batcher { [withholdingTOTP = core.configuration.mfa != .off] in
-            try users.logIn($0, withholdingTOTP: withholdingTOTP)
+        self.providerLogIns = core.batcher { [
+            withholdingTOTP = core.configuration.mfa != .off,
+            withholdingUnverified = core.configuration.accounts.verifyEmails == .required
+        ] in
+            try users.logIn($0, withholdingTOTP: withholdingTOTP, withholdingUnverified: withholdingUnverified)
         }
     }
 
@@ -35,7 +41,10 @@ public final class ProviderService: Sendable {
     /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
     /// at sign-up), never linked to an existing account by email. Counts against the client
     /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
-    /// beside the provider's data (`authData.mfa`, as at `logIn`).
+    /// beside the provider's data (`authData.mfa`, as at `logIn`). `GATEHOUSE_VERIFY_EMAILS`
+    /// applies as at signUp: a new user's email gets the verification mail (`on`, `required`),
+    /// and with `required` a user whose email is not verified, new or linked, gets 205 and no
+    /// session.
     public func logInWith(authData: JSONObject, fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
@@ -64,11 +73,21 @@ public final class ProviderService: Sendable {
             emailVerified: request.isMaster ? (fields?.emailVerified ?? false) : false,
             acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
         let (token, session) = core.newSession(action: "signup", authProvider: provider, request: request, now: time)
+        let verification = core.configuration.accounts.verifyEmails != .off && email != nil && !user.emailVerified
+        let sessionWithheld = core.withholdsSession(from: user)
+        let verifyToken = SecureRandom.linkToken()
         let raced = try core.database { () throws in
             do {
                 try AuthCore.namesTaken {
-                    try users.insert(user, passwordHash: nil, session: session) { tx in
+                    try users.insert(user, passwordHash: nil, session: sessionWithheld ? nil : session) { tx in
                         try UserStore.link(provider: provider, providerUserId: providerUserId, userId: objectId, now: time, in: tx)
+                        guard verification, let email else { return }
+                        try AccountStore.send(
+                            mail.message(.verifyEmail, to: email, about: user, request: request, token: verifyToken),
+                            token: AccountStore.NewToken(
+                                digest: SHA256.digest(verifyToken),
+                                expiresAt: time.addingTimeInterval(Double(core.configuration.accounts.verifyTokenLifetime))),
+                            email: email, context: mail.context(time), in: tx)
                     }
                 }
                 return false
@@ -83,31 +102,34 @@ public final class ProviderService: Sendable {
             }
             return grant
         }
+        if sessionWithheld { throw .emailNotVerified }
         return SessionGrant(sessionToken: token, user: user, session: session.session)
     }
 
     /// A new session of the user `providerUserId` of `provider` is linked to; nil when there is
     /// none. A user with TOTP needs its code in `mfa`
-    /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``): the batch withholds
-    /// that user's session, made here once the code is right. Leaves the user's failed password
-    /// log-ins and lockout as they are: they count password guesses, which a provider's token
-    /// does not end.
+    /// (``SecondFactorService/checkSecondFactor(_:userId:sealedSecret:at:)``), and then, as every
+    /// user, a verified email if `GATEHOUSE_VERIFY_EMAILS=required`
+    /// (``AuthCore/requireVerifiedEmail(_:)``): the batch withholds the session of a user either
+    /// may refuse, made here once both pass. Leaves the user's failed password log-ins and lockout
+    /// as they are: they count password guesses, which a provider's token does not end.
     private func logInLinked(
         _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
     ) throws(AuthError) -> SessionGrant? {
         let (token, session) = core.newSession(action: "login", authProvider: provider, request: request, now: time)
         let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session)
         guard let linked = try core.database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
-        guard let sealedSecret = linked.withheldForTOTP else {
-            return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
+        if linked.sessionStarted { return SessionGrant(sessionToken: token, user: linked.user, session: session.session) }
+        var withheld = session
+        if let sealedSecret = linked.withheldForTOTP {
+            try secondFactors.checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
+            withheld.session.factors.append("totp")
         }
-        try secondFactors.checkSecondFactor(mfa, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
-        var withTOTP = session
-        withTOTP.session.factors.append("totp")
+        try core.requireVerifiedEmail(linked.user)
         try core.database { () throws in
-            try users.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withTOTP, now: time)
+            try users.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withheld, now: time)
         }
-        return SessionGrant(sessionToken: token, user: linked.user, session: withTOTP.session)
+        return SessionGrant(sessionToken: token, user: linked.user, session: withheld.session)
     }
 
     /// The user's linked providers as `User.authData` shows them: `{"<provider>": {"id": "…"}}`,

@@ -1,4 +1,4 @@
-import Crypto
+import OneTimeCodes
 import Foundation
 import JSON
 import Postgres
@@ -32,8 +32,11 @@ public final class SecondFactorService: Sendable {
     /// earlier enrolment); `{token, recovery: true}` replaces the recovery codes. Returns the
     /// `authDataResponse` (the new recovery codes), nil after a removal.
     ///
-    /// All need recent authentication; removal and re-enrolment also a session made with the
-    /// second factor (or the master key), so a stolen password and session cannot take it off.
+    /// All need recent authentication; removal also a session made with the second factor (or the
+    /// master key), so a stolen password and session cannot take it off; enrolment, for a user
+    /// who has a second factor already, a session made with one (``checkEnrolment(userId:caller:request:)``).
+    /// With `GATEHOUSE_MFA=required` an enrolment ends the user's other sessions
+    /// (``sessionsEndedByEnrolment(userId:caller:)``).
     func changeTOTP(
         _ value: JSON, current: User, storedHash: String?, currentPassword: String?, caller: SessionGrant?, request: AuthRequest
     ) throws(AuthError) -> JSONObject? {
@@ -63,9 +66,7 @@ public final class SecondFactorService: Sendable {
         else { throw .invalidMFASecret }
         guard let step = TOTP(secret: secret).verify(mfa["token"]?.stringValue ?? "", at: time) else { throw .invalidMFAToken }
         guard let box = totpBox else { throw .internalError(detail: "TOTP enrolment without a secret key (GATEHOUSE_SECRET_KEY)") }
-        if try core.database({ () throws in try totp.enrolment(userId: userId) }) != nil, !provenSecondFactor {
-            throw .recentLoginRequired
-        }
+        try checkEnrolment(userId: userId, caller: caller, request: request)
         let (codes, digests) = Self.newRecoveryCodes(userId: userId)
         // The owner's session has just shown the second factor: it counts as made with it.
         let upgrade = caller.flatMap { caller -> (objectId: String, factors: String)? in
@@ -76,7 +77,7 @@ public final class SecondFactorService: Sendable {
         try core.database { () throws in
             try totp.enrol(
                 userId: userId, sealedSecret: box.seal(secret), step: step, recoveryDigests: digests,
-                upgradeSession: upgrade, now: time)
+                upgradeSession: upgrade, endingSessions: sessionsEndedByEnrolment(userId: userId, caller: caller), now: time)
         }
         return ["mfa": ["recovery": .array(codes.map(JSON.string))]]
     }
@@ -86,24 +87,24 @@ public final class SecondFactorService: Sendable {
     /// password does; the attempt has been counted by the rate limits already).
     func checkSecondFactor(_ mfa: JSON?, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) {
         guard case .object(let object)? = mfa, let token = object["token"], token != .null else { throw .secondFactorMissing }
-        do {
+        do throws(AuthError) {
             // The step is checked against the stored one by the conditional write itself.
             try takeCode(token.stringValue ?? "", userId: userId, enrolment: TOTPStore.Enrolment(sealedSecret: sealedSecret, lastStep: .min), at: time)
-        } catch .invalidMFAToken {
+        } catch let wrong where wrong == .invalidMFAToken || wrong == .invalidRecoveryCode {
             try core.recordFailedLogIn(userId: userId, at: time)
-            throw .invalidMFAToken
+            throw wrong
         }
     }
 
-    /// Uses up `token`: a recovery code of the user's (`abcde-12345`), or the code of the
-    /// enrolment's secret for a step within the window and after the last one accepted; 141 otherwise.
+    /// Uses up `token`: a recovery code of the user's (``recoveryCharacters(_:)``; 141 `Invalid
+    /// recovery code.` when the user has no such code), or the code of the enrolment's secret for
+    /// a step within the window and after the last one accepted (141 `Invalid MFA token` otherwise).
     private func takeCode(_ token: String, userId: String, enrolment: TOTPStore.Enrolment, at time: Date) throws(AuthError) {
-        if Self.isRecoveryCode(token) {
-            let digest = Self.recoveryDigest(userId: userId, code: token)
-            guard try core.database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) else {
-                throw .invalidMFAToken
+        if let characters = Self.recoveryCharacters(token) {
+            for digest in Self.recoveryDigests(userId: userId, characters: characters) {
+                if try core.database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) { return }
             }
-            return
+            throw .invalidRecoveryCode
         }
         guard let box = totpBox, let secret = box.open(enrolment.sealedSecret) else {
             throw .internalError(detail: "a TOTP secret cannot be opened: GATEHOUSE_SECRET_KEY is not the key it was sealed with")
@@ -120,6 +121,27 @@ public final class SecondFactorService: Sendable {
         throw .secondFactorEnrolmentRequired
     }
 
+    /// Lets the enrolment of a second factor (TOTP, a passkey) for the user `userId` go ahead for
+    /// the master key, a session made with a second factor, or a user who has none yet (who may
+    /// enrol from any session, as `GATEHOUSE_MFA=required` asks). Otherwise 206 `Second factor
+    /// required.`: a password or a provider alone may not add a factor beside the user's own and
+    /// so make itself a session with a second factor.
+    func checkEnrolment(userId: String, caller: SessionGrant?, request: AuthRequest) throws(AuthError) {
+        if request.isMaster || caller?.session.hasSecondFactor == true { return }
+        guard try core.database({ () throws in try totp.secondFactors(userId: userId) }).isEmpty else {
+            throw .secondFactorSessionRequired
+        }
+    }
+
+    /// The sessions an enrolment for the user `userId` ends with `GATEHOUSE_MFA=required`: every
+    /// one but the enrolling caller's, since those made before it answered to less than the
+    /// account now asks; nil (none) in the other modes, where the client may offer
+    /// `revokeOtherSessions`.
+    func sessionsEndedByEnrolment(userId: String, caller: SessionGrant?) -> SessionStore.Ending? {
+        guard core.configuration.mfa == .required else { return nil }
+        return SessionStore.Ending(keeping: caller.flatMap { $0.user.objectId == userId ? $0.session.objectId : nil })
+    }
+
     /// Whether the user has TOTP (`User.authData.mfa`).
     func hasTOTP(userId: String) throws(AuthError) -> Bool {
         try core.database { () throws in try totp.secondFactors(userId: userId).contains("totp") }
@@ -127,10 +149,12 @@ public final class SecondFactorService: Sendable {
 
     // MARK: Recovery codes
 
-    /// The alphabet of recovery codes: `[A-Za-z0-9]`.
-    static let recoveryAlphabet = SecureRandom.objectIdAlphabet
+    /// The alphabet of recovery codes: digits and lower-case letters without the look-alikes `0`,
+    /// `1`, `i`, `l` and `o` (and `u`, as in Crockford's base 32), so that a code copied by hand
+    /// or read aloud comes back right.
+    static let recoveryAlphabet = Array("23456789abcdefghjkmnpqrstvwxyz".utf8)
 
-    /// Ten new recovery codes (two groups of five characters, about 59 bits) and their digests.
+    /// Ten new recovery codes (two groups of five characters, about 49 bits) and their digests.
     static func newRecoveryCodes(userId: String) -> (codes: [String], digests: [[UInt8]]) {
         let codes = (0..<recoveryCodeCount).map { _ in
             SecureRandom.string(length: 5, alphabet: recoveryAlphabet) + "-" + SecureRandom.string(length: 5, alphabet: recoveryAlphabet)
@@ -138,16 +162,30 @@ public final class SecondFactorService: Sendable {
         return (codes, codes.map { recoveryDigest(userId: userId, code: $0) })
     }
 
-    /// What is stored of a recovery code: SHA-256 of the user id, a colon and the code (the
-    /// same code of two users is stored differently).
+    /// What is stored of a recovery code: SHA-256 of the user id, a colon and the code as issued
+    /// (`abcde-23456`; the same code of two users is stored differently).
     static func recoveryDigest(userId: String, code: String) -> [UInt8] {
         SHA256.digest("\(userId):\(code)")
     }
 
-    /// Whether `token` has a recovery code's form (TOTP codes are digits only).
-    static func isRecoveryCode(_ token: String) -> Bool {
-        let bytes = Array(token.utf8)
-        return bytes.count == 11 && bytes[5] == UInt8(ascii: "-")
-            && bytes.enumerated().allSatisfy { $0.offset == 5 || recoveryAlphabet.contains($0.element) }
+    /// The ten characters of `token` when it has a recovery code's form: ten ASCII letters and
+    /// digits in any case, with or without the dash after the fifth (TOTP codes are six digits);
+    /// nil otherwise.
+    static func recoveryCharacters(_ token: String) -> [UInt8]? {
+        var bytes = Array(token.utf8)
+        if bytes.count == 11, bytes[5] == UInt8(ascii: "-") { bytes.remove(at: 5) }
+        guard bytes.count == 10, bytes.allSatisfy(SecureRandom.objectIdAlphabet.contains) else { return nil }
+        return bytes
+    }
+
+    /// The digests a recovery code typed as `characters` may be stored under: its lower-case form
+    /// (how codes from ``recoveryAlphabet`` are issued, so they match in any case), then, when it
+    /// differs, the case as typed: codes issued in mixed case from `[A-Za-z0-9]`, whose digests
+    /// keep their case, still work exactly as issued.
+    static func recoveryDigests(userId: String, characters: [UInt8]) -> [[UInt8]] {
+        func code(_ bytes: [UInt8]) -> String { String(decoding: bytes[..<5] + [UInt8(ascii: "-")] + bytes[5...], as: UTF8.self) }
+        let typed = code(characters)
+        let lowerCase = typed.lowercased()
+        return [recoveryDigest(userId: userId, code: lowerCase)] + (typed == lowerCase ? [] : [recoveryDigest(userId: userId, code: typed)])
     }
 }

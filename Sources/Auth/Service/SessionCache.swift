@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Threading
 import Synchronization
 
 /// Recently seen sessions, so `viewer` needs no database round trip for a token it

@@ -150,9 +150,7 @@ extension SessionService {
             factors.append("totp")
         }
         // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
-        if core.configuration.accounts.verifyEmails == .required, credentials.user.email != nil, !credentials.user.emailVerified {
-            throw .emailNotVerified
-        }
+        try core.requireVerifiedEmail(credentials.user)
         // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
         let rehash = verdict.needsRehash ? try core.hash(password) : nil
         let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)

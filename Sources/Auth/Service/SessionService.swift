@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Threading
 import Postgres
 import Sodium
 

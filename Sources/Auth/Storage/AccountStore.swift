@@ -97,37 +97,61 @@ struct AccountStore: Sendable {
         }
     }
 
-    /// A reset token's user and expiry (nil: no such token).
+    /// A reset token's user and expiry (nil: no such token, or the user's email is no longer
+    /// the address the link was sent to).
     func resetToken(digest: [UInt8]) throws -> (User, expiresAt: Date)? {
         try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst("""
                 SELECT \(sql: Self.userColumns), t.expires_at
                 FROM account_tokens t JOIN users u ON u.object_id = t.user_id
-                WHERE t.token_digest = \(digest) AND t.kind = 'reset_password'
+                WHERE t.token_digest = \(digest) AND t.kind = 'reset_password' AND lower(t.email) = lower(u.email)
                 """) else { return nil }
             return (try UserStore.user(row), try row.decode(Date.self, at: 8))
         }
     }
 
+    /// What a reset removed besides the sessions: the ways in of an account whose address it
+    /// confirmed for the first time.
+    struct ResetRemoval {
+        /// Whether the reset confirmed the address (it was not verified): every other way in was removed.
+        var confirmedAddress = false
+        /// The linked providers removed, by name (`anonymous` among them).
+        var providers: [String] = []
+        /// How many passkeys were removed.
+        var passkeys = 0
+        /// Whether the user keeps TOTP (never removed: a mailbox is not a second factor).
+        var keptTOTP = false
+    }
+
     /// Uses up the reset token and sets the password: clears failed log-ins, lockout and log-in
-    /// counts, marks the email verified (the link proved the mailbox), ends every session and
-    /// forgets the user's installations, and adds the "password changed" notice. Nil when the
-    /// token was used (or expired) meanwhile: of two concurrent uses, one wins.
+    /// counts, ends every session and forgets the user's installations, and adds the notices
+    /// `notice` gives. The token works only while the user's email is the address it was sent
+    /// to, so the reset proves that mailbox and marks the email verified. The guest
+    /// (`anonymous`) link goes, as with any password set. A reset that confirms an address that
+    /// was not verified also removes every linked provider and passkey: they were added while
+    /// nobody had shown the mailbox was the account's, so they may be someone else's (account
+    /// pre-hijacking); TOTP stays, since a mailbox alone must not pass a second factor. Nil when
+    /// the token was used (or expired, or the address changed) meanwhile: of two concurrent uses, one wins.
     func completeReset(
         digest: [UInt8], userId: String, passwordHash: String, context: MailContext,
-        notice: (User) -> OutboxStore.Message?
+        notice: (User, ResetRemoval) -> [OutboxStore.Message]
     ) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
-                guard try tx.queryFirst("""
-                    DELETE FROM account_tokens
-                    WHERE token_digest = \(digest) AND kind = 'reset_password' AND user_id = \(userId)
-                      AND expires_at > \(context.now)
-                    RETURNING 1
-                    """) != nil else { return nil }
+                // The user's row first, as an email change locks it: the address compared below
+                // cannot change before this commits.
+                guard let current = try tx.queryFirst("SELECT email_verified FROM users WHERE object_id = \(userId) FOR UPDATE"),
+                    try tx.queryFirst("""
+                        DELETE FROM account_tokens t USING users u
+                        WHERE t.token_digest = \(digest) AND t.kind = 'reset_password' AND t.user_id = \(userId)
+                          AND t.expires_at > \(context.now) AND u.object_id = t.user_id AND lower(t.email) = lower(u.email)
+                        RETURNING 1
+                        """) != nil
+                else { return nil }
+                var removal = ResetRemoval(confirmedAddress: !(try current.decode(Bool.self, at: 0)))
                 guard let row = try tx.queryFirst("""
                     UPDATE users u SET password_hash = \(passwordHash), failed_login_count = 0, lockout_until = NULL,
-                        email_verified = u.email IS NOT NULL, updated_at = \(context.now)
+                        email_verified = true, updated_at = \(context.now)
                     WHERE u.object_id = \(userId)
                     RETURNING \(sql: Self.userColumns)
                     """) else { return nil }
@@ -135,7 +159,14 @@ struct AccountStore: Sendable {
                 try tx.execute("DELETE FROM sessions WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM known_installations WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
-                if let message = notice(user) { try Self.send(message, context: context, in: tx) }
+                if removal.confirmedAddress {
+                    removal.providers = try UserStore.unlinkAll(userId: userId, in: tx)
+                    removal.passkeys = try tx.query("DELETE FROM passkeys WHERE user_id = \(userId) RETURNING 1").count
+                    removal.keptTOTP = try tx.queryFirst("SELECT 1 FROM user_totp WHERE user_id = \(userId)") != nil
+                } else {
+                    try UserStore.endGuestAccess(userId: userId, in: tx)
+                }
+                for message in notice(user, removal) { try Self.send(message, context: context, in: tx) }
                 return user
             }
         }
@@ -178,14 +209,20 @@ struct AccountStore: Sendable {
     /// Unlinking would leave the user no way to log in.
     struct LastWayToLogIn: Error {}
 
-    /// Applies `change` to the user `userId` in one transaction; `mail(old, new)` gives the
-    /// notices and verification mail to add with it (and the verification token to store).
-    /// Links and unlinks providers (``UserStore/IdentityTaken`` when another user has an id,
-    /// ``LastWayToLogIn`` when an unlink leaves none); a password set removes the `anonymous`
-    /// link. Nil when there is no such user.
+    /// A guest (`anonymous`) id was to be linked to a user with another way to log in.
+    struct GuestIdOfRegularUser: Error {}
+
+    /// Applies `change` to the user `userId` in one transaction; `mail(old, new, signInChanges)`
+    /// gives the notices and verification mail to add with it (and the verification token to
+    /// store). Links and unlinks providers (``UserStore/IdentityTaken`` when another user has an
+    /// id, ``LastWayToLogIn`` when an unlink leaves none, ``GuestIdOfRegularUser`` for an
+    /// `anonymous` id linked to a user with another way in), reporting what they changed; a
+    /// password or provider given to a guest removes its `anonymous` link. An email change voids
+    /// the user's reset and verification tokens and drops their pending mail: those links were
+    /// for the address the user no longer has. Nil when there is no such user.
     func update(
         userId: String, change: Change, context: MailContext,
-        mail: (_ old: User, _ new: User) -> (messages: [OutboxStore.Message], verification: NewToken?)
+        mail: (_ old: User, _ new: User, _ signInChanges: [SignInChange]) -> (messages: [OutboxStore.Message], verification: NewToken?)
     ) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
@@ -218,17 +255,28 @@ struct AccountStore: Sendable {
                     RETURNING \(sql: Self.userColumns)
                     """) else { return nil }
                 let new = try UserStore.user(row)
+                var signInChanges: [SignInChange] = []
                 for (provider, id) in change.links.sorted(by: { $0.key < $1.key }) {
-                    try UserStore.link(provider: provider, providerUserId: id, userId: userId, now: context.now, in: tx)
+                    switch try UserStore.link(provider: provider, providerUserId: id, userId: userId, now: context.now, in: tx) {
+                    case .added: signInChanges.append(.providerAdded(provider))
+                    case .replaced: signInChanges.append(.providerReplaced(provider))
+                    case .unchanged: break
+                    }
                 }
                 var unlinked = false
-                for provider in change.unlinks {
-                    unlinked = try UserStore.unlink(provider: provider, userId: userId, in: tx) || unlinked
+                for provider in change.unlinks.sorted() {
+                    guard try UserStore.unlink(provider: provider, userId: userId, in: tx) else { continue }
+                    unlinked = true
+                    signInChanges.append(provider == UserStore.anonymous ? .guestAccessRemoved : .providerRemoved(provider))
                 }
                 if unlinked, try !UserStore.hasWayToLogIn(userId: userId, in: tx) { throw LastWayToLogIn() }
+                if change.links[UserStore.anonymous] != nil, try UserStore.hasWayToLogIn(userId: userId, in: tx) {
+                    throw GuestIdOfRegularUser()
+                }
+                if change.passwordHash != nil || !change.links.isEmpty {
+                    try UserStore.endGuestAccess(userId: userId, in: tx)
+                }
                 if change.passwordHash != nil {
-                    // A guest given a password becomes a regular user.
-                    _ = try UserStore.unlink(provider: "anonymous", userId: userId, in: tx)
                     // The other sessions end as a log-out ends one: their installations stay known.
                     _ = try tx.query("""
                         WITH ended AS (
@@ -239,9 +287,13 @@ struct AccountStore: Sendable {
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
                 if emailChanged {
-                    try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'verify_email'")
+                    try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId)")
+                    try tx.execute("""
+                        DELETE FROM mail_outbox
+                        WHERE user_id = \(userId) AND state = 'pending' AND kind IN ('reset_password', 'verify_email')
+                        """)
                 }
-                let (messages, verification) = mail(old, new)
+                let (messages, verification) = mail(old, new, signInChanges)
                 for message in messages {
                     let link = message.kind == MailKind.verifyEmail.rawValue ? verification : nil
                     try Self.send(message, token: link, email: new.email, context: context, in: tx)

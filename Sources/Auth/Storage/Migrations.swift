@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        sealedMailLinks,
+        passkeyUserVerification, signInNotices, sealedMailLinks,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -332,6 +332,25 @@ public enum AuthMigrations {
                 RETURN NULL;
             END
             $$;
+            """)
+
+    /// Migration 9: whether a passkey's registration verified its user (the UV flag: a PIN or
+    /// biometrics, not only a touch). Only such a passkey is a second factor of its user; one that
+    /// proves possession alone is a way to log in but leaves the user without a second factor.
+    /// Rows that exist when it runs count as verifying (their flag is unknown): the stricter reading.
+    static let passkeyUserVerification = Migration(
+        version: 9, name: "passkeys record whether their registration verified the user",
+        sql: """
+            ALTER TABLE passkeys ADD COLUMN user_verified boolean NOT NULL DEFAULT true;
+            """)
+
+    /// Migration 10: what a sign-in notice lists (a provider linked, replaced or unlinked; what a
+    /// reset removed), as a JSON array of `Mail.SignInChange` stored values; NULL for the other
+    /// kinds. Senders of earlier versions ignore the column and give up the new kinds as unknown.
+    static let signInNotices = Migration(
+        version: 10, name: "sign-in changes listed by outbox messages",
+        sql: """
+            ALTER TABLE mail_outbox ADD COLUMN sign_in_changes jsonb;
             """)
 
     /// Migration 11: the outbox keeps a message's link sealed (`SecretBox`, under a key derived

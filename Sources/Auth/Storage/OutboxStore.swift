@@ -1,4 +1,6 @@
 import Foundation
+import JSON
+import Mail
 import Postgres
 import Sodium
 
@@ -31,12 +33,14 @@ public struct OutboxStore: Sendable {
         var tokenDigest: [UInt8]?
         /// Seconds the link works from the message's creation.
         var linkLifetime: Int?
+        /// What a sign-in notice lists (the sign-in kinds).
+        var signInChanges: [SignInChange] = []
     }
 
     /// A stored message, as the sender and the dev mailbox read it.
     public struct StoredMessage: Sendable, Equatable {
         public var id: Int64
-        /// `verify_email`, `reset_password`, `password_changed`, `email_changed`, `account_deleted`.
+        /// A `Mail.MailKind` raw value: `verify_email`, `reset_password`, `sign_in_changed`, ….
         public var kind: String
         public var recipient: String
         public var username: String
@@ -54,10 +58,13 @@ public struct OutboxStore: Sendable {
         public var state: String
         /// Delivery attempts so far, counting the one a claim starts.
         public var attempts: Int
+        /// What a sign-in notice lists (empty for the other kinds; changes this build does not know are left out).
+        public var signInChanges: [SignInChange]
 
         public init(
             id: Int64, kind: String, recipient: String, username: String, language: String, sealedLink: [UInt8]?,
-            linkExpiresAt: Date?, messageId: String, createdAt: Date, state: String, attempts: Int
+            linkExpiresAt: Date?, messageId: String, createdAt: Date, state: String, attempts: Int,
+            signInChanges: [SignInChange] = []
         ) {
             self.id = id
             self.kind = kind
@@ -70,6 +77,7 @@ public struct OutboxStore: Sendable {
             self.createdAt = createdAt
             self.state = state
             self.attempts = attempts
+            self.signInChanges = signInChanges
         }
     }
 
@@ -126,12 +134,14 @@ public struct OutboxStore: Sendable {
         guard try admit(kind: message.kind, address: message.recipient, perHour: perHour, now: now, in: tx) else { return false }
         let messageId = "<\(SecureRandom.hex(count: 16))@\(messageIdDomain)>"
         let linkExpiresAt = message.link == nil ? nil : message.linkLifetime.map { now.addingTimeInterval(Double($0)) }
+        let signInChanges = message.signInChanges.isEmpty
+            ? nil : JSON.array(message.signInChanges.map { .string($0.storedValue) }).serializedString()
         try tx.execute("""
             INSERT INTO mail_outbox (
                 kind, user_id, recipient, username, language, sealed_link, token_digest, link_expires_at, message_id,
-                created_at, next_attempt_at)
+                created_at, next_attempt_at, sign_in_changes)
             VALUES (\(message.kind), \(message.userId), \(message.recipient), \(message.username), \(message.language),
-                    \(sealedLink), \(message.tokenDigest), \(linkExpiresAt), \(messageId), \(now), \(now))
+                    \(sealedLink), \(message.tokenDigest), \(linkExpiresAt), \(messageId), \(now), \(now), \(signInChanges)::jsonb)
             """)
         return true
     }
@@ -289,8 +299,8 @@ public struct OutboxStore: Sendable {
         return try result.map { row in
             ListedMessage(
                 message: try Self.message(row),
-                linkState: try row.decode(String?.self, at: 12).flatMap(LinkState.init(rawValue:)),
-                lastError: try row.decode(String?.self, at: 11))
+                linkState: try row.decode(String?.self, at: 13).flatMap(LinkState.init(rawValue:)),
+                lastError: try row.decode(String?.self, at: 12))
         }
     }
 
@@ -309,7 +319,7 @@ public struct OutboxStore: Sendable {
 
     private static let returnedColumns: StaticString = """
         m.id, m.kind, m.recipient, m.username, m.language, m.sealed_link, m.link_expires_at, m.message_id, m.created_at, \
-        m.state, m.attempts
+        m.state, m.attempts, m.sign_in_changes::text
         """
 
     private static func message(_ row: PostgresRow) throws -> StoredMessage {
@@ -319,6 +329,14 @@ public struct OutboxStore: Sendable {
             language: try row.decode(String.self, at: 4), sealedLink: try row.decode([UInt8]?.self, at: 5),
             linkExpiresAt: try row.decode(Date?.self, at: 6), messageId: try row.decode(String.self, at: 7),
             createdAt: try row.decode(Date.self, at: 8), state: try row.decode(String.self, at: 9),
-            attempts: Int(try row.decode(Int32.self, at: 10)))
+            attempts: Int(try row.decode(Int32.self, at: 10)),
+            signInChanges: signInChanges(try row.decode(String?.self, at: 11)))
+    }
+
+    /// The changes of a `sign_in_changes` value (a JSON array of stored values), those this
+    /// build knows; none for NULL.
+    static func signInChanges(_ json: String?) -> [SignInChange] {
+        guard let json, let values = (try? JSON.parse(json))?.arrayValue else { return [] }
+        return values.compactMap { $0.stringValue.flatMap(SignInChange.init(storedValue:)) }
     }
 }

@@ -222,15 +222,25 @@ struct PasskeyStore: Sendable {
         }
     }
 
-    /// Stores a new passkey; ``CredentialTaken`` when its credential id is registered already.
-    func insert(_ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32) throws {
+    /// Stores a new passkey (`userVerified`: its registration verified the user, which makes it a
+    /// second factor); ``CredentialTaken`` when its credential id is registered already. With
+    /// `endingSessions`, those sessions of the user end in the same transaction. A guest's
+    /// `anonymous` link goes with it: the passkey is the account's way in from now on.
+    func insert(
+        _ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32, userVerified: Bool,
+        endingSessions: SessionStore.Ending?
+    ) throws {
         do {
-            _ = try pool.withConnection(retry: .never) { connection in
-                try connection.execute("""
-                    INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at)
-                    VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
-                            \(passkey.name), \(passkey.createdAt))
-                    """)
+            try pool.withConnection(retry: .never) { connection in
+                try connection.transaction { tx in
+                    try tx.execute("""
+                        INSERT INTO passkeys (object_id, credential_id, user_id, public_key, sign_count, name, created_at, user_verified)
+                        VALUES (\(passkey.objectId), \(credentialId), \(userId), \(publicKey), \(Int64(signCount)),
+                                \(passkey.name), \(passkey.createdAt), \(userVerified))
+                        """)
+                    try UserStore.endGuestAccess(userId: userId, in: tx)
+                    if let endingSessions { try SessionStore.endSessions(endingSessions, userId: userId, now: passkey.createdAt, in: tx) }
+                }
             }
         } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.passkeyCredentialIdUnique) {
             throw CredentialTaken()

@@ -93,6 +93,23 @@ struct SessionStore: Sendable {
         }
     }
 
+    /// The sessions a change of the user's ends in its own transaction (``endSessions(_:userId:now:in:)``):
+    /// all of them but `keeping` (nil: all).
+    struct Ending: Sendable {
+        var keeping: String?
+    }
+
+    /// In `tx`, ends the user's sessions that `ending` names, as a log-out ends one. The caller
+    /// drops the user's sessions from this instance's cache after the commit.
+    static func endSessions(_ ending: Ending, userId: String, now: Date, in tx: some PostgresQueryable) throws {
+        _ = try tx.query("""
+            WITH ended AS (
+                DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(ending.keeping)
+                RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, true AS live),
+            \(sql: endedSessions)
+            """)
+    }
+
     /// Sets `last_used_at` of each session (by objectId) to its time of use, unless it is already
     /// within `resolution` seconds of it (another instance wrote it, or an earlier use): the
     /// sessions' use, many in one statement. Returns the rows written.

@@ -1,5 +1,5 @@
 import Foundation
-import Locking
+import Threading
 
 /// Writes sessions' `lastUsedAt` off the requests' path: ``record(objectId:at:)`` only notes the
 /// use; one thread writes what has been noted, each session once however often it was noted, up to

@@ -24,10 +24,11 @@ struct TOTPStore: Sendable {
 
     /// Enrols the user (replacing an earlier enrolment and its recovery codes) with the code of
     /// `step` already used, and these recovery code digests. With `upgradeSession`, that session
-    /// of the user now counts the second factor among its factors (it has just proved it).
+    /// of the user now counts the second factor among its factors (it has just proved it). With
+    /// `endingSessions`, those sessions of the user end in the same transaction.
     func enrol(
         userId: String, sealedSecret: [UInt8], step: Int64, recoveryDigests: [[UInt8]],
-        upgradeSession: (objectId: String, factors: String)?, now: Date
+        upgradeSession: (objectId: String, factors: String)?, endingSessions: SessionStore.Ending?, now: Date
     ) throws {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
@@ -44,6 +45,7 @@ struct TOTPStore: Sendable {
                         WHERE object_id = \(upgradeSession.objectId) AND user_id = \(userId)
                         """)
                 }
+                if let endingSessions { try SessionStore.endSessions(endingSessions, userId: userId, now: now, in: tx) }
             }
         }
     }
@@ -83,11 +85,17 @@ struct TOTPStore: Sendable {
         }
     }
 
-    /// The second factors a user has, by factor name (`totp`). The one place that tells whether a
-    /// user has a second factor: a new kind (passkeys) adds its own `UNION ALL` branch here.
+    /// The second factors a user has, by factor name (`totp`, and `passkey` once per passkey that
+    /// verified its user at registration and is not disabled; a passkey that proves possession
+    /// alone is no second factor). The one place that tells whether a user has a second factor: a
+    /// new kind adds its own `UNION ALL` branch here.
     func secondFactors(userId: String) throws -> [String] {
         try pool.withConnection(retry: .once) { connection in
-            try connection.query("SELECT 'totp' FROM user_totp WHERE user_id = \(userId)").map { try $0.decode(String.self, at: 0) }
+            try connection.query("""
+                SELECT 'totp' FROM user_totp WHERE user_id = \(userId)
+                UNION ALL
+                SELECT 'passkey' FROM passkeys WHERE user_id = \(userId) AND user_verified AND disabled_at IS NULL
+                """).map { try $0.decode(String.self, at: 0) }
         }
     }
 

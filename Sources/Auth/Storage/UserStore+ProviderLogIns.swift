@@ -18,27 +18,32 @@ extension UserStore {
 
     /// The user a log-in's provider id is linked to. `withheldForTOTP`: the user has TOTP, so no
     /// session was made; it holds the sealed secret to check the log-in's code with.
+    /// `sessionStarted`: the log-in's session was inserted (false: withheld, for TOTP or for an
+    /// unverified email).
     struct LinkedUser: Sendable {
         var user: User
         var withheldForTOTP: [UInt8]?
+        var sessionStarted: Bool
     }
 
     /// For each log-in whose provider id is linked to a user, inserts its session (replacing the
     /// user's sessions with the same installation id) and returns the user; log-ins of ids linked
     /// to no one are absent and insert nothing. With `withholdingTOTP` (second factors on), a user
-    /// with TOTP gets no session here: the caller checks the code first.
+    /// with TOTP gets no session here: the caller checks the code first. With
+    /// `withholdingUnverified` (`GATEHOUSE_VERIFY_EMAILS=required`), neither does a user whose
+    /// email is not verified: the caller refuses it after any code.
     ///
     /// Log-ins from one installation go into separate statements, in order, so that each replaces
     /// the one before. A batch with installation ids first locks its users, as `completeLogIn`
     /// does, so that a concurrent log-in's session is committed before this one's delete looks for
     /// it. A user deleted while its log-in waits fails the statement (its session's foreign key):
     /// the batch then runs again and finds that user no longer.
-    func logIn(_ logIns: [ProviderLogIn], withholdingTOTP: Bool) throws -> [ProviderLogIn: LinkedUser] {
+    func logIn(_ logIns: [ProviderLogIn], withholdingTOTP: Bool, withholdingUnverified: Bool) throws -> [ProviderLogIn: LinkedUser] {
         var found: [ProviderLogIn: LinkedUser] = [:]
         for round in Self.rounds(logIns, keys: { [$0.session.session.installationId] }) {
             for attempt in 1...3 {
                 do {
-                    for (logIn, user) in try run(round, withholdingTOTP) { found[logIn] = user }
+                    for (logIn, user) in try run(round, withholdingTOTP, withholdingUnverified) { found[logIn] = user }
                     break
                 } catch let error as PostgresError where error.sqlState == SQLState.foreignKeyViolation && attempt < 3 {
                     continue
@@ -48,10 +53,10 @@ extension UserStore {
         return found
     }
 
-    private func run(_ logIns: [ProviderLogIn], _ withholdingTOTP: Bool) throws -> [(ProviderLogIn, LinkedUser)] {
+    private func run(_ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool) throws -> [(ProviderLogIn, LinkedUser)] {
         try pool.withConnection(retry: .never) { connection in
             guard logIns.contains(where: { $0.session.session.installationId != nil }) else {
-                return try Self.insertSessions(logIns, withholdingTOTP, on: connection)
+                return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, on: connection)
             }
             return try connection.transaction { tx in
                 try tx.execute("""
@@ -61,7 +66,7 @@ extension UserStore {
                     JOIN users u ON u.object_id = i.user_id
                     ORDER BY u.object_id FOR UPDATE OF u
                     """)
-                return try Self.insertSessions(logIns, withholdingTOTP, on: tx)
+                return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, on: tx)
             }
         }
     }
@@ -69,7 +74,7 @@ extension UserStore {
     /// The one statement: finds each log-in's user, deletes the sessions its installation had,
     /// inserts its session and remembers its installation, and returns the users found.
     private static func insertSessions(
-        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, on connection: some PostgresQueryable
+        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool, on connection: some PostgresQueryable
     ) throws -> [(ProviderLogIn, LinkedUser)] {
         let sessions = logIns.map(\.session.session)
         let rows = try connection.query("""
@@ -85,19 +90,24 @@ extension UserStore {
             ), found AS (
                 SELECT w.*, u.object_id AS user_id, u.username, u.email, u.email_verified, u.acl::text AS acl,
                        u.created_at AS user_created_at, u.updated_at AS user_updated_at,
-                       CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld
+                       CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld,
+                       (\(withholdingUnverified) AND u.email IS NOT NULL AND NOT u.email_verified) AS unverified
                 FROM wanted w
                 JOIN user_identities i ON i.provider = w.provider AND i.provider_user_id = w.provider_user_id
                 JOIN users u ON u.object_id = i.user_id
                 LEFT JOIN user_totp t ON t.user_id = u.object_id
             ), granted AS (
-                SELECT * FROM found WHERE withheld IS NULL
+                SELECT * FROM found WHERE withheld IS NULL AND NOT unverified
             ), \(sql: startSessions)
-            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at, withheld FROM found
+            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at, withheld,
+                   withheld IS NULL AND NOT unverified
+            FROM found
             """)
         return try rows.map { row in
             (logIns[Int(try row.decode(Int64.self, at: 0)) - 1],
-             LinkedUser(user: try user(row, from: 1), withheldForTOTP: try row.decode([UInt8]?.self, at: 8)))
+             LinkedUser(
+                user: try user(row, from: 1), withheldForTOTP: try row.decode([UInt8]?.self, at: 8),
+                sessionStarted: try row.decode(Bool.self, at: 9)))
         }
     }
 }

@@ -1,4 +1,4 @@
-import Locking
+import Threading
 import Synchronization
 
 /// A bounded cache of prepared documents keyed by query text, shared by the

@@ -1,5 +1,5 @@
 import JSON
-import Locking
+import Threading
 
 /// The fields a selection (one or more selection sets, merged) collects on one object
 /// type (spec §6.3.2 CollectFields), each with what executing it needs: definition,

@@ -1,6 +1,6 @@
 internal import CLibPQ
 import Foundation
-import Locking
+import Threading
 
 /// One PostgreSQL connection (libpq), with a prepared-statement cache.
 ///

@@ -2,7 +2,7 @@ import Foundation
 import Synchronization
 
 /// The unprivileged system account `gatehouse`. Started as root, Gatehouse runs its server and
-/// its embedded PostgreSQL as this account (contract, Hardening: least privilege): never as root,
+/// its embedded PostgreSQL as this account (least privilege): never as root,
 /// and never as the shared `postgres` account, whose other users (any superuser of the machine's
 /// own PostgreSQL, through `COPY … TO PROGRAM`) could otherwise reach Gatehouse's files.
 public struct ServiceAccount: Sendable, Equatable {

@@ -1,5 +1,5 @@
 import Dispatch
-import Locking
+import Threading
 import Synchronization
 
 /// A bounded, thread-safe pool of ``Connection``s for blocking callers (HTTP worker threads).

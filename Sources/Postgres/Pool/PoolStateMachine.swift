@@ -1,4 +1,4 @@
-import Locking
+import Threading
 
 /// The pool's logic as a pure state machine (no locks, no I/O, no clocks), after postgres-nio.
 ///

@@ -1,6 +1,6 @@
 internal import CSodium
 import Glibc
-import Locking
+import Threading
 
 /// A bounded pool of worker threads that hash and verify passwords for blocking callers,
 /// admitting a job by the wait it would have.
@@ -17,10 +17,16 @@ import Locking
 ///
 /// `mean` is an exponentially weighted mean (weight 1/8, as TCP's smoothed round-trip time) of
 /// the CPU time of all jobs, whatever their cost (a bcrypt verification, an argon2id one of
-/// another cost, several in one log-in); it starts from one hash measured in `init`. CPU time,
-/// not wall time: it is what a job costs the workers whatever else runs on the machine, so the
-/// wait predicted is the wait when the workers have the cores to themselves (as they do with the
-/// default of one worker a core); other work on the machine makes real waits longer.
+/// another cost, several in one log-in). CPU time, not wall time: it is what a job costs the
+/// workers whatever else runs on the machine, so the wait predicted is the wait when the workers
+/// have the cores to themselves (as they do with the default of one worker a core); other work on
+/// the machine makes real waits longer.
+///
+/// `mean` starts from the cheapest of ``startSamples`` hashes measured in `init`. A burst that
+/// arrives at once is admitted on that estimate alone, before any of its jobs has finished, and
+/// the first hash of a process can cost several times the next ones (its memory is touched for the
+/// first time; on a fresh virtual machine, memory the host has never handed out): one sample taken
+/// alone would refuse part of the first burst after start-up.
 ///
 /// Thread-safe. `shutdown()` (also run by `deinit`) refuses new jobs, finishes the queued ones
 /// and waits for the workers to exit. The workers are a `WorkerThreads` of `workers` threads
@@ -46,6 +52,9 @@ public final class PasswordHashingPool: Sendable {
         public var isShutDown: Bool
     }
 
+    /// How many hashes `init` measures; the cheapest is the first estimate of a job.
+    static let startSamples = 3
+
     /// The most jobs that wait for a worker, however long `maxWait` is.
     public static let maxQueued = 1024
 
@@ -57,24 +66,30 @@ public final class PasswordHashingPool: Sendable {
     private let threads: WorkerThreads
     /// The recent mean CPU time of a job, in seconds.
     private let meanJobSeconds: Lock<Double>
+    /// Measures each job (see `JobMeter`).
+    private let meter: JobMeter
     /// Called on the worker with the kind of every hash verified (`HashKinds.kind(of:)`, or
     /// "unrecognized"): a hook for tests that compare the work of log-ins.
     private let onVerify: (@Sendable (String) -> Void)?
 
+    /// Runs a job and returns what it cost, in seconds. The pool's own is ``threadCPUSeconds(_:)``;
+    /// tests give fixed costs, so that what admission decides does not depend on the machine.
+    package typealias JobMeter = @Sendable (_ job: () -> Void) -> Double
+
     /// A pool of `workers` threads (default: the number of online cores; each starts with the
     /// first job it takes and then stays) admitting jobs expected to wait at most `maxWait`
-    /// seconds. Hashes one random password first, to measure a job.
+    /// seconds. Hashes a random password ``startSamples`` times first, to measure a job.
     ///
     /// - Precondition: `workers >= 1`, `maxWait >= 0`.
     public convenience init(
         hasher: PasswordHasher, workers: Int? = nil, maxWait: Double = 5, onVerify: (@Sendable (String) -> Void)? = nil
     ) {
-        self.init(hasher: hasher, workers: workers, maxWait: maxWait, meanJobSeconds: nil, onVerify: onVerify)
+        self.init(hasher: hasher, workers: workers, maxWait: maxWait, meter: Self.threadCPUSeconds, onVerify: onVerify)
     }
 
-    /// A pool whose mean job starts at `meanJobSeconds` (nil: measured); tests set it.
-    init(
-        hasher: PasswordHasher, workers: Int?, maxWait: Double, meanJobSeconds: Double?,
+    /// A pool whose jobs, including the start-up hashes, are measured by `meter`.
+    package init(
+        hasher: PasswordHasher, workers: Int?, maxWait: Double, meter: @escaping JobMeter,
         onVerify: (@Sendable (String) -> Void)? = nil
     ) {
         let workerCount = workers ?? Self.onlineCores()
@@ -82,8 +97,10 @@ public final class PasswordHashingPool: Sendable {
         precondition(maxWait >= 0, "PasswordHashingPool's maximum wait cannot be negative")
         self.hasher = hasher
         self.maxWait = maxWait
+        self.meter = meter
         self.onVerify = onVerify
-        self.meanJobSeconds = Lock(meanJobSeconds ?? Self.measure { _ = try? hasher.hash(SecureRandom.bytes(16)) })
+        let samples = (0..<Self.startSamples).map { _ in meter { _ = try? hasher.hash(SecureRandom.bytes(16)) } }
+        self.meanJobSeconds = Lock(samples.min()!)
         self.threads = WorkerThreads(name: "gh-hashing", maxThreads: workerCount, idleSeconds: .infinity) {
             // Per thread: sched_setattr with pid 0 sets the calling thread only.
             _ = gatehouse_set_slice(Self.workerSliceNanoseconds)
@@ -172,8 +189,8 @@ public final class PasswordHashingPool: Sendable {
         let limit = Self.admissionLimit(
             workers: threads.maxThreads, maxWait: maxWait, meanJobSeconds: meanJobSeconds.withLock { $0 })
         do {
-            try threads.runAndWait({ [meanJobSeconds] in
-                let seconds = Self.measure { slot.value = work() }
+            try threads.runAndWait({ [meanJobSeconds, meter] in
+                let seconds = meter { slot.value = work() }
                 meanJobSeconds.withLock { $0 += (seconds - $0) / 8 }
             }, limit: limit)
         } catch {
@@ -200,8 +217,8 @@ public final class PasswordHashingPool: Sendable {
         return hasher.verify(password, against: hash)
     }
 
-    /// The CPU seconds the calling thread spends in `body`.
-    private static func measure(_ body: () -> Void) -> Double {
+    /// The CPU seconds the calling thread spends in `body`: the pool's `JobMeter`.
+    package static func threadCPUSeconds(_ body: () -> Void) -> Double {
         var start = timespec(), end = timespec()
         clock_gettime(CLOCK_THREAD_CPUTIME_ID, &start)
         body()

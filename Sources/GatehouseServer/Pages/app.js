@@ -1,0 +1,680 @@
+// The sample app at GET /: what a typical app built on Gatehouse does, in one page (app.html).
+// Served after prelude.js and qr-code.js.
+(() => {
+  const SESSION_KEY = "gatehouse.session";
+  const INSTALLATION_KEY = "gatehouse.installationId";
+  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
+  const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
+  const ANONYMOUS_KEY = "gatehouse.anonymousId";
+  // On the account forms 101 is about the current password.
+  const CURRENT_PASSWORD = { 101: "error.101.current" };
+
+  // A random UUID kept in localStorage under `key`: the installation id, and the guest's id (the
+  // same guest comes back in this browser).
+  function storedId(key) {
+    let id = localStorage.getItem(key);
+    if (!id) {
+      const bytes = crypto.getRandomValues(new Uint8Array(16));
+      bytes[6] = (bytes[6] & 0x0f) | 0x40;
+      bytes[8] = (bytes[8] & 0x3f) | 0x80;
+      const hex = Array.from(bytes, (b) => b.toString(16).padStart(2, "0")).join("");
+      id = `${hex.slice(0, 8)}-${hex.slice(8, 12)}-${hex.slice(12, 16)}-${hex.slice(16, 20)}-${hex.slice(20)}`;
+      localStorage.setItem(key, id);
+    }
+    return id;
+  }
+  function installationId() { return storedId(INSTALLATION_KEY); }
+
+  function loadSession() {
+    try { return JSON.parse(localStorage.getItem(SESSION_KEY)); } catch (e) { return null; }
+  }
+  function saveSession(session) { localStorage.setItem(SESSION_KEY, JSON.stringify(session)); }
+  function clearSession() { localStorage.removeItem(SESSION_KEY); }
+
+  // One GraphQL request as this installation, with the session's token when given.
+  function gql(query, variables, token) {
+    const headers = { "X-Parse-Installation-Id": installationId() };
+    if (token) headers["X-Parse-Session-Token"] = token;
+    return graphQL(query, variables, headers);
+  }
+
+  function show(screen) {
+    for (const id of SCREENS) $(id).hidden = id !== screen;
+    const first = $(screen).querySelector("input:not([type=checkbox])");
+    if (first) first.focus();
+  }
+
+  function showError(id, error, special) {
+    const element = $(id);
+    if (error) { element.textContent = explain(error, special); element.hidden = false; }
+    else { element.textContent = ""; element.hidden = true; }
+  }
+
+  function showMailboxHint(container) {
+    for (const hint of container.querySelectorAll(".mailbox-hint")) hint.hidden = !config.devMailbox;
+  }
+
+  function showHome(user) {
+    const name = user.email || user.username || user.objectId;
+    $("welcome").textContent = `Welcome ${name}`;
+    $("avatar").textContent = (user.username || name || "?").slice(0, 1).toUpperCase();
+    $("home-username").textContent = user.username || "—";
+    $("home-email").textContent = user.email || "—";
+    $("home-objectid").textContent = user.objectId;
+    $("home-created").textContent = new Date(user.createdAt).toLocaleDateString(undefined, { dateStyle: "long" });
+    showError("home-error", null);
+    show("home");
+  }
+
+  function showStart(notice) {
+    $("notice").textContent = notice || "";
+    $("notice").hidden = !notice;
+    showError("start-error", null);
+    show("start");
+  }
+
+  // Runs `action` for a form: button disabled meanwhile, errors in words next to it. An ended
+  // session goes back to the start screen.
+  async function run(button, errorId, action, special) {
+    showError(errorId, null);
+    button.disabled = true;
+    try {
+      await action();
+    } catch (error) {
+      if (error.code === 209 && loadSession()) { clearSession(); showStart(explain(error)); }
+      else showError(errorId, error, special);
+    } finally {
+      button.disabled = false;
+    }
+  }
+
+  function onSubmit(id, errorId, action, special) {
+    $(id).addEventListener("submit", (event) => {
+      event.preventDefault();
+      run(event.target.querySelector("button[type=submit]"), errorId, action, special);
+    });
+  }
+
+  function logInWith(form, viewer) {
+    saveSession({ sessionToken: viewer.sessionToken, user: viewer.user });
+    form.reset();
+    showHome(viewer.user);
+  }
+
+  onSubmit("register-form", "register-error", async () => {
+    const fields = { username: $("register-username").value, password: $("register-password").value };
+    const email = $("register-email").value.trim();
+    if (email) fields.email = email;
+    logInWith($("register-form"), (await gql(
+      `mutation SignUp($input: SignUpInput!) { signUp(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+      { input: { fields } })).signUp.viewer);
+  });
+
+  // A log-in of a user with two-step verification answers -1 without the code: the code prompt,
+  // then the same log-in again with authData.mfa (a code or a recovery code). `attempt(mfa)`
+  // logs in, with `mfa` when it is not null, and returns the viewer.
+  let pendingLogIn = null;
+  async function logInAskingForTheCode(form, attempt) {
+    let viewer;
+    try {
+      viewer = await attempt(null);
+    } catch (error) {
+      if (error.code !== -1) throw error;
+      pendingLogIn = { form, attempt };
+      $("second-factor-form").reset();
+      showError("second-factor-error", null);
+      show("second-factor");
+      return;
+    }
+    logInWith(form, viewer);
+  }
+
+  $("second-factor").querySelector(".back").addEventListener("click", () => { pendingLogIn = null; });
+  onSubmit("second-factor-form", "second-factor-error", async () => {
+    const token = $("second-factor-code").value.trim();
+    if (!token) throw { text: "Enter the code from your authenticator app." };
+    const { form, attempt } = pendingLogIn;
+    const viewer = await attempt({ token }).catch((error) => { throw mfaError(error); });
+    pendingLogIn = null;
+    $("second-factor-form").reset();
+    logInWith(form, viewer);
+  });
+
+  onSubmit("login-form", "login-error", () => {
+    const input = { username: $("login-username").value.trim(), password: $("login-password").value };
+    return logInAskingForTheCode($("login-form"), async (mfa) => (await gql(
+      `mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+      { input: mfa ? Object.assign({ authData: { mfa } }, input) : input })).logIn.viewer);
+  });
+
+  // The second factor's refusals in words (141: a wrong, used or expired code).
+  function mfaError(error) {
+    if (error.code === 141) return { text: "That code is not right, or it has been used already. Try the next code from your app." };
+    return error;
+  }
+
+  // Passkeys: the server's options (WebAuthn JSON forms, binary fields in base64url) go to
+  // navigator.credentials and the credential back as JSON; the browser's own converters when
+  // it has them.
+  const passkeysSupported = !!(window.PublicKeyCredential && navigator.credentials);
+  for (const element of document.querySelectorAll(".passkey-only")) element.hidden = !passkeysSupported;
+
+  function fromBase64URL(text) {
+    const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
+    return Uint8Array.from(binary, (c) => c.charCodeAt(0)).buffer;
+  }
+  function toBase64URL(buffer) {
+    return btoa(String.fromCharCode(...new Uint8Array(buffer))).replace(/\+/g, "-").replace(/\//g, "_").replace(/=+$/, "");
+  }
+  function withIds(list) { return (list || []).map((item) => Object.assign({}, item, { id: fromBase64URL(item.id) })); }
+
+  function creationOptions(json) {
+    if (PublicKeyCredential.parseCreationOptionsFromJSON) return PublicKeyCredential.parseCreationOptionsFromJSON(json);
+    return Object.assign({}, json, { challenge: fromBase64URL(json.challenge),
+      user: Object.assign({}, json.user, { id: fromBase64URL(json.user.id) }), excludeCredentials: withIds(json.excludeCredentials) });
+  }
+  function requestOptions(json) {
+    if (PublicKeyCredential.parseRequestOptionsFromJSON) return PublicKeyCredential.parseRequestOptionsFromJSON(json);
+    return Object.assign({}, json, { challenge: fromBase64URL(json.challenge), allowCredentials: withIds(json.allowCredentials) });
+  }
+  function credentialJSON(credential) {
+    if (credential.toJSON) return credential.toJSON();
+    const r = credential.response;
+    const response = { clientDataJSON: toBase64URL(r.clientDataJSON) };
+    if (r.attestationObject) {
+      response.attestationObject = toBase64URL(r.attestationObject);
+      response.transports = r.getTransports ? r.getTransports() : [];
+    } else {
+      response.authenticatorData = toBase64URL(r.authenticatorData);
+      response.signature = toBase64URL(r.signature);
+      if (r.userHandle) response.userHandle = toBase64URL(r.userHandle);
+    }
+    return { id: credential.id, rawId: toBase64URL(credential.rawId), type: credential.type,
+      authenticatorAttachment: credential.authenticatorAttachment || undefined,
+      clientExtensionResults: credential.getClientExtensionResults(), response };
+  }
+  // navigator.credentials, with the browser's refusals in words.
+  async function browserCredential(call, refused) {
+    try {
+      return await call();
+    } catch (error) {
+      if (error && error.name === "InvalidStateError") throw { text: "This device already has a passkey for this account." };
+      if (error && error.name === "NotAllowedError") throw { text: refused };
+      throw { text: `The browser refused: ${error && error.message ? error.message : error}` };
+    }
+  }
+
+  // Log-in with a passkey: discoverable (the authenticator offers this site's passkeys) without
+  // a username, or the passkeys of `username`.
+  async function logInWithPasskey(form, username) {
+    const input = username ? { username } : {};
+    const options = (await gql("mutation PasskeyLoginOptions($input: PasskeyLoginOptionsInput!) { passkeyLoginOptions(input: $input) { options } }",
+      { input })).passkeyLoginOptions.options;
+    const credential = await browserCredential(() => navigator.credentials.get({ publicKey: requestOptions(options) }),
+      "No passkey was used: it was cancelled, or this device has none for this site.");
+    let viewer;
+    try {
+      viewer = (await gql(`mutation LogInWithPasskey($input: LogInWithPasskeyInput!) { logInWithPasskey(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+        { input: { credential: credentialJSON(credential) } })).logInWithPasskey.viewer;
+    } catch (error) {
+      if (error.code === 101) throw { text: "That passkey was not accepted. It may have been removed from your account." };
+      throw error;
+    }
+    logInWith(form, viewer);
+  }
+  $("passkey-login").addEventListener("click", () => run($("passkey-login"), "start-error", () =>
+    logInWithPasskey($("login-form"), null)));
+  $("passkey-login-named").addEventListener("click", () => run($("passkey-login-named"), "login-error", () =>
+    logInWithPasskey($("login-form"), $("login-username").value.trim())));
+
+  // logInWith one provider's authData (and the code prompt for a user with two-step
+  // verification); the provider's refusals (252, 101) in the server's words, which name the provider.
+  function logInWithProvider(form, name, data) {
+    return logInAskingForTheCode(form, async (mfa) => {
+      const authData = { [name]: data };
+      if (mfa) authData.mfa = mfa;
+      try {
+        return (await gql(
+          `mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } ${USER_FIELDS}`,
+          { input: { authData } })).logInWith.viewer;
+      } catch (error) {
+        if (error.code === 252 || (error.code === 101 && /^Invalid authData/.test(error.message || ""))) throw { text: error.message };
+        throw error;
+      }
+    });
+  }
+
+  // The `sub` claim of a JWT, read without checking the token (the server checks it and requires
+  // authData.<name>.id to equal it).
+  function tokenSubject(token) {
+    const parts = token.split(".");
+    try {
+      const payload = JSON.parse(atob(parts[1].replace(/-/g, "+").replace(/_/g, "/")));
+      if (parts.length === 3 && typeof payload.sub === "string" && payload.sub) return payload.sub;
+    } catch (e) { /* not a JWT */ }
+    throw { text: "That is not an ID token (a JWT with a sub claim)." };
+  }
+
+  let providerName = null;
+  for (const name of config.providers) {
+    if (name === "anonymous") { $("go-guest").hidden = false; continue; }
+    const button = document.createElement("button");
+    button.type = "button";
+    button.className = "secondary";
+    button.dataset.provider = name;
+    button.textContent = `Continue with ${name.charAt(0).toUpperCase()}${name.slice(1)}`;
+    button.addEventListener("click", () => {
+      providerName = name;
+      $("provider-title").textContent = button.textContent;
+      $("provider-form").reset();
+      showError("provider-error", null);
+      show("provider");
+    });
+    $("provider-buttons").append(button);
+  }
+
+  $("go-guest").addEventListener("click", () => run($("go-guest"), "start-error", () =>
+    logInWithProvider($("provider-form"), "anonymous", { id: storedId(ANONYMOUS_KEY) })));
+
+  onSubmit("provider-form", "provider-error", async () => {
+    const token = $("provider-token").value.trim();
+    // Apple's token field is `token`; Google's and generic OpenID Connect providers' `id_token`.
+    const data = { id: tokenSubject(token), [providerName === "apple" ? "token" : "id_token"]: token };
+    await logInWithProvider($("provider-form"), providerName, data);
+  });
+
+  onSubmit("forgot-form", "forgot-error", async () => {
+    $("forgot-sent").hidden = true;
+    await gql("mutation ResetPassword($input: ResetPasswordInput!) { resetPassword(input: $input) { ok } }",
+      { input: { email: $("forgot-email").value.trim() } });
+    showMailboxHint($("forgot-sent"));
+    $("forgot-sent").hidden = false;
+  });
+
+  $("logout").addEventListener("click", async () => {
+    const session = loadSession();
+    $("logout").disabled = true;
+    try {
+      if (session) await gql("mutation LogOut { logOut(input: {}) { ok } }", {}, session.sessionToken);
+    } catch (error) {
+      // Signed out here anyway; the server forgets the session when it expires.
+    } finally {
+      $("logout").disabled = false;
+    }
+    clearSession();
+    showStart("You have logged out.");
+  });
+
+  // The account screen: email (and its verification), password, deletion.
+  function accountNotice(text) {
+    $("account-notice-text").textContent = text || "";
+    for (const hint of $("account-notice").querySelectorAll(".mailbox-hint")) hint.hidden = true;
+    $("account-notice").hidden = !text;
+  }
+
+  function showAccount(user) {
+    $("account-email").textContent = user.email
+      ? `${user.email} · ${user.emailVerified ? "verified" : "not verified"}` : "No email address yet.";
+    $("send-verification").hidden = !user.email || user.emailVerified;
+  }
+
+  async function updateUser(fields, currentPassword) {
+    const session = loadSession();
+    const input = { id: session.user.objectId, fields };
+    if (currentPassword) input.currentPassword = currentPassword;
+    const user = (await gql(
+      `mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields } } } ${USER_FIELDS}`,
+      { input }, session.sessionToken)).updateUser.user;
+    saveSession({ sessionToken: session.sessionToken, user });
+    showAccount(user);
+    return user;
+  }
+
+  $("go-account").addEventListener("click", () => {
+    for (const form of ["email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form"]) $(form).reset();
+    for (const error of ["email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error"]) showError(error, null);
+    $("email-current-box").hidden = true;
+    $("passkey-name").value = "";
+    $("totp-recovery").hidden = true;
+    accountNotice(null);
+    showAccount(loadSession().user);
+    showTOTP(null);
+    show("account");
+    run($("totp-start"), "totp-status-error", loadTOTP);
+    if (passkeysSupported) run($("passkey-add"), "passkey-error", loadPasskeys);
+    else $("passkey-unsupported").hidden = false;
+  });
+
+  // Without a recent log-in (206) the passkey and two-step settings want a fresh one.
+  function freshLogIn(error, text) {
+    if (error.code === 206) return { text: text || "For your security, log out and log in again, then try once more." };
+    return mfaError(error);
+  }
+
+  async function loadPasskeys() {
+    const passkeys = (await gql("query Passkeys { viewer { passkeys { id name createdAt lastUsedAt } } }",
+      {}, loadSession().sessionToken)).viewer.passkeys;
+    const list = $("passkey-list");
+    list.replaceChildren();
+    for (const passkey of passkeys) {
+      const item = document.createElement("li");
+      item.dataset.id = passkey.id;
+      const name = document.createElement("strong");
+      name.textContent = passkey.name;
+      const detail = document.createElement("div");
+      detail.className = "hint";
+      detail.textContent = `Added ${when(passkey.createdAt)} · ${passkey.lastUsedAt ? "last used " + when(passkey.lastUsedAt) : "not used yet"}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary remove";
+      button.textContent = "Remove";
+      button.addEventListener("click", () => run(button, "passkey-error", async () => {
+        try {
+          await gql("mutation RemovePasskey($input: RemovePasskeyInput!) { removePasskey(input: $input) { ok } }",
+            { input: { id: passkey.id } }, loadSession().sessionToken);
+        } catch (error) {
+          if (error.code === 142) throw { text: error.message };
+          throw freshLogIn(error);
+        }
+        accountNotice(`The passkey ${passkey.name} has been removed.`);
+        await loadPasskeys();
+      }));
+      item.append(name, detail, button);
+      list.append(item);
+    }
+  }
+
+  $("passkey-add").addEventListener("click", () => run($("passkey-add"), "passkey-error", async () => {
+    accountNotice(null);
+    const token = loadSession().sessionToken;
+    let options;
+    try {
+      options = (await gql("mutation PasskeyRegistrationOptions { passkeyRegistrationOptions(input: {}) { options } }",
+        {}, token)).passkeyRegistrationOptions.options;
+    } catch (error) { throw freshLogIn(error); }
+    const credential = await browserCredential(() => navigator.credentials.create({ publicKey: creationOptions(options) }),
+      "No passkey was made: it was cancelled or timed out.");
+    const input = { credential: credentialJSON(credential) };
+    const name = $("passkey-name").value.trim();
+    if (name) input.name = name;
+    let passkey;
+    try {
+      passkey = (await gql("mutation RegisterPasskey($input: RegisterPasskeyInput!) { registerPasskey(input: $input) { passkey { id name } } }",
+        { input }, token)).registerPasskey.passkey;
+    } catch (error) {
+      if (error.code === 142) throw { text: "The passkey could not be registered. Try again." };
+      throw freshLogIn(error);
+    }
+    $("passkey-name").value = "";
+    accountNotice(`The passkey ${passkey.name} has been added. You can log in with it now.`);
+    await loadPasskeys();
+  }));
+
+  // Two-step verification (TOTP): the page makes the secret, shows it as an otpauth:// link
+  // and its QR code, and turns it on with the first code from the app.
+  // `user.authData` says whether it is on; `showTOTP(null)` while that is being read.
+  function showTOTP(authData) {
+    const known = authData !== null;
+    const enabled = !!(authData && authData.mfa && authData.mfa.status === "enabled");
+    $("totp-status").textContent = !known ? "Checking…" : enabled
+      ? "On: logging in asks for a code from your authenticator app."
+      : "Off: add a code from an authenticator app to your password.";
+    $("totp-start").hidden = !known || enabled;
+    $("totp-manage").hidden = !enabled;
+    $("totp-enrol").hidden = true;
+  }
+
+  async function loadTOTP() {
+    const user = (await gql("query AuthData { viewer { user { authData } } }", {}, loadSession().sessionToken)).viewer.user;
+    showTOTP(user.authData || {});
+  }
+
+  // 160 random bits in base32 (RFC 4648, no padding): 32 characters.
+  function newSecret() {
+    const alphabet = "ABCDEFGHIJKLMNOPQRSTUVWXYZ234567";
+    const bytes = crypto.getRandomValues(new Uint8Array(20));
+    let bits = "";
+    for (const byte of bytes) bits += byte.toString(2).padStart(8, "0");
+    let secret = "";
+    for (let i = 0; i < bits.length; i += 5) secret += alphabet[parseInt(bits.slice(i, i + 5), 2)];
+    return secret;
+  }
+
+  // The QR code on the canvas: 4 pixels a module, with the four-module quiet zone.
+  function drawQR(canvas, text) {
+    const modules = qrCode(text);
+    const scale = 4, quiet = 4, side = (modules.length + 2 * quiet) * scale;
+    canvas.width = side;
+    canvas.height = side;
+    const context = canvas.getContext("2d");
+    context.fillStyle = "#fff";
+    context.fillRect(0, 0, side, side);
+    context.fillStyle = "#000";
+    modules.forEach((row, y) => row.forEach((dark, x) => {
+      if (dark) context.fillRect((x + quiet) * scale, (y + quiet) * scale, scale, scale);
+    }));
+  }
+
+  let enrolSecret = null;
+  $("totp-start").addEventListener("click", () => {
+    const user = loadSession().user;
+    enrolSecret = newSecret();
+    const issuer = encodeURIComponent(config.appName);
+    const uri = `otpauth://totp/${issuer}:${encodeURIComponent(user.username || user.email || user.objectId)}?secret=${enrolSecret}&issuer=${issuer}`;
+    $("totp-secret").textContent = enrolSecret.replace(/(.{4})(?=.)/g, "$1 ");
+    $("totp-uri").textContent = uri;
+    let drawn = true;
+    try { drawQR($("totp-qr"), uri); } catch (e) { drawn = false; }
+    $("totp-qr").hidden = !drawn;
+    $("totp-qr-too-long").hidden = drawn;
+    $("totp-form").reset();
+    showError("totp-error", null);
+    $("totp-start").hidden = true;
+    $("totp-enrol").hidden = false;
+    $("totp-code").focus();
+  });
+  $("totp-cancel").addEventListener("click", () => { enrolSecret = null; showTOTP({}); });
+
+  // updateUser with authData.mfa; the answer's authDataResponse has the recovery codes. `stale`:
+  // what to say when the session may not do this (206).
+  async function updateMFA(mfa, stale) {
+    const session = loadSession();
+    const user = (await gql(
+      "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { authData authDataResponse } } }",
+      { input: { id: session.user.objectId, fields: { authData: { mfa } } } }, session.sessionToken).catch((error) => { throw freshLogIn(error, stale); }))
+      .updateUser.user;
+    showTOTP(user.authData || {});
+    return user.authDataResponse;
+  }
+
+  function showRecoveryCodes(response) {
+    const list = $("recovery-codes");
+    list.replaceChildren();
+    for (const code of response.mfa.recovery) {
+      const item = document.createElement("li");
+      item.textContent = code;
+      list.append(item);
+    }
+    $("recovery-copied").hidden = true;
+    $("totp-recovery").hidden = false;
+  }
+
+  onSubmit("totp-form", "totp-error", async () => {
+    const token = $("totp-code").value.replace(/\s/g, "");
+    if (!/^\d{6}$/.test(token)) throw { text: "Enter the 6-digit code your app shows." };
+    const response = await updateMFA({ secret: enrolSecret, token });
+    enrolSecret = null;
+    accountNotice("Two-step verification is on.");
+    showRecoveryCodes(response);
+  });
+
+  onSubmit("totp-regenerate-form", "totp-manage-error", async () => {
+    const token = $("totp-regenerate-code").value.replace(/\s/g, "");
+    if (!token) throw { text: "Enter the code from your authenticator app." };
+    const response = await updateMFA({ token, recovery: true });
+    $("totp-regenerate-form").reset();
+    accountNotice("You have new recovery codes; the old ones no longer work.");
+    showRecoveryCodes(response);
+  });
+
+  $("totp-disable").addEventListener("click", () => run($("totp-disable"), "totp-manage-error", async () => {
+    await updateMFA(null, "For your security, log out and log in again with a code from your app, then turn it off.");
+    $("totp-recovery").hidden = true;
+    accountNotice("Two-step verification is off.");
+  }));
+
+  $("recovery-copy").addEventListener("click", () => run($("recovery-copy"), "totp-manage-error", async () => {
+    const codes = [...$("recovery-codes").children].map((item) => item.textContent).join("\n");
+    try { await navigator.clipboard.writeText(codes); } catch (e) {
+      throw { text: "The browser did not allow copying: select the codes and copy them yourself." };
+    }
+    $("recovery-copied").hidden = false;
+  }));
+  $("recovery-done").addEventListener("click", () => { $("totp-recovery").hidden = true; });
+
+  $("send-verification").addEventListener("click", () => run($("send-verification"), "email-error", async () => {
+    const email = loadSession().user.email;
+    await gql("mutation SendVerificationEmail($input: SendVerificationEmailInput!) { sendVerificationEmail(input: $input) { ok } }",
+      { input: { email } });
+    accountNotice(`A verification link is on its way to ${email}.`);
+    showMailboxHint($("account-notice"));
+  }));
+
+  // Without a recent log-in the server wants the current password (206): ask for it.
+  $("email-form").addEventListener("submit", (event) => {
+    event.preventDefault();
+    const current = $("email-current-box").hidden ? null : $("email-current").value;
+    run($("email-submit"), "email-error", async () => {
+      accountNotice(null);
+      try {
+        const user = await updateUser({ email: $("email-new").value.trim() }, current);
+        $("email-form").reset();
+        $("email-current-box").hidden = true;
+        accountNotice(`Your email is now ${user.email}.`);
+      } catch (error) {
+        if (error.code === 206) { $("email-current-box").hidden = false; $("email-current").focus(); }
+        throw error;
+      }
+    }, Object.assign({ 203: "error.203.other" }, CURRENT_PASSWORD));
+  });
+
+  onSubmit("password-form", "password-error", async () => {
+    accountNotice(null);
+    if (!$("password-current").value) throw { code: 206 };
+    await updateUser({ password: $("password-new").value }, $("password-current").value);
+    $("password-form").reset();
+    accountNotice("Your password has been changed. Your other devices have been signed out.");
+  }, CURRENT_PASSWORD);
+
+  onSubmit("delete-form", "delete-error", async () => {
+    if (!$("delete-current").value) throw { code: 206 };
+    if (!$("delete-confirm").checked) throw { text: "Tick the box to confirm that your account should be deleted." };
+    const session = loadSession();
+    await gql("mutation DeleteUser($input: DeleteUserInput!) { deleteUser(input: $input) { user { objectId } } }",
+      { input: { id: session.user.objectId, currentPassword: $("delete-current").value } }, session.sessionToken);
+    clearSession();
+    showStart("Your account has been deleted.");
+  }, CURRENT_PASSWORD);
+
+  // Signed-in devices: the user's live sessions, newest first.
+  function deviceName(userAgent) {
+    if (!userAgent) return "Unknown device";
+    const browser = [["Edg/", "Edge"], ["Firefox/", "Firefox"], ["Chrome/", "Chrome"], ["Safari/", "Safari"]]
+      .find(([mark]) => userAgent.includes(mark));
+    const system = [["Windows", "Windows"], ["Android", "Android"], ["iPhone", "iPhone"], ["iPad", "iPad"],
+      ["Mac OS", "macOS"], ["Linux", "Linux"]].find(([mark]) => userAgent.includes(mark));
+    if (browser && system) return `${browser[1]} on ${system[1]}`;
+    return userAgent.length > 60 ? userAgent.slice(0, 60) + "…" : userAgent;
+  }
+
+  function when(date) {
+    return new Date(date).toLocaleString(undefined, { dateStyle: "medium", timeStyle: "short" });
+  }
+
+  async function loadDevices() {
+    const session = loadSession();
+    const sessions = (await gql("query Sessions { viewer { sessions { id current createdAt lastUsedAt userAgent installationId } } }",
+      {}, session.sessionToken)).viewer.sessions;
+    const list = $("device-list");
+    list.replaceChildren();
+    for (const device of sessions) {
+      const item = document.createElement("li");
+      item.dataset.id = device.id;
+      const name = document.createElement("strong");
+      name.textContent = deviceName(device.userAgent);
+      item.append(name);
+      if (device.current) {
+        const badge = document.createElement("span");
+        badge.className = "badge";
+        badge.textContent = "This device";
+        item.append(badge);
+      }
+      const detail = document.createElement("div");
+      detail.className = "hint";
+      detail.textContent = `Signed in ${when(device.createdAt)} · last used ${when(device.lastUsedAt)}`;
+      item.append(detail);
+      if (!device.current) {
+        const button = document.createElement("button");
+        button.type = "button";
+        button.className = "secondary revoke";
+        button.textContent = "Sign out";
+        button.addEventListener("click", () => run(button, "devices-error", async () => {
+          await gql("mutation RevokeSession($input: RevokeSessionInput!) { revokeSession(input: $input) { ok } }",
+            { input: { id: device.id } }, loadSession().sessionToken);
+          devicesNotice(`Signed out ${deviceName(device.userAgent)}.`);
+          await loadDevices();
+        }));
+        item.append(button);
+      }
+      list.append(item);
+    }
+    $("revoke-others").hidden = !sessions.some((device) => !device.current);
+  }
+
+  function devicesNotice(text) {
+    $("devices-notice").textContent = text || "";
+    $("devices-notice").hidden = !text;
+  }
+
+  $("go-devices").addEventListener("click", () => {
+    devicesNotice(null);
+    $("device-list").replaceChildren();
+    show("devices");
+    run($("go-devices"), "devices-error", loadDevices);
+  });
+
+  $("revoke-others").addEventListener("click", () => run($("revoke-others"), "devices-error", async () => {
+    const revoked = (await gql("mutation RevokeOtherSessions { revokeOtherSessions(input: {}) { revoked } }",
+      {}, loadSession().sessionToken)).revokeOtherSessions.revoked;
+    devicesNotice(`Signed out ${revoked} other device${revoked === 1 ? "" : "s"}.`);
+    await loadDevices();
+  }));
+
+  $("go-register").addEventListener("click", () => { showError("register-error", null); show("register"); });
+  $("go-login").addEventListener("click", () => { showError("login-error", null); show("login"); });
+  $("go-forgot").addEventListener("click", () => {
+    showError("forgot-error", null);
+    $("forgot-sent").hidden = true;
+    $("forgot-email").value = $("login-username").value.includes("@") ? $("login-username").value.trim() : "";
+    show("forgot");
+  });
+  for (const back of document.querySelectorAll(".back")) back.addEventListener("click", () => showStart());
+  for (const back of document.querySelectorAll(".to-home")) back.addEventListener("click", () => showHome(loadSession().user));
+  for (const hint of document.querySelectorAll(".password-hint")) hint.textContent = `At least ${config.passwordMinLength} characters.`;
+
+  // On load: the stored session at once, then the server's word on it.
+  async function start() {
+    const session = loadSession();
+    if (!session || !session.sessionToken || !session.user) { showStart(); return; }
+    showHome(session.user);
+    try {
+      const data = await gql(`query Viewer { viewer { sessionToken user { ...UserFields } } } ${USER_FIELDS}`, {}, session.sessionToken);
+      saveSession({ sessionToken: session.sessionToken, user: data.viewer.user });
+      showHome(data.viewer.user);
+    } catch (error) {
+      if (error.code === 209) { clearSession(); showStart(explain(error)); }
+      else showError("home-error", error);
+    }
+  }
+  start().finally(() => { document.body.dataset.ready = "true"; });
+})();

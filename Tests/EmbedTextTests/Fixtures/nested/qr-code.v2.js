@@ -1,0 +1,2 @@
+// qr
+const a = "#fff";
