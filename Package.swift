@@ -45,7 +45,7 @@ let package = Package(
         .target(name: "OneTimeCodes", dependencies: ["Signatures"]),
         .target(name: "JWT", dependencies: ["Signatures", "JSON"]),
         // WebAuthn relying party: strict CBOR, COSE keys, authenticator and client data, the
-        // registration and authentication checks (ES256/RS256 through Crypto, SHA-256 through Sodium).
+        // registration and authentication checks (ES256/RS256 through Signatures, SHA-256 through Sodium).
         .target(name: "WebAuthn", dependencies: ["Signatures", "JSON", "Sodium"]),
         // Mail messages: templates in four languages (the HTML part's markup in HTML/), MIME and RFC 2047
         // encoding. Knows no users or databases.

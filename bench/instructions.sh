@@ -1,7 +1,7 @@
 #!/usr/bin/env bash
 # Instructions per request of two builds: BASE_REV's release gatehouse and this tree's, each
 # run under callgrind (2 HTTP event threads) against one database, counters zeroed after a
-# warm-up, then ROUNDS runs of `{ health }` and of the viewer (session cache on). Instruction
+# warm-up, then ROUNDS runs of `{ health }` and of the viewer, session cache on and off. Instruction
 # counts do not depend on the machine's other load, so small differences show.
 #   bench/instructions.sh BASE_REV     ROUNDS (2)  BENCH_SECONDS (10, per run)
 source "$(dirname "$0")/lib.sh"
@@ -31,9 +31,9 @@ if [ "$(id -u)" = 0 ]; then
     chown gatehouse: "$DIR/runs"  # where callgrind writes
 fi
 
-measure() {  # measure BINARY SCRIPT: prints instructions per request
-    local bin="$1" script="$2" port=$((20000 + RANDOM % 20000)) out="$DIR/runs/run.$RANDOM"
-    DATABASE_URL="$CONNINFO" GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 \
+measure() {  # measure BINARY SCRIPT [CACHE]: prints instructions per request (CACHE: true or false)
+    local bin="$1" script="$2" cache="${3:-true}" port=$((20000 + RANDOM % 20000)) out="$DIR/runs/run.$RANDOM"
+    GATEHOUSE_SESSION_CACHE="$cache" DATABASE_URL="$CONNINFO" GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 \
         "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
         >"$out.stdout" 2>/dev/null &
     local pid=$!
@@ -55,10 +55,11 @@ for build in base new; do
     bin="$BASE_BIN"; [ "$build" = base ] || bin="$NEW_BIN"
     for r in $(seq "$ROUNDS"); do
         for script in health viewer; do COUNT[$build.$script.$r]="$(measure "$bin" "$script.lua")"; done
+        COUNT[$build.viewer-uncached.$r]="$(measure "$bin" viewer.lua false)"
     done
 done
 echo "| request | base $BASE_SHORT | new (working tree) |"
 echo "| --- | ---: | ---: |"
 for r in $(seq "$ROUNDS"); do
-    for script in health viewer; do echo "| $script (round $r) | ${COUNT[base.$script.$r]} | ${COUNT[new.$script.$r]} |"; done
+    for script in health viewer viewer-uncached; do echo "| $script (round $r) | ${COUNT[base.$script.$r]} | ${COUNT[new.$script.$r]} |"; done
 done

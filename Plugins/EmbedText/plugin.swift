@@ -43,8 +43,8 @@ struct EmbedText: BuildToolPlugin {
             source: .folder("Sources/Mail/HTML", extensions: ["html"])),
         "GatehouseServer": Embedding(
             enumName: "PageFiles", access: "internal",
-            summary: "The browser pages' HTML, CSS, JavaScript and texts (see Pages/README.md).",
-            source: .folder("Sources/GatehouseServer/Pages", extensions: ["html", "css", "js", "json"])),
+            summary: "The browser pages' HTML, CSS, JavaScript, texts and icon (see Pages/README.md).",
+            source: .folder("Sources/GatehouseServer/Pages", extensions: ["html", "css", "js", "json", "svg"])),
         "EmbedTextTests": Embedding(
             enumName: "EmbeddedFixtures", access: "internal",
             summary: "The files of Fixtures/, to check that embedding keeps every character.",

@@ -3,7 +3,7 @@ import Foundation
 import GraphQL
 import JSON
 
-/// Passkeys: `Viewer.passkeys`, `Passkey`, and the five operations of mfa.md.
+/// Passkeys: `Viewer.passkeys`, `Passkey`, and the five passkey operations (docs/second-factors.md).
 extension AuthGraphQL {
     struct OptionsPayload: Sendable {
         let options: JSON

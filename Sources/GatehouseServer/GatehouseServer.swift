@@ -138,6 +138,9 @@ public final class GatehouseServer: Sendable {
         self.hashing = hashing
         defer { if !started { hashing.shutdown() } }
 
+        let relyingParty = AuthConfiguration.relyingParty(
+            publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
+            origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))
         let log: @Sendable (String) -> Void = { logger.error("internal error", ["detail": .string($0)]) }
         let (cache, listener) = Self.sessionCache(settings, connection, logger)
         self.listener = listener
@@ -156,9 +159,7 @@ public final class GatehouseServer: Sendable {
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
                 mfa: settings.mfa,
-                relyingParty: AuthConfiguration.relyingParty(
-                    publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
-                    origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))),
+                relyingParty: relyingParty),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
             linkBox: linkBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
@@ -207,7 +208,10 @@ public final class GatehouseServer: Sendable {
             pages: Pages(
                 appId: settings.appId, passwordMinLength: settings.passwordMinLength, appName: settings.appName,
                 devMailbox: devMailbox != nil,
-                providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names),
+                providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names,
+                passkeys: Pages.PasskeySite(
+                    relyingPartyId: relyingParty.id, origins: relyingParty.origins.sorted(), url: publicURL),
+                secondFactors: settings.mfa),
             mailSender: mailSender, devMailbox: devMailbox,
             sessionCache: cache, sessionListener: listener)
 

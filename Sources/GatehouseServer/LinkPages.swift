@@ -2,7 +2,7 @@ import HTTPServer
 import JSON
 import Mail
 
-/// The pages behind the links in mail (contract: accounts.md, "The pages behind the links"):
+/// The pages behind the links in mail (docs/accounts.md):
 /// `/verify-email` and `/reset-password`, in the language of the request's `Accept-Language`
 /// (English, Spanish, French, Korean; as the mail), with the app name of `GATEHOUSE_APP_NAME`.
 ///

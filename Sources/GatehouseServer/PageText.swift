@@ -2,7 +2,8 @@ import JSON
 import Mail
 
 /// The words of the pages behind the links (`/verify-email`, `/reset-password`) in the four mail
-/// languages, and the error words the sample app shares with them (English there): the files
+/// languages, the error words the sample app shares with them, and the sample app's own `app.`
+/// texts (the sample app is served in English): the files
 /// `Pages/text/en.json`, `es.json`, `fr.json` and `ko.json`, each one JSON object of strings.
 ///
 /// Placeholders: `{app}` (GATEHOUSE_APP_NAME) and `{min}` (the password minimum) are filled when

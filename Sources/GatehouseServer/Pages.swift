@@ -1,3 +1,4 @@
+import Auth
 import Foundation
 import HTTPServer
 import JSON
@@ -13,8 +14,8 @@ import Sodium
 /// plugin compiles in as ``PageFiles``; this code only picks the page and language and fills in
 /// values. The Content-Security-Policy allows exactly the page's own inline script and style by
 /// their SHA-256 hashes (``PageAssets``), and network access only to this origin. Server
-/// settings the scripts need (the app id, the password minimum, the page's words) travel in a
-/// non-executable JSON data block, so the hashes do not depend on them.
+/// settings the scripts need (the app id, the password minimum, where passkeys work, the page's
+/// words) travel in a non-executable JSON data block, so the hashes do not depend on them.
 struct Pages: Sendable {
     /// `GET /`: start screen, register, log-in and forgotten-password forms, home, account and devices screens.
     let app: HTTPResponse
@@ -23,12 +24,31 @@ struct Pages: Sendable {
     /// `/verify-email` and `/reset-password`.
     let links: LinkPages
 
+    /// Where passkeys work: the relying party id the server registers them under, the origins it
+    /// accepts ceremonies from, and the address a browser elsewhere is sent to (the public URL).
+    /// The sample app hides its passkey buttons on a page where they cannot work and links there.
+    /// (``init(appId:passwordMinLength:appName:devMailbox:providers:passkeys:secondFactors:)``'s
+    /// default, for pages made in tests, is a server at `http://localhost:1337`.)
+    struct PasskeySite: Sendable {
+        let relyingPartyId: String
+        let origins: [String]
+        let url: String
+
+        var json: JSON {
+            .object(["id": .string(relyingPartyId), "origins": .array(origins.map(JSON.string)), "url": .string(url)])
+        }
+    }
+
     /// `devMailbox`: whether this server shows its outbox at `/_dev/mailbox` (the sample app links to it).
     /// `providers`: the enabled `logInWith` providers; `anonymous` shows "Continue as guest", every
-    /// other name a button that takes a pasted ID token.
+    /// other name a button that takes a pasted ID token. `secondFactors`: `GATEHOUSE_MFA`, which
+    /// says whether enrolling a factor signs out the other devices by itself.
     init(
         appId: String? = nil, passwordMinLength: Int = 8, appName: String = "Gatehouse", devMailbox: Bool = false,
-        providers: [String] = ["anonymous"]
+        providers: [String] = ["anonymous"],
+        passkeys: PasskeySite = PasskeySite(
+            relyingPartyId: "localhost", origins: ["http://localhost:1337"], url: "http://localhost:1337"),
+        secondFactors: SecondFactorMode = .optional
     ) {
         var config: JSONObject = ["passwordMinLength": .int(passwordMinLength)]
         config["appId"] = appId.map { .string($0) } ?? .null
@@ -36,14 +56,31 @@ struct Pages: Sendable {
         config["devMailbox"] = .bool(devMailbox)
         config["providers"] = .array(providers.map { .string($0) })
         config["appName"] = .string(appName)
-        config["text"] = PageText.json(PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength))
-        app = Self.page(
-            title: "Gatehouse", assets: Self.appAssets, body: Self.appBody.render(), config: Self.dataBlock(config))
+        config["passkeys"] = passkeys.json
+        config["mfa"] = .string(secondFactors.rawValue)
+        let text = PageText.filled(.english, appName: appName, passwordMinLength: passwordMinLength)
+        config["text"] = PageText.json(text)
+        // app.html's `{{text.KEY}}` is the English text of KEY (the sample app is in English).
+        let body = Self.appBody.render { name in name.hasPrefix("text.") ? text[String(name.dropFirst("text.".count))] : nil }
+        app = Self.page(title: "Gatehouse", assets: Self.appAssets, body: body, config: Self.dataBlock(config))
         explorer = Self.page(
             title: "Gatehouse GraphQL explorer", assets: Self.explorerAssets, body: Self.explorerBody.render(),
             config: explorerConfig)
         links = LinkPages(appId: appId, passwordMinLength: passwordMinLength, appName: appName)
     }
+
+    /// `GET /favicon.ico`: the brand mark (`favicon.svg`), which every page also names in its
+    /// `<link rel="icon">`; browsers ask for this path by themselves. It changes only with a new
+    /// release, so browsers may keep it for a day. Its own policy lets nothing in it run or load.
+    static let favicon = HTTPResponse(
+        status: 200,
+        headers: [
+            "Content-Type": "image/svg+xml",
+            "Cache-Control": "public, max-age=86400",
+            "Content-Security-Policy": "default-src 'none'",
+            "X-Content-Type-Options": "nosniff",
+        ],
+        body: Array(withoutFinalLineBreak(PageFiles.faviconSvg).utf8))
 
     /// Whether a request to `/graphql` is a browser asking for a page rather than a query.
     static func wantsExplorer(_ request: HTTPRequest) -> Bool {

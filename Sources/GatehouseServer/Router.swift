@@ -9,7 +9,7 @@ import JSON
 import Postgres
 import Sodium
 
-/// The HTTP surface: `/`, the explorer and the link pages (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
+/// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
 /// `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
 /// log line and one metrics sample per request.
 final class Router: HTTPHandler {
@@ -65,6 +65,8 @@ final class Router: HTTPHandler {
             return .now(finish(request, pages.links.page(for: request)!, operation: nil))
         case "/verify-email" where request.method == "POST", "/reset-password" where request.method == "POST":
             return .blocking { [self] in finish(request, linkForm(request), operation: nil) }
+        case "/favicon.ico" where request.method == "GET":
+            return .now(finish(request, Pages.favicon, operation: nil))
         case "/health":
             return .now(finish(request, Self.json(["status": "ok"]), operation: nil))
         case "/ready":

@@ -187,7 +187,7 @@ extension Settings {
                  settings.trustedProxies = networks
              },
              { $0.trustedProxies.isEmpty ? "(none)" : $0.trustedProxies.map(\.description).joined(separator: ",") }),
-        text("public-url", "GATEHOUSE_PUBLIC_URL", "URL", "The address users reach the server at (`http://` or `https://`): the base of the links in mail and the passkeys' relying party; unset: `http://<host>:<port>` of the listener",
+        text("public-url", "GATEHOUSE_PUBLIC_URL", "URL", "The address users reach the server at (`http://` or `https://`): the base of the links in mail and the passkeys' relying party; unset: `http://localhost:<port>` on a loopback listener (browsers refuse passkeys on an IP address), else `http://<host>:<port>` of the listener",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.publicURL = nil; return }
                  guard let url = URL(string: value), ["http", "https"].contains(url.scheme?.lowercased() ?? ""),
@@ -250,7 +250,7 @@ extension Settings {
         integer("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "Seconds a verification link works", 60...(365 * 86400), \.verifyTokenTTL),
         integer("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "Seconds a password reset link works", 60...(30 * 86400), \.resetTokenTTL),
         integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
-        integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password and email changes, deletion and second-factor changes need no `currentPassword` (adding or removing a passkey needs a log-in this recent); `0`: never needed", 0...(365 * 86400), \.recentAuth),
+        integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password and email changes, provider links and unlinks, deletion and second-factor changes need no `currentPassword` (adding or removing a passkey needs a log-in this recent); `0`: never needed", 0...(365 * 86400), \.recentAuth),
         integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; `0`: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),
         text("mfa", "GATEHOUSE_MFA", "MODE", "`off` (no second factors), `optional` (users may enrol TOTP) or `required` (a session without a second factor can only enrol one); empty: `optional`",
              { settings, value throws(SettingsError) in

@@ -22,6 +22,7 @@ final class Chromium: @unchecked Sendable {
     let name: String
     private let browser: DevTools
     private var page = ""  // the flat-mode session id of our tab
+    private var pageTarget = ""  // our tab's target id
 
     struct Failure: Error, CustomStringConvertible {
         let description: String
@@ -60,6 +61,7 @@ final class Chromium: @unchecked Sendable {
             let attached = try await browser.call("Target.attachToTarget", ["targetId": targetId, "flatten": true])
             guard let sessionId = attached["sessionId"] as? String else { throw Failure(description: "not attached: \(attached)") }
             page = sessionId
+            pageTarget = targetId
             _ = try await devTools.call("Page.enable")
             _ = try await devTools.call("Runtime.enable")
             _ = try await devTools.call("Emulation.setDeviceMetricsOverride", [
@@ -148,6 +150,12 @@ final class Chromium: @unchecked Sendable {
         ])
     }
 
+    /// Runs `source` in every document the tab loads from now on, before the page's own scripts
+    /// (to take a feature away from the browser, say).
+    func beforeEveryPage(_ source: String) async throws {
+        _ = try await devTools.call("Page.addScriptToEvaluateOnNewDocument", ["source": source])
+    }
+
     /// Turns the pages' own scripts off, as in a browser without JavaScript (``evaluate(_:)`` still works).
     func disableScripts() async throws {
         _ = try await devTools.call("Emulation.setScriptExecutionDisabled", ["value": true])
@@ -166,8 +174,39 @@ final class Chromium: @unchecked Sendable {
         try await waitFor("!window.__beforeReload && document.readyState === 'complete' && (\(readyCondition))")
     }
 
+    /// Opens `url` in a new tab in front of ours, as a person following a link into another tab
+    /// would (ours is hidden meanwhile), waits until `readyCondition` holds there, then closes
+    /// that tab and brings ours back to the front: our page sees `visibilitychange` and `focus`.
+    func inAnotherTab(_ url: String, until readyCondition: String) async throws {
+        let created = try await browser.call("Target.createTarget", ["url": url])
+        guard let targetId = created["targetId"] as? String else { throw Failure(description: "no target: \(created)") }
+        do {
+            let attached = try await browser.call("Target.attachToTarget", ["targetId": targetId, "flatten": true])
+            guard let session = attached["sessionId"] as? String else { throw Failure(description: "not attached: \(attached)") }
+            try await waitFor(
+                "location.href === \(quoted(url)) && document.readyState === 'complete' && (\(readyCondition))",
+                in: PageSession(browser: browser, session: session))
+        } catch {
+            _ = try? await browser.call("Target.closeTarget", ["targetId": targetId])
+            throw error
+        }
+        _ = try await browser.call("Target.closeTarget", ["targetId": targetId])
+        _ = try await browser.call("Target.activateTarget", ["targetId": pageTarget])
+    }
+
+    /// Makes the tab `width` by `height` CSS pixels, as a phone (`mobile`) or a desktop window.
+    func setViewport(width: Int, height: Int, mobile: Bool) async throws {
+        _ = try await devTools.call("Emulation.setDeviceMetricsOverride", [
+            "width": width, "height": height, "deviceScaleFactor": 1, "mobile": mobile,
+        ])
+    }
+
     /// The value of a JavaScript expression (awaited if a promise), as JSON-decoded `Any`.
     func evaluate(_ expression: String) async throws -> Any? {
+        try await evaluate(expression, in: devTools)
+    }
+
+    private func evaluate(_ expression: String, in devTools: PageSession) async throws -> Any? {
         let result = try await devTools.call("Runtime.evaluate", [
             "expression": "(async () => JSON.stringify(await (\(expression)) ?? null))()",
             "awaitPromise": true, "returnByValue": true,
@@ -198,9 +237,13 @@ final class Chromium: @unchecked Sendable {
     /// Polls `condition` (a JavaScript expression) until it is truthy; generous timeout, then a
     /// failure screenshot and an error.
     func waitFor(_ condition: String, timeout: TimeInterval = 20) async throws {
+        try await waitFor(condition, in: devTools, timeout: timeout)
+    }
+
+    private func waitFor(_ condition: String, in devTools: PageSession, timeout: TimeInterval = 20) async throws {
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            let value = try? await evaluate("(() => { try { return !!(\(condition)); } catch (e) { return false; } })()")
+            let value = try? await evaluate("(() => { try { return !!(\(condition)); } catch (e) { return false; } })()", in: devTools)
             if value as? Bool == true { return }
             if Date() > deadline {
                 let shot = try? await screenshot("FAILED")

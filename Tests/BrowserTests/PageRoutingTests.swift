@@ -63,6 +63,40 @@ struct PageRoutingTests {
         }
     }
 
+    /// Browsers ask for /favicon.ico by themselves: it is the brand mark, an SVG image that may
+    /// be cached, and every page names it.
+    @Test func theFaviconIsServedAndNamedByThePages() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let (data, response) = try await URLSession.shared.data(from: URL(string: server.origin + "/favicon.ico")!)
+        let http = try #require(response as? HTTPURLResponse)
+        #expect(http.statusCode == 200)
+        #expect(http.value(forHTTPHeaderField: "Content-Type") == "image/svg+xml")
+        #expect(http.value(forHTTPHeaderField: "Cache-Control") == "public, max-age=86400")
+        #expect(http.value(forHTTPHeaderField: "X-Content-Type-Options") == "nosniff")
+        #expect(http.value(forHTTPHeaderField: "Content-Security-Policy") == "default-src 'none'")
+        let svg = String(decoding: data, as: UTF8.self)
+        #expect(svg.hasPrefix(#"<svg xmlns="http://www.w3.org/2000/svg""#) && svg.hasSuffix("</svg>"))
+        for path in ["/", "/graphql", "/verify-email"] {
+            var request = URLRequest(url: URL(string: server.origin + path)!)
+            request.setValue("text/html", forHTTPHeaderField: "Accept")
+            let (page, _) = try await URLSession.shared.data(for: request)
+            #expect(String(decoding: page, as: UTF8.self).contains(#"<link rel="icon" href="/favicon.ico" type="image/svg+xml">"#), "\(path)")
+        }
+    }
+
+    /// The sample app learns where passkeys work (the relying party id, its origins, the public
+    /// URL) and the second-factor mode from its data block.
+    @Test func theSampleAppKnowsWherePasskeysWork() async throws {
+        let server = try InProcessServer.onLocalhost { $0.mfa = .required }
+        defer { server.stop() }
+        let (data, _) = try await URLSession.shared.data(from: URL(string: server.origin + "/")!)
+        let body = String(decoding: data, as: UTF8.self)
+        let origin = server.localhostOrigin
+        #expect(body.contains(#""passkeys":{"id":"localhost","origins":["\#(origin)"],"url":"\#(origin)"}"#))
+        #expect(body.contains(#""mfa":"required""#))
+    }
+
     @Test func pagesCarryTheServersAppIdAndPasswordMinimum() async throws {
         let server = try InProcessServer { settings in
             settings.appId = "demo</script><b>"

@@ -1,3 +1,4 @@
+import Foundation
 import ServerTestSupport
 import TestSupport
 import Testing
@@ -143,6 +144,51 @@ struct SampleAppAccountTests {
         try await browser.screenshot("5-deleted")
         #expect(try backdoor.logIn("erin", password: "larch-ridge-33").code == 101)
         #expect(try backdoor.viewerCode(token: mine) == 209)
+        #expect(try await browser.cspViolations() == [])
+    }
+
+    /// An address verified through its link in another tab shows as verified in the app's tab
+    /// without a reload: when the tab comes back to the front, and when the Account screen opens.
+    @Test func aVerifiedAddressShowsWithoutAReload() async throws {
+        let server = try InProcessServer()
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-verified")
+        defer { browser.close() }
+        try await Self.register(browser, at: server.origin, "vic", email: "vic@example.com", password: "larch-ridge-11")
+        _ = try await browser.evaluate("window.__sameDocument = true")
+        try await browser.click("#go-account")
+        try await browser.waitForVisible("#account")
+        #expect(try await browser.text("#account-email") == "vic@example.com · not verified")
+        try await browser.click("#send-verification")
+        try await browser.waitFor(
+            "document.getElementById('account-notice-text').textContent === 'A verification link is on its way to vic@example.com.'")
+
+        // The link opened in another tab confirms the address; back in this tab, it says so.
+        try await browser.inAnotherTab(try backdoor.link("verify_email"), until: "!document.getElementById('link-done').hidden")
+        try await browser.waitFor("document.getElementById('account-email').textContent === 'vic@example.com · verified'")
+        #expect(try await browser.isVisible("#send-verification") == false)
+        try await browser.screenshot("1-verified-in-another-tab")
+
+        // A new address, verified without this tab noticing (another device): the Account screen
+        // reads it again when it opens.
+        try await browser.type("vic@example.org", into: "#email-new")
+        try await browser.click("#email-submit")
+        try await browser.waitFor("document.getElementById('account-email').textContent === 'vic@example.org · not verified'")
+        try await browser.click("#send-verification")
+        try await browser.waitFor(
+            "document.getElementById('account-notice-text').textContent === 'A verification link is on its way to vic@example.org.'")
+        let link = try #require(URLComponents(string: try backdoor.link("verify_email")))
+        let query = Dictionary(uniqueKeysWithValues: (link.queryItems ?? []).map { ($0.name, $0.value ?? "") })
+        let verified = try backdoor.graphQL(
+            "mutation ($input: VerifyEmailInput!) { verifyEmail(input: $input) { ok } }",
+            variables: ["input": ["username": .string(query["username"] ?? ""), "token": .string(query["token"] ?? "")]])
+        #expect(verified.at("data", "verifyEmail", "ok")?.boolValue == true, "\(verified)")
+        #expect(try await browser.text("#account-email") == "vic@example.org · not verified")
+        try await browser.click("#account .to-home")
+        try await browser.click("#go-account")
+        try await browser.waitFor("document.getElementById('account-email').textContent === 'vic@example.org · verified'")
+        #expect(try await browser.evaluate("window.__sameDocument") as? Bool == true, "the page was not reloaded")
         #expect(try await browser.cspViolations() == [])
     }
 

@@ -179,12 +179,34 @@ struct SampleAppSecondFactorTests {
         try await browser.waitForVisible("#totp-recovery")
         let first = try await Self.recoveryCodes(browser)
         #expect(first.count == 10)
-        #expect(first.allSatisfy { $0.wholeMatch(of: /[A-Za-z0-9]{5}-[A-Za-z0-9]{5}/) != nil })
+        #expect(first.allSatisfy { $0.wholeMatch(of: /[a-z0-9]{5}-[a-z0-9]{5}/) != nil })
         #expect(try await browser.text("#totp-status") == "On: logging in asks for a code from your authenticator app.")
+        #expect(try await browser.text("#totp-recovery")?.contains(
+            "Type a recovery code in capitals or small letters, with or without the dash.") == true)
+        // No other device is signed in: nothing to offer to sign out (the button is enabled again
+        // once the page has looked).
+        try await browser.waitFor("!document.getElementById('totp-submit').disabled")
+        #expect(try await browser.text("#account-notice-text") == "Two-step verification is on.")
+        #expect(try await browser.isVisible("#other-devices") == false)
         try await browser.screenshot("2-recovery-codes")
+        // At phone width the codes stand in one column, one code a line.
+        try await browser.setViewport(width: 390, height: 844, mobile: true)
+        let boxes = try #require(try await browser.evaluate(
+            "[...document.querySelectorAll('#recovery-codes li')].map(e => { const r = e.getBoundingClientRect(); return [r.left, r.top, r.bottom]; })"
+        ) as? [[Double]])
+        #expect(boxes.count == 10 && Set(boxes.map { $0[0] }).count == 1, "\(boxes)")
+        #expect(zip(boxes, boxes.dropFirst()).allSatisfy { $0[2] <= $1[1] }, "\(boxes)")
+        try await browser.screenshot("2-recovery-codes-phone", of: "#totp-recovery")
+        try await browser.setViewport(width: 1280, height: 860, mobile: false)
         try await browser.click("#recovery-copy")
         try await browser.waitForVisible("#recovery-copied")
         #expect(try await browser.evaluate("navigator.clipboard.readText()") as? String == first.joined(separator: "\n"))
+
+        // New recovery codes take the code typed beside their button; turning off takes none.
+        #expect(try await browser.evaluate(
+            "['totp-regenerate-code', 'totp-regenerate'].every(id => document.getElementById('totp-regenerate-form').contains(document.getElementById(id)))"
+        ) as? Bool == true)
+        #expect(try await browser.evaluate("document.querySelector('#totp-disable-form input:not([type=checkbox])') === null") as? Bool == true)
 
         // New recovery codes with a code (each code works once: the test forgets the used step).
         try backdoor.execute("UPDATE user_totp SET last_step = 0")
@@ -196,16 +218,22 @@ struct SampleAppSecondFactorTests {
         try await browser.click("#recovery-done")
         #expect(try await browser.isVisible("#totp-recovery") == false)
 
-        // Log-in: the password, then the code prompt; a wrong code and a voided recovery code are refused.
+        // Log-in: the password, then the code prompt; a wrong code and a voided recovery code are
+        // refused, each in its own words.
         try await browser.click("#account .to-home")
         try await browser.click("#logout")
         try await logInWithPassword(browser, "hal", "larch-ridge-11")
         try await browser.waitForVisible("#second-factor")
+        #expect(try await browser.text("#second-factor")?.contains(
+            "Type a recovery code in capitals or small letters, with or without the dash.") == true)
         try await browser.screenshot("3-code-prompt")
-        for refused in [Self.wrongCode(totp), first[0]] {
+        for (refused, words) in [
+            (Self.wrongCode(totp), "That code is not right, or it has been used already. Try the next code from your app."),
+            (first[0], "That recovery code is not right or was used already."),
+        ] {
             try await browser.type(refused, into: "#second-factor-code")
             try await browser.click("#second-factor-submit")
-            try await browser.waitFor("document.getElementById('second-factor-error').textContent.startsWith('That code is not right')")
+            try await browser.waitFor("document.getElementById('second-factor-error').textContent === \(Self.quoted(words))")
             _ = try await browser.evaluate("document.getElementById('second-factor-error').hidden = true")
         }
         try backdoor.execute("UPDATE user_totp SET last_step = 0")
@@ -214,28 +242,35 @@ struct SampleAppSecondFactorTests {
         try await browser.waitForVisible("#home")
         #expect(try await sessionFactors(browser, backdoor) == ["password", "totp"])
 
-        // A recovery code works once.
+        // A recovery code works once, typed in capitals without the dash too.
         try await browser.click("#logout")
         try await logInWithPassword(browser, "hal", "larch-ridge-11")
-        try await browser.type(second[3], into: "#second-factor-code")
+        try await browser.type(second[3].uppercased().replacingOccurrences(of: "-", with: ""), into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
         try await browser.waitForVisible("#home")
         try await browser.click("#logout")
         try await logInWithPassword(browser, "hal", "larch-ridge-11")
         try await browser.type(second[3], into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
-        try await browser.waitFor("document.getElementById('second-factor-error').textContent.startsWith('That code is not right')")
+        try await browser.waitFor("document.getElementById('second-factor-error').textContent === 'That recovery code is not right or was used already.'")
         try await browser.type(second[4], into: "#second-factor-code")
         try await browser.click("#second-factor-submit")
         try await browser.waitForVisible("#home")
 
-        // Turned off (this session was made with a recovery code): the password alone logs in again.
+        // Turned off (this session was made with a recovery code) once the box is ticked: the
+        // password alone logs in again.
         try await browser.click("#go-account")
+        try await browser.click("#totp-disable")
+        try await browser.waitForVisible("#totp-disable-error")
+        #expect(try await browser.text("#totp-disable-error") == "Tick the box to confirm that two-step verification should be turned off.")
+        #expect(try await browser.text("#totp-status") == "On: logging in asks for a code from your authenticator app.")
+        try await browser.screenshot("4-off-unconfirmed")
+        try await browser.click("#totp-disable-confirm")
         try await browser.click("#totp-disable")
         try await browser.waitFor("document.getElementById('totp-status').textContent.startsWith('Off')")
         #expect(try await browser.text("#account-notice-text") == "Two-step verification is off.")
         #expect(try await browser.isVisible("#totp-start"))
-        try await browser.screenshot("4-off")
+        try await browser.screenshot("5-off")
         #expect(try backdoor.logIn("hal", password: "larch-ridge-11").code == nil)
         #expect(try await browser.cspViolations() == [])
     }
@@ -321,12 +356,172 @@ struct SampleAppSecondFactorTests {
         #expect(enrolled.at("data", "updateUser", "user", "authData", "mfa", "status")?.stringValue == "enabled", "\(enrolled)")
         try await browser.reload(until: Self.ready)
         try await browser.click("#go-account")
+        try await browser.click("#totp-disable-confirm")
         try await browser.click("#totp-disable")
-        try await browser.waitForVisible("#totp-manage-error")
-        #expect(try await browser.text("#totp-manage-error")
+        try await browser.waitForVisible("#totp-disable-error")
+        #expect(try await browser.text("#totp-disable-error")
             == "For your security, log out and log in again with a code from your app, then turn it off.")
         #expect(try await browser.text("#totp-status") == "On: logging in asks for a code from your authenticator app.")
         try await browser.screenshot("1-refused")
+    }
+
+    /// On a page where WebAuthn cannot work the passkey buttons are hidden and a note says why:
+    /// at an IP address (a relying party id is a domain: here `localhost`) it links to the address
+    /// where passkeys work, the public URL; in a browser without WebAuthn it says so.
+    @Test func passkeysWhereTheyCannotWorkAreExplainedNotOffered() async throws {
+        let server = try InProcessServer.onLocalhost()
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-passkey-elsewhere")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        let elsewhere = "Passkeys work at \(server.localhostOrigin)/, not at this address."
+
+        try await browser.open(server.origin + "/", until: Self.ready)
+        #expect(try await browser.isVisible("#passkey-login") == false)
+        #expect(try await browser.text("#start .passkey-note") == elsewhere)
+        try await browser.screenshot("1-start-at-ip")
+        try await browser.click("#go-login")
+        #expect(try await browser.isVisible("#passkey-login-named") == false)
+        try await browser.click("#login .back")
+        try await browser.click("#go-register")
+        try await browser.type("noa", into: "#register-username")
+        try await browser.type("larch-ridge-11", into: "#register-password")
+        try await browser.click("#register-submit")
+        try await browser.click("#go-account")
+        try await browser.waitForVisible("#account .passkey-note")
+        #expect(try await browser.text("#account .passkey-note") == elsewhere)
+        #expect(try await browser.isVisible("#passkey-add") == false)
+        try await browser.screenshot("2-account-at-ip", of: "#account .passkey-note")
+        try await browser.click("#account .to-home")
+        try await browser.click("#logout")
+
+        // The note's link leads to the address where they work, which offers them.
+        try await browser.click("#start .passkey-note a")
+        try await browser.waitFor("location.href === \(Self.quoted(server.localhostOrigin + "/")) && \(Self.ready)")
+        #expect(try await browser.isVisible("#passkey-login"))
+        #expect(try await browser.isVisible("#start .passkey-note") == false)
+        try await browser.screenshot("3-start-at-localhost")
+
+        // A browser without WebAuthn at that address.
+        try await browser.beforeEveryPage("delete window.PublicKeyCredential;")
+        try await browser.reload(until: Self.ready)
+        #expect(try await browser.evaluate("'PublicKeyCredential' in window") as? Bool == false)
+        #expect(try await browser.isVisible("#passkey-login") == false)
+        #expect(try await browser.text("#start .passkey-note") == "This browser does not support passkeys.")
+        #expect(try await browser.cspViolations() == [])
+    }
+
+    /// A session made with the password alone may not add a passkey beside the user's two-step
+    /// verification (206 "Second factor required."): the page says to log in with a factor first.
+    @Test func addingAFactorNeedsALogInWithTheOneTheUserHas() async throws {
+        let server = try InProcessServer.onLocalhost()
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-second-factor-needed")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "max", email: "max@example.com", password: "larch-ridge-11")
+        try Self.enrolTOTP(backdoor, "max")
+        try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.click("#passkey-add")
+        try await browser.waitForVisible("#passkey-error")
+        #expect(try await browser.text("#passkey-error") == "Log in with your passkey or your app's code first to add another.")
+        #expect(try await browser.evaluate("document.querySelectorAll('#passkey-list li').length") as? Int == 0)
+        try await browser.screenshot("1-refused")
+    }
+
+    /// After a passkey is added, the page offers to sign out the devices signed in without it.
+    @Test func afterAddingAFactorTheOtherDevicesCanBeSignedOut() async throws {
+        let server = try InProcessServer.onLocalhost()
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-enrolled-sign-out")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        try await SampleAppAccountTests.register(browser, at: server.localhostOrigin, "pia", email: "pia@example.com", password: "larch-ridge-11")
+        let other = try #require(try backdoor.logIn("pia", password: "larch-ridge-11").token)
+        try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.type("Laptop", into: "#passkey-name")
+        try await browser.click("#passkey-add")
+        try await browser.waitForVisible("#other-devices")
+        #expect(try await browser.text("#account-notice-text") == "The passkey Laptop has been added. You can log in with it now.")
+        #expect(try await browser.text("#other-devices p") == "Your other devices are still signed in.")
+        #expect(try backdoor.viewerCode(token: other) == nil)
+        try await browser.screenshot("1-offer")
+        try await browser.click("#other-devices-revoke")
+        try await browser.waitFor("document.getElementById('account-notice-text').textContent === 'Signed out 1 other device.'")
+        #expect(try await browser.isVisible("#other-devices") == false)
+        #expect(try backdoor.viewerCode(token: other) == 209)
+        try await browser.screenshot("2-signed-out")
+        #expect(try await browser.cspViolations() == [])
+    }
+
+    /// With GATEHOUSE_MFA=required the server signs out the other devices when a factor is
+    /// added, and the page says so instead of offering it.
+    @Test func withMFARequiredAddingAFactorSaysTheOtherDevicesWereSignedOut() async throws {
+        let server = try InProcessServer { $0.mfa = .required }
+        defer { server.stop() }
+        let backdoor = Backdoor(server)
+        let browser = try await Chromium(name: "app-enrolled-required")
+        defer { browser.close() }
+        try await SampleAppAccountTests.register(browser, at: server.origin, "quin", email: "quin@example.com", password: "larch-ridge-11")
+        let other = try #require(try backdoor.logIn("quin", password: "larch-ridge-11").token)
+        try await browser.click("#go-account")
+        try await browser.click("#totp-start")
+        let secret = try #require(try await browser.text("#totp-secret")).replacingOccurrences(of: " ", with: "")
+        try await browser.type(TOTP(secret: try #require(Base32.decode(secret))).code(at: Date()), into: "#totp-code")
+        try await browser.click("#totp-submit")
+        try await browser.waitForVisible("#totp-recovery")
+        try await browser.waitFor("!document.getElementById('totp-submit').disabled")
+        #expect(try await browser.text("#account-notice-text") == "Two-step verification is on. Your other devices have been signed out.")
+        #expect(try await browser.isVisible("#other-devices") == false)
+        #expect(try backdoor.viewerCode(token: other) == 209)
+        try await browser.screenshot("1-signed-out")
+    }
+
+    /// With GATEHOUSE_VERIFY_EMAILS=required a passkey log-in of a user whose address is not
+    /// verified is refused (205): the page says to verify the address.
+    @Test func aPasskeyLogInWithAnUnverifiedAddressIsToldToCheckTheMail() async throws {
+        let server = try InProcessServer.onLocalhost { $0.verifyEmails = .required }
+        defer { server.stop() }
+        let browser = try await Chromium(name: "app-passkey-unverified")
+        defer { browser.close() }
+        try await browser.addVirtualAuthenticator()
+        // Without an email the sign-up gets a session; the passkey comes first, the address after.
+        try await browser.open(server.localhostOrigin + "/", until: Self.ready)
+        try await browser.click("#go-register")
+        try await browser.type("rio", into: "#register-username")
+        try await browser.type("larch-ridge-11", into: "#register-password")
+        try await browser.click("#register-submit")
+        try await browser.click("#go-account")
+        try await browser.waitFor("!document.getElementById('passkey-add').disabled")
+        try await browser.click("#passkey-add")
+        try await browser.waitFor("document.querySelectorAll('#passkey-list li').length === 1")
+        try await browser.type("rio@example.com", into: "#email-new")
+        try await browser.click("#email-submit")
+        try await browser.waitFor("document.getElementById('account-email').textContent === 'rio@example.com · not verified'")
+        try await browser.click("#account .to-home")
+        try await browser.click("#logout")
+        try await browser.click("#passkey-login")
+        try await browser.waitForVisible("#start-error")
+        #expect(try await browser.text("#start-error") == "Check your email: verify your address to log in.")
+        try await browser.screenshot("1-refused")
+    }
+
+    /// Enrols TOTP for `username` from a session of its own (the test's, not the browser's).
+    private static func enrolTOTP(_ backdoor: Backdoor, _ username: String) throws {
+        let token = try #require(try backdoor.logIn(username, password: "larch-ridge-11").token)
+        let objectId = try #require(try backdoor.graphQL("{ viewer { user { objectId } } }", token: token)
+            .at("data", "viewer", "user", "objectId")?.stringValue)
+        let enrolled = try backdoor.graphQL(
+            "mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { authData } } }",
+            variables: ["input": ["id": .string(objectId), "fields": ["authData": ["mfa": [
+                "secret": .string(Base32.encode(Array(repeating: 7, count: 20))),
+                "token": .string(TOTP(secret: Array(repeating: 7, count: 20)).code(at: Date())),
+            ]]]]], token: token)
+        #expect(enrolled.at("data", "updateUser", "user", "authData", "mfa", "status")?.stringValue == "enabled", "\(enrolled)")
     }
 
     /// From the home screen: logs out and in with the passkey twice, by the start screen's button

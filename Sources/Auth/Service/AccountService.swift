@@ -3,7 +3,7 @@ import Mail
 import Postgres
 import Sodium
 
-/// The account lifecycle (contract: accounts.md): password reset, email verification, changes,
+/// The account lifecycle (docs/accounts.md): password reset, email verification, changes,
 /// deletion, reading a user. Each mail is added to the outbox in the transaction of the change
 /// that causes it; link tokens are 256 random bits, stored only as SHA-256 digests. Owns the
 /// accounts' store and the equal answer times of the link mails.

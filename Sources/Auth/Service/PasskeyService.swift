@@ -4,7 +4,7 @@ import Postgres
 import Sodium
 import WebAuthn
 
-/// Passkeys (contract: mfa.md, Passkeys): registration and log-in options, registration,
+/// Passkeys (docs/second-factors.md): registration and log-in options, registration,
 /// log-in, the list and removal. Challenges are stored as digests and taken once; every failed
 /// check answers the contract's single message, the specific reason going to the log. Owns the
 /// passkeys' store and the two batchers of passkey log-ins.

@@ -4,7 +4,7 @@ import Postgres
 import Providers
 import Sodium
 
-/// Third-party log-in (contract: providers.md): `logInWith`, the checks of `updateUser`'s links,
+/// Third-party log-in (docs/providers.md): `logInWith`, the checks of `updateUser`'s links,
 /// `User.authData`. Provider tokens are checked by ``ProviderRegistry`` and never stored: a user's
 /// links keep only the provider's user id. Owns the registry and the batcher of linked users'
 /// log-ins.

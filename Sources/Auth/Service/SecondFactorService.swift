@@ -4,7 +4,7 @@ import JSON
 import Postgres
 import Sodium
 
-/// TOTP second factors with recovery codes (contract: mfa.md), in Parse's `authData.mfa` shapes:
+/// TOTP second factors with recovery codes (docs/second-factors.md), in Parse's `authData.mfa` shapes:
 /// enrolment, regeneration of recovery codes and removal through `updateUser`, the code at
 /// `logIn` and provider log-ins, and the `GATEHOUSE_MFA=required` check. Every code works once:
 /// TOTP codes through the enrolment's last accepted step, recovery codes by being deleted, each

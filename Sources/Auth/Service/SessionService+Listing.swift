@@ -1,6 +1,6 @@
 import Foundation
 
-/// The sessions a user can see and end (contract: accounts.md, `viewer { session, sessions }`,
+/// The sessions a user can see and end (docs/accounts.md, `viewer { session, sessions }`,
 /// `revokeSession`, `revokeOtherSessions`). An ended session's token answers 209 at once on every
 /// instance: this instance's cache drops it here, the others' through the table's notification.
 extension SessionService {

@@ -3,7 +3,7 @@
 (() => {
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
-  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt }";
+  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt authData }";
   const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
   const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
@@ -40,9 +40,13 @@
 
   function show(screen) {
     for (const id of SCREENS) $(id).hidden = id !== screen;
-    const first = $(screen).querySelector("input:not([type=checkbox])");
+    const first = [...$(screen).querySelectorAll("input:not([type=checkbox])")].find((input) => input.offsetParent !== null);
     if (first) first.focus();
   }
+
+  // A guest: a user made by "Continue as guest", whose only way in is the anonymous id this
+  // browser keeps (the server drops it once the guest has a password or another way in).
+  function isGuest(user) { return !!(user && user.authData && user.authData.anonymous); }
 
   function showError(id, error, special) {
     const element = $(id);
@@ -56,7 +60,7 @@
 
   function showHome(user) {
     const name = user.email || user.username || user.objectId;
-    $("welcome").textContent = `Welcome ${name}`;
+    $("welcome").textContent = isGuest(user) ? words("app.welcome.guest") : `Welcome ${name}`;
     $("avatar").textContent = (user.username || name || "?").slice(0, 1).toUpperCase();
     $("home-username").textContent = user.username || "—";
     $("home-email").textContent = user.email || "—";
@@ -131,7 +135,7 @@
 
   $("second-factor").querySelector(".back").addEventListener("click", () => { pendingLogIn = null; });
   onSubmit("second-factor-form", "second-factor-error", async () => {
-    const token = $("second-factor-code").value.trim();
+    const token = $("second-factor-code").value.replace(/\s/g, "");
     if (!token) throw { text: "Enter the code from your authenticator app." };
     const { form, attempt } = pendingLogIn;
     const viewer = await attempt({ token }).catch((error) => { throw mfaError(error); });
@@ -147,17 +151,46 @@
       { input: mfa ? Object.assign({ authData: { mfa } }, input) : input })).logIn.viewer);
   });
 
-  // The second factor's refusals in words (141: a wrong, used or expired code).
+  // The second factor's refusals in words (141: a wrong, used or expired code from the app, or a
+  // recovery code the user does not have, which the server tells apart by its message).
   function mfaError(error) {
-    if (error.code === 141) return { text: "That code is not right, or it has been used already. Try the next code from your app." };
+    if (error.code === 141) return { text: words(error.message === "Invalid recovery code." ? "error.141.recovery" : "error.141") };
     return error;
   }
 
   // Passkeys: the server's options (WebAuthn JSON forms, binary fields in base64url) go to
   // navigator.credentials and the credential back as JSON; the browser's own converters when
   // it has them.
-  const passkeysSupported = !!(window.PublicKeyCredential && navigator.credentials);
+  //
+  // A browser makes passkeys only for the relying party id of the server (config.passkeys.id) on
+  // a page whose host is that domain or under it, never on an IP address, and the server accepts
+  // them only from its origins: elsewhere the buttons are hidden and a note links to the address
+  // where passkeys work (the server's public URL).
+  function passkeyProblem() {
+    const site = config.passkeys;
+    const host = location.hostname;
+    const ipAddress = /^\d{1,3}(\.\d{1,3}){3}$/.test(host) || host.includes(":");
+    const inScope = !ipAddress && (host === site.id || host.endsWith("." + site.id));
+    if (!inScope || !site.origins.includes(location.origin)) return "address";
+    if (!window.PublicKeyCredential || !navigator.credentials) return "browser";
+    return null;
+  }
+  const passkeyTrouble = passkeyProblem();
+  const passkeysSupported = passkeyTrouble === null;
   for (const element of document.querySelectorAll(".passkey-only")) element.hidden = !passkeysSupported;
+  for (const note of document.querySelectorAll(".passkey-note")) {
+    if (passkeyTrouble === "address") {
+      const url = config.passkeys.url.replace(/\/$/, "") + "/";
+      const [before, after] = words("app.passkeys.elsewhere").split("{url}");
+      const link = document.createElement("a");
+      link.href = url;
+      link.textContent = url;
+      note.replaceChildren(before, link, after || "");
+    } else if (passkeyTrouble === "browser") {
+      note.textContent = words("app.passkeys.browser");
+    }
+    note.hidden = passkeysSupported;
+  }
 
   function fromBase64URL(text) {
     const binary = atob(text.replace(/-/g, "+").replace(/_/g, "/"));
@@ -305,10 +338,12 @@
     showStart("You have logged out.");
   });
 
-  // The account screen: email (and its verification), password, deletion.
+  // The account screen: a guest's username and password, email (and its verification), password,
+  // deletion.
   function accountNotice(text) {
     $("account-notice-text").textContent = text || "";
     for (const hint of $("account-notice").querySelectorAll(".mailbox-hint")) hint.hidden = true;
+    $("other-devices").hidden = true;
     $("account-notice").hidden = !text;
   }
 
@@ -316,7 +351,39 @@
     $("account-email").textContent = user.email
       ? `${user.email} · ${user.emailVerified ? "verified" : "not verified"}` : "No email address yet.";
     $("send-verification").hidden = !user.email || user.emailVerified;
+    const guest = isGuest(user);
+    for (const element of $("account").querySelectorAll(".guest-only")) element.hidden = !guest;
+    for (const element of $("account").querySelectorAll(".member-only")) element.hidden = guest;
   }
+
+  // The viewer read again, so that what changed elsewhere shows here (an address verified through
+  // the link in another tab, a name changed on another device): when the tab comes back into view
+  // and when the account screen opens. Only the screens that show the user are redrawn. The answer
+  // is dropped when the stored session changed meanwhile (a log-out, or a change made on this
+  // page, whose own answer is newer).
+  let viewerRead = null;
+  function readViewerAgain() {
+    const stored = localStorage.getItem(SESSION_KEY);
+    const session = loadSession();
+    if (!session || !session.sessionToken || viewerRead) return viewerRead;
+    viewerRead = gql(`query Viewer { viewer { user { ...UserFields } } } ${USER_FIELDS}`, {}, session.sessionToken)
+      .then((data) => {
+        if (localStorage.getItem(SESSION_KEY) !== stored) return;
+        saveSession({ sessionToken: session.sessionToken, user: data.viewer.user });
+        if (!$("home").hidden) showHome(data.viewer.user);
+        if (!$("account").hidden) showAccount(data.viewer.user);
+      })
+      .catch((error) => {
+        // Ended elsewhere: back to the start screen. Anything else waits for the next try.
+        if (error.code === 209 && localStorage.getItem(SESSION_KEY) === stored) { clearSession(); showStart(explain(error)); }
+      })
+      .finally(() => { viewerRead = null; });
+    return viewerRead;
+  }
+  document.addEventListener("visibilitychange", () => { if (document.visibilityState === "visible") readViewerAgain(); });
+  window.addEventListener("focus", () => readViewerAgain());
+  // Back to this page from the browser's cache (after following a link in the same tab).
+  window.addEventListener("pageshow", (event) => { if (event.persisted) readViewerAgain(); });
 
   async function updateUser(fields, currentPassword) {
     const session = loadSession();
@@ -331,8 +398,11 @@
   }
 
   $("go-account").addEventListener("click", () => {
-    for (const form of ["email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form"]) $(form).reset();
-    for (const error of ["email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error"]) showError(error, null);
+    const forms = ["guest-form", "email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form", "totp-disable-form"];
+    for (const form of forms) $(form).reset();
+    const errors = ["guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error",
+      "totp-disable-error"];
+    for (const error of errors) showError(error, null);
     $("email-current-box").hidden = true;
     $("passkey-name").value = "";
     $("totp-recovery").hidden = true;
@@ -340,16 +410,59 @@
     showAccount(loadSession().user);
     showTOTP(null);
     show("account");
+    readViewerAgain();
     run($("totp-start"), "totp-status-error", loadTOTP);
-    if (passkeysSupported) run($("passkey-add"), "passkey-error", loadPasskeys);
-    else $("passkey-unsupported").hidden = false;
+    run($("passkey-add"), "passkey-error", loadPasskeys);
   });
 
-  // Without a recent log-in (206) the passkey and two-step settings want a fresh one.
+  // Without a recent log-in (206) the passkey and two-step settings want a fresh one; a session
+  // made without the user's second factor may not add another ("Second factor required.").
   function freshLogIn(error, text) {
+    if (error.code === 206 && error.message === "Second factor required.") return { text: words("error.206.second-factor") };
     if (error.code === 206) return { text: text || "For your security, log out and log in again, then try once more." };
     return mfaError(error);
   }
+
+  // After a passkey or an authenticator app is added: with GATEHOUSE_MFA=required the server has
+  // signed out the user's other devices, which the notice says; otherwise, when other devices
+  // are signed in, it offers to sign them out (they were signed in without the new factor).
+  async function afterEnrolment(notice) {
+    if (config.mfa === "required") { accountNotice(`${notice} ${words("app.enrolled.signed-out")}`); return; }
+    accountNotice(notice);
+    let sessions;
+    try {
+      sessions = (await gql("query Sessions { viewer { sessions { current } } }", {}, loadSession().sessionToken)).viewer.sessions;
+    } catch (error) {
+      return;  // the factor is added; without the list there is just no offer
+    }
+    showError("other-devices-error", null);
+    $("other-devices").hidden = !sessions.some((session) => !session.current);
+  }
+
+  $("other-devices-revoke").addEventListener("click", () => run($("other-devices-revoke"), "other-devices-error", async () => {
+    const revoked = (await gql("mutation RevokeOtherSessions { revokeOtherSessions(input: {}) { revoked } }",
+      {}, loadSession().sessionToken)).revokeOtherSessions.revoked;
+    accountNotice(words(revoked === 1 ? "app.revoked.one" : "app.revoked", { count: revoked }));
+  }));
+
+  // A guest keeps the account by choosing a username and a password; the server needs no current
+  // password from a guest's recent session (and a guest has none to give).
+  onSubmit("guest-form", "guest-error", async () => {
+    accountNotice(null);
+    const username = $("guest-username").value.trim();
+    if (!username) throw { code: 200 };
+    if (!$("guest-password").value) throw { code: 201 };
+    let user;
+    try {
+      user = await updateUser({ username, password: $("guest-password").value });
+    } catch (error) {
+      if (error.code === 206 && error.message === "Recent authentication required.") throw { text: words("app.guest.stale") };
+      throw error;
+    }
+    localStorage.removeItem(ANONYMOUS_KEY);
+    $("guest-form").reset();
+    accountNotice(words("app.guest.done", { username: user.username }));
+  });
 
   async function loadPasskeys() {
     const passkeys = (await gql("query Passkeys { viewer { passkeys { id name createdAt lastUsedAt } } }",
@@ -406,8 +519,8 @@
       throw freshLogIn(error);
     }
     $("passkey-name").value = "";
-    accountNotice(`The passkey ${passkey.name} has been added. You can log in with it now.`);
     await loadPasskeys();
+    await afterEnrolment(`The passkey ${passkey.name} has been added. You can log in with it now.`);
   }));
 
   // Two-step verification (TOTP): the page makes the secret, shows it as an otpauth:// link
@@ -504,8 +617,8 @@
     if (!/^\d{6}$/.test(token)) throw { text: "Enter the 6-digit code your app shows." };
     const response = await updateMFA({ secret: enrolSecret, token });
     enrolSecret = null;
-    accountNotice("Two-step verification is on.");
     showRecoveryCodes(response);
+    await afterEnrolment("Two-step verification is on.");
   });
 
   onSubmit("totp-regenerate-form", "totp-manage-error", async () => {
@@ -517,11 +630,13 @@
     showRecoveryCodes(response);
   });
 
-  $("totp-disable").addEventListener("click", () => run($("totp-disable"), "totp-manage-error", async () => {
+  onSubmit("totp-disable-form", "totp-disable-error", async () => {
+    if (!$("totp-disable-confirm").checked) throw { text: words("app.totp.off.unconfirmed") };
     await updateMFA(null, "For your security, log out and log in again with a code from your app, then turn it off.");
+    $("totp-disable-form").reset();
     $("totp-recovery").hidden = true;
     accountNotice("Two-step verification is off.");
-  }));
+  });
 
   $("recovery-copy").addEventListener("click", () => run($("recovery-copy"), "totp-manage-error", async () => {
     const codes = [...$("recovery-codes").children].map((item) => item.textContent).join("\n");
@@ -566,12 +681,23 @@
     accountNotice("Your password has been changed. Your other devices have been signed out.");
   }, CURRENT_PASSWORD);
 
+  // A guest has no password: its recent session is enough (an old one is told to continue as
+  // guest again, which makes a new session of the same account).
   onSubmit("delete-form", "delete-error", async () => {
-    if (!$("delete-current").value) throw { code: 206 };
-    if (!$("delete-confirm").checked) throw { text: "Tick the box to confirm that your account should be deleted." };
     const session = loadSession();
-    await gql("mutation DeleteUser($input: DeleteUserInput!) { deleteUser(input: $input) { user { objectId } } }",
-      { input: { id: session.user.objectId, currentPassword: $("delete-current").value } }, session.sessionToken);
+    const guest = isGuest(session.user);
+    if (!guest && !$("delete-current").value) throw { code: 206 };
+    if (!$("delete-confirm").checked) throw { text: "Tick the box to confirm that your account should be deleted." };
+    const input = { id: session.user.objectId };
+    if (!guest) input.currentPassword = $("delete-current").value;
+    try {
+      await gql("mutation DeleteUser($input: DeleteUserInput!) { deleteUser(input: $input) { user { objectId } } }",
+        { input }, session.sessionToken);
+    } catch (error) {
+      if (guest && error.code === 206 && error.message === "Recent authentication required.") throw { text: words("app.guest.stale") };
+      throw error;
+    }
+    if (guest) localStorage.removeItem(ANONYMOUS_KEY);
     clearSession();
     showStart("Your account has been deleted.");
   }, CURRENT_PASSWORD);

@@ -54,7 +54,7 @@ function explain(error, special) {
       return words("error.101");
     }
     case 155: return error.retryAfter ? words("error.155", { seconds: error.retryAfter }) : words("error.155.unknown");
-    case 1: case 125: case 200: case 201: case 202: case 203: case 204: case 206: case 209: case "network": case "unauthorized":
+    case 1: case 125: case 200: case 201: case 202: case 203: case 204: case 205: case 206: case 209: case "network": case "unauthorized":
       return words("error." + error.code);
     default: return words("error.other", { code: error.code !== undefined ? "code " + error.code : "HTTP " + error.status });
   }
