@@ -81,7 +81,7 @@ let package = Package(
         .target(name: "TestSupport"),
         // A software authenticator making good and deliberately bad WebAuthn responses (tests, benchmarks).
         .target(name: "WebAuthnTestSupport", dependencies: ["Signatures", "JSON", "Sodium", "WebAuthn"]),
-        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer", "HTTPServer"]),
+        .target(name: "ServerTestSupport", dependencies: ["TestSupport", "Postgres", "JSON", "GatehouseServer", "HTTPServer", "Sodium"]),
 
         // Benchmarks: separate executables, never tests.
         .executableTarget(name: "ParseBench", dependencies: ["GraphQL"], path: "bench/ParseBench"),

@@ -102,7 +102,7 @@ public final class GatehouseServer: Sendable {
             throw StartError("GATEHOUSE_READ_DATABASE_URL (--read-database-url) needs DATABASE_URL: it names a standby of that database.")
         }
         // An external database's key must be given: checked before the database is opened.
-        var totpBox = settings.databaseURL == nil ? nil : try Self.totpBox(settings, keyDirectory: nil)
+        if settings.databaseURL != nil { _ = try Self.secretBox(settings, keyDirectory: nil, purpose: .totp) }
         let (embedded, pool, connection) = try Self.openDatabase(settings, logger)
         self.embedded = embedded
         self.pool = pool
@@ -116,7 +116,8 @@ public final class GatehouseServer: Sendable {
                 if let embedded { try? embedded.stop() }
             }
         }
-        if let embedded { totpBox = try Self.totpBox(settings, keyDirectory: embedded.dataDirectory) }
+        let totpBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .totp)
+        let linkBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .mailLinks)
         do {
             let applied = try Self.migrate(settings, pool, logger)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -160,7 +161,7 @@ public final class GatehouseServer: Sendable {
                 mfa: settings.mfa,
                 relyingParty: relyingParty),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
-            readPool: readPool, onStandbyChange: { event in
+            linkBox: linkBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
                 case .unavailable(let error):
                     logger.warn("read database unavailable, session lookups go to the primary", ["error": .string(error)])
@@ -194,11 +195,12 @@ public final class GatehouseServer: Sendable {
         let mailSender = smtp.map { smtp in
             MailSender(
                 store: outbox, connection: settings.pollInterval > 0 ? nil : connection, client: smtp, composer: composer,
-                retryBase: settings.mailRetryBase, logger: logger, pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
+                linkBox: linkBox, retryBase: settings.mailRetryBase, logger: logger,
+                pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
-        let devMailbox = DevMailbox.isServed(host: settings.host, smtpConfigured: smtp != nil)
-            ? DevMailbox(store: outbox, composer: composer) : nil
+        let devMailbox = DevMailbox.isServed(mode: settings.devMailbox, embeddedDatabase: embedded != nil, smtpConfigured: smtp != nil)
+            ? DevMailbox(store: outbox, composer: composer, linkBox: linkBox, smtpConfigured: smtp != nil) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
         let router = Router(
             responder: responder, contexts: contexts, cors: CORSPolicy(allowedOrigins: settings.corsOrigins), logger: logger,
@@ -243,11 +245,11 @@ public final class GatehouseServer: Sendable {
             mailSender.start()
             logger.info("mail delivery on", ["smtp": .string(smtp.description)])
         } else if devMailbox != nil {
-            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; see the dev mailbox", [
-                "mailbox": .string("http://\(settings.host.contains(":") ? "[\(settings.host)]" : settings.host):\(port)/_dev/mailbox")
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; see the dev mailbox (from this machine)", [
+                "mailbox": .string("http://\(Self.loopbackHost(listening: settings.host)):\(port)/_dev/mailbox")
             ])
         } else {
-            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; the dev mailbox is served on loopback listeners only")
+            logger.info("no SMTP server configured (GATEHOUSE_SMTP_URL): mail stays in the outbox; the dev mailbox is off (GATEHOUSE_DEV_MAILBOX)")
         }
         started = true
     }
@@ -345,11 +347,11 @@ public final class GatehouseServer: Sendable {
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
     }
 
-    /// The box sealing TOTP secrets, under `GATEHOUSE_SECRET_KEY` or else the key file in
-    /// `keyDirectory` (the embedded default's data directory; made on first start). Without
-    /// either (`DATABASE_URL`) a key must be given unless second factors are off: instances
-    /// sharing a database must share the key.
-    static func totpBox(_ settings: Settings, keyDirectory: String?) throws(StartError) -> SecretBox? {
+    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox), under
+    /// `GATEHOUSE_SECRET_KEY` or else the key file in `keyDirectory` (the embedded default's data
+    /// directory; made on first start). Without either (`DATABASE_URL`) a key must be given:
+    /// instances sharing a database must share the key.
+    static func secretBox(_ settings: Settings, keyDirectory: String?, purpose: SecretBox.Purpose) throws(StartError) -> SecretBox {
         var key = settings.secretKey
         if key == nil, let keyDirectory {
             do { key = try SecretKeyFile.readOrCreate(directory: keyDirectory) } catch {
@@ -357,16 +359,23 @@ public final class GatehouseServer: Sendable {
             }
         }
         guard let key else {
-            guard settings.mfa == .off else {
-                throw StartError(
-                    "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and must be the same for every instance and restart (make one with `openssl rand -hex 32`); or set GATEHOUSE_MFA=off.")
-            }
-            return nil
+            throw StartError(
+                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and the links of mail waiting to be sent, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
         }
-        do { return try SecretBox(secretKey: key, purpose: .totp) } catch {
+        do { return try SecretBox(secretKey: key, purpose: purpose) } catch {
             let source = settings.secretKey == nil
                 ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
             throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")
+        }
+    }
+
+    /// The host of a URL on this machine for a listener on `host`: a wildcard address becomes the
+    /// loopback one (the dev mailbox answers loopback host names only).
+    static func loopbackHost(listening host: String) -> String {
+        switch host {
+        case "0.0.0.0": "127.0.0.1"
+        case "::": "[::1]"
+        default: host.contains(":") ? "[\(host)]" : host
         }
     }
 

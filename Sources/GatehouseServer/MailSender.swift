@@ -4,6 +4,7 @@ import Foundation
 import Threading
 import Mail
 import Postgres
+import Sodium
 
 /// Delivers the mail outbox over SMTP: one thread per instance, woken by `NOTIFY gatehouse_mail`
 /// (a message was written), by the listening connection (re)connecting (notifications may have
@@ -11,9 +12,10 @@ import Postgres
 /// `pollInterval` seconds (the only wake-up without a listening connection: for engines
 /// without `LISTEN/NOTIFY`).
 ///
-/// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), renders each
-/// with ``MailComposer`` and sends it with ``SMTPClient``, one after the other in order of
-/// creation. Logs name a message by its Message-ID only: never its link, token or body.
+/// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), opens each
+/// one's sealed link, renders it with ``MailComposer`` and sends it with ``SMTPClient``, one after
+/// the other in order of creation: a link is in the clear only in memory, for that delivery.
+/// Logs and stored errors name a message by its Message-ID only: never its link, token or body.
 final class MailSender: @unchecked Sendable {
     // @unchecked: every `var` is read and written with `mutex` held.
 
@@ -27,6 +29,8 @@ final class MailSender: @unchecked Sendable {
     let store: OutboxStore
     let client: SMTPClient
     let composer: MailComposer
+    /// Opens the links sealed in the outbox (`GATEHOUSE_SECRET_KEY`, purpose `mailLinks`).
+    let linkBox: SecretBox
     /// `GATEHOUSE_MAIL_RETRY_BASE`.
     let retryBase: Int
     let batchSize: Int
@@ -51,11 +55,12 @@ final class MailSender: @unchecked Sendable {
     /// only); call ``start()``.
     init(
         store: OutboxStore, connection: ConnectionConfiguration?, client: SMTPClient, composer: MailComposer,
-        retryBase: Int, logger: Logger, batchSize: Int = 10, pollInterval: Double = 30
+        linkBox: SecretBox, retryBase: Int, logger: Logger, batchSize: Int = 10, pollInterval: Double = 30
     ) {
         self.store = store
         self.client = client
         self.composer = composer
+        self.linkBox = linkBox
         self.retryBase = retryBase
         self.logger = logger
         self.batchSize = batchSize
@@ -172,28 +177,38 @@ final class MailSender: @unchecked Sendable {
     }
 
     private func deliver(_ message: OutboxStore.StoredMessage) throws {
-        let failure: (text: String, permanent: Bool)
-        if let composed = composer.compose(message, date: Date()) {
-            do {
-                try client.send(from: composer.from.address, to: [message.recipient], message: composed.data)
-                try recordSent(message)
-                mutex.withLock { counts.sent += 1 }
-                logger.debug("mail sent", ["messageId": .string(message.messageId), "kind": .string(message.kind)])
-                return
-            } catch let error as SMTPError {
-                failure = (error.description, error.isPermanent)
+        var link: String? = nil
+        if let sealed = message.sealedLink {
+            guard let opened = linkBox.open(sealed) else {
+                // Not a permanent failure: an instance with the right key may deliver it on a retry.
+                return try recordFailure(
+                    message, "the link cannot be opened: GATEHOUSE_SECRET_KEY is not the key it was sealed with", permanent: false)
             }
-        } else {
-            failure = ("unknown kind or language", true)
+            link = String(decoding: opened, as: UTF8.self)
         }
+        guard let composed = composer.compose(message, link: link, date: Date()) else {
+            return try recordFailure(message, "unknown kind or language", permanent: true)
+        }
+        do throws(SMTPError) {
+            try client.send(from: composer.from.address, to: [message.recipient], message: composed.data)
+        } catch {
+            return try recordFailure(message, error.description, permanent: error.isPermanent)
+        }
+        try recordSent(message)
+        mutex.withLock { counts.sent += 1 }
+        logger.debug("mail sent", ["messageId": .string(message.messageId), "kind": .string(message.kind)])
+    }
+
+    /// Records a failed attempt (`error`: safe to store and log, no link or content), counts and logs it.
+    private func recordFailure(_ message: OutboxStore.StoredMessage, _ error: String, permanent: Bool) throws {
         let outcome = try store.markFailed(
-            id: message.id, attempts: message.attempts, error: failure.text, permanent: failure.permanent, retryBase: retryBase)
+            id: message.id, attempts: message.attempts, error: error, permanent: permanent, retryBase: retryBase)
         mutex.withLock {
             if outcome == .failed { counts.failed += 1 } else { counts.retries += 1 }
         }
         logger.warn(
             outcome == .failed ? "mail delivery failed, given up" : "mail delivery failed, will retry",
-            ["messageId": .string(message.messageId), "attempts": .int(message.attempts), "error": .string(failure.text)])
+            ["messageId": .string(message.messageId), "attempts": .int(message.attempts), "error": .string(error)])
     }
 }
 
@@ -223,14 +238,17 @@ extension MailSender {
 }
 
 extension MailComposer {
-    /// The message of an outbox row; nil for a kind or language this build does not know.
-    func compose(_ message: OutboxStore.StoredMessage, date: Date) -> ComposedMail? {
+    /// The message of an outbox row with its `link` opened (nil: none, or not to be shown); nil
+    /// for a kind or language this build does not know. The mail says how long the link works:
+    /// from the row's creation, when its token was made, to the link's expiry.
+    func compose(_ message: OutboxStore.StoredMessage, link: String?, date: Date) -> ComposedMail? {
         guard let kind = MailKind(rawValue: message.kind), let language = MailLanguage(rawValue: message.language) else {
             return nil
         }
+        let lifetime = message.linkExpiresAt.map { Int($0.timeIntervalSince(message.createdAt).rounded()) }
         let content = MailContent(
-            kind: kind, language: language, recipient: message.recipient, username: message.username, link: message.link,
-            signInChanges: message.signInChanges)
+            kind: kind, language: language, recipient: message.recipient, username: message.username, link: link,
+            linkLifetime: lifetime, signInChanges: message.signInChanges)
         return compose(content, messageId: message.messageId, date: date)
     }
 }

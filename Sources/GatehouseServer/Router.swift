@@ -10,8 +10,8 @@ import Postgres
 import Sodium
 
 /// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// `/_dev/mailbox` (only where ``DevMailbox`` is served), CORS preflights, one structured log line and one
-/// metrics sample per request.
+/// `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
+/// log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
     let contexts: ContextFactory
@@ -76,8 +76,9 @@ final class Router: HTTPHandler {
                 status: 200, headers: ["Content-Type": "text/plain; version=0.0.4; charset=utf-8"],
                 body: Array(metrics.render(gauges: gauges()).utf8))
             return .now(finish(request, response, operation: nil))
-        case "/_dev/mailbox" where request.method == "GET" && devMailbox != nil:
-            return .blocking { [self] in finish(request, devMailbox!.page(), operation: nil) }
+        case "/_dev/mailbox" where request.method == "GET" && devMailbox != nil && DevMailbox.admits(request):
+            // No CORS headers: no other origin's page may read it.
+            return .blocking { [self] in record(request, devMailbox!.page(), operation: nil) }
         default:
             return .now(finish(request, Self.json(["error": "not found"], status: 404), operation: nil))
         }

@@ -65,6 +65,7 @@ public struct Settings: Sendable, Hashable {
     public var smtpCAFile: String? = nil
     /// The From header; nil: `<app name> <no-reply@localhost>`.
     public var mailFrom: String? = nil
+    public var devMailbox = DevMailboxMode.auto
     public var verifyEmails = AccountPolicy.EmailVerification.off
     public var verifyTokenTTL = 86_400
     public var resetTokenTTL = 3600
@@ -225,12 +226,20 @@ extension Settings {
                  }
                  settings.webAuthnOrigins = origins
              }, { $0.webAuthnOrigins.isEmpty ? "(none)" : $0.webAuthnOrigins.joined(separator: ",") }),
-        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "`smtp://[user:password@]host[:port]` (STARTTLS required), `smtps://…`, or `smtp://host?tls=none` to a loopback host only; unset: mail stays in the outbox, shown at `/_dev/mailbox` on a loopback listener",
+        text("smtp-url", "GATEHOUSE_SMTP_URL", "URL", "`smtp://[user:password@]host[:port]` (STARTTLS required), `smtps://…`, or `smtp://host?tls=none` to a loopback host only; unset: mail stays in the outbox (see `GATEHOUSE_DEV_MAILBOX`)",
              { $0.smtpURL = $1.isEmpty ? nil : $1 }, { $0.smtpURL == nil ? "(none)" : "(set)" }),
         text("smtp-ca-file", "GATEHOUSE_SMTP_CA_FILE", "PATH", "CA certificates (PEM) to trust for the SMTP server besides the system's",
              { $0.smtpCAFile = $1.isEmpty ? nil : $1 }, { $0.smtpCAFile ?? "(none)" }),
         text("mail-from", "GATEHOUSE_MAIL_FROM", "ADDRESS", "The From header of mail; unset: `<app name> <no-reply@localhost>`",
              { $0.mailFrom = $1.isEmpty ? nil : $1 }, { $0.mailFrom ?? "<app name> <no-reply@localhost>" }),
+        text("dev-mailbox", "GATEHOUSE_DEV_MAILBOX", "MODE",
+             "The page `/_dev/mailbox` showing the outbox with its links, to requests from this machine only (a loopback address, no forwarding headers): `on`, `off` or `auto` (only with the embedded database and no SMTP server)",
+             { settings, value throws(SettingsError) in
+                 guard let mode = DevMailboxMode(rawValue: value) else {
+                     throw SettingsError("GATEHOUSE_DEV_MAILBOX (--dev-mailbox) must be on, off or auto, not \"\(value)\".")
+                 }
+                 settings.devMailbox = mode
+             }, { $0.devMailbox.rawValue }),
         text("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "MODE", "`off` (verification mail when asked), `on` (also at sign-up and email change) or `required` (and unverified emails cannot log in)",
              { settings, value throws(SettingsError) in
                  guard let mode = AccountPolicy.EmailVerification(rawValue: value) else {
@@ -250,7 +259,7 @@ extension Settings {
                  }
                  settings.mfa = mode
              }, { $0.mfa.rawValue }),
-        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (`openssl rand -hex 32`) from which the key sealing TOTP secrets is derived; the same on every instance, kept outside the database. Unset: generated into `<data directory>/secret-key` with the embedded database (required with `DATABASE_URL` unless `GATEHOUSE_MFA` is `off`)",
+        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (`openssl rand -hex 32`) from which the keys sealing TOTP secrets and the links of mail waiting in the outbox are derived; the same on every instance, kept outside the database. Unset: generated into `<data directory>/secret-key` with the embedded database (required with `DATABASE_URL`)",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.secretKey = nil; return }
                  do { _ = try SecretBox(secretKey: value, purpose: .totp) } catch {

@@ -18,14 +18,20 @@ public struct MailComposer: Sendable {
     public func compose(_ content: MailContent, messageId: String, date: Date) -> ComposedMail {
         let texts = MailTexts.of(content.language)
         let template = texts[content.kind]
-        let fill = { (text: String) in Self.fill(text, app: appName, user: content.username) }
         let link = template.action != nil ? content.link.map(Self.singleLine) : nil
+        var values = ["app": appName, "user": content.username]
+        var validity: [String] = []
+        if link != nil, let lifetime = content.linkLifetime, let sentence = template.validity {
+            values["duration"] = texts.durations.say(lifetime)
+            validity = [sentence]
+        }
+        let fill = { (text: String) in Self.fill(text, values) }
 
         let subject = Self.singleLine(fill(template.subject))
         // Provider names are the operator's, not templates: they are not filled.
         let changes = content.kind.listsSignInChanges ? content.signInChanges.map { "• " + texts.signInChange.describe($0) } : []
         let before = [fill(texts.greeting)] + template.lead.map(fill) + changes
-        let after = template.trail.map(fill) + [fill(texts.signOff)]
+        let after = (validity + template.trail).map(fill) + [fill(texts.signOff)]
         // Paragraphs apart by blank lines: the link stands alone on its line.
         let text = (before + (link.map { [$0] } ?? []) + after).joined(separator: "\n\n") + "\n"
         let html = Self.html(
@@ -80,9 +86,22 @@ public struct MailComposer: Sendable {
         do { return try HTMLTemplate(file: "HTML/" + name, text: text) } catch { preconditionFailure(error.description) }
     }
 
-    /// `{app}` and `{user}` replaced in one pass, so neither value is read as a placeholder.
-    private static func fill(_ template: String, app: String, user: String) -> String {
-        template.components(separatedBy: "{app}").map { $0.replacing("{user}", with: user) }.joined(separator: app)
+    /// Each `{name}` of `values` in `template` replaced in one pass over the template, so no
+    /// value is read as a placeholder.
+    private static func fill(_ template: String, _ values: [String: String]) -> String {
+        var filled = ""
+        var rest = template[...]
+        while let open = rest.firstIndex(of: "{") {
+            filled += rest[..<open]
+            if let close = rest[open...].firstIndex(of: "}"), let value = values[String(rest[rest.index(after: open)..<close])] {
+                filled += value
+                rest = rest[rest.index(after: close)...]
+            } else {
+                filled.append("{")
+                rest = rest[rest.index(after: open)...]
+            }
+        }
+        return filled + rest
     }
 
     /// HTML text and attribute value escaping (`&`, `<`, `>`, `"`, `'`); the server's pages use it too.

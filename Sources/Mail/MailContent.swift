@@ -7,19 +7,22 @@ public struct MailContent: Sendable, Hashable {
     public var username: String
     /// The full link with its token: the verify and reset kinds only (ignored for the others).
     public var link: String?
+    /// Seconds the link works, which the message says (nil: it says nothing about it).
+    public var linkLifetime: Int?
     /// The changes to the ways into the account that the message lists, one paragraph each
     /// after its lead: the sign-in kinds only (ignored for the others).
     public var signInChanges: [SignInChange]
 
     public init(
         kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil,
-        signInChanges: [SignInChange] = []
+        linkLifetime: Int? = nil, signInChanges: [SignInChange] = []
     ) {
         self.kind = kind
         self.language = language
         self.recipient = recipient
         self.username = username
         self.link = link
+        self.linkLifetime = linkLifetime
         self.signInChanges = signInChanges
     }
 }

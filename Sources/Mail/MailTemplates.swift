@@ -1,4 +1,5 @@
-/// What one kind of message says. `{app}` stands for the app name and `{user}` for the username.
+/// What one kind of message says. `{app}` stands for the app name, `{user}` for the username and
+/// `{duration}` for how long the link works.
 struct MailTemplate {
     let subject: String
     /// Paragraphs before the link.
@@ -7,6 +8,30 @@ struct MailTemplate {
     let action: String?
     /// Paragraphs after the link.
     let trail: [String]
+    /// How long the link works (`{duration}`), the first paragraph after it: the kinds that
+    /// carry a link only, when the message knows the link's lifetime.
+    var validity: String? = nil
+}
+
+/// How a language says a number of minutes, hours or days.
+struct DurationWords {
+    /// Each unit's word for one and for any other count.
+    let minute, hour, day: (one: String, other: String)
+    /// Between the number and the unit: a space, or nothing (Korean).
+    let separator: String
+
+    /// `seconds` in the largest unit that says it exactly (days from two days on), else in
+    /// whole hours from two hours on, else in whole minutes: never more than the link works.
+    func say(_ seconds: Int) -> String {
+        let (count, unit) = if seconds >= 2 * 86_400 && seconds % 86_400 == 0 {
+            (seconds / 86_400, day)
+        } else if seconds % 3600 == 0 || seconds >= 2 * 3600 {
+            (seconds / 3600, hour)
+        } else {
+            (max(1, seconds / 60), minute)
+        }
+        return "\(count)\(separator)\(count == 1 ? unit.one : unit.other)"
+    }
 }
 
 /// One language's sentences for ``SignInChange``s, each a paragraph of a sign-in notice.
@@ -40,6 +65,7 @@ struct MailTexts {
     /// Under the button, before the link as text.
     let linkHint: String
     let signOff: String
+    let durations: DurationWords
     let verifyEmail, resetPassword, passwordChanged, emailChanged, accountDeleted: MailTemplate
     let signInChanged, signInMethodsRemoved: MailTemplate
     /// The paragraphs listing the sign-in kinds' changes.
@@ -70,16 +96,20 @@ struct MailTexts {
         greeting: "Hello {user},",
         linkHint: "If the button does not work, open this link:",
         signOff: "The {app} team",
+        durations: DurationWords(
+            minute: ("minute", "minutes"), hour: ("hour", "hours"), day: ("day", "days"), separator: " "),
         verifyEmail: MailTemplate(
             subject: "Confirm your email address for {app}",
             lead: ["Please confirm that this is the email address of your {app} account by opening the link below."],
             action: "Confirm email address",
-            trail: ["This link expires after a while. If you did not ask for this, you can ignore this email."]),
+            trail: ["If you did not ask for this, you can ignore this email."],
+            validity: "This link works for {duration}."),
         resetPassword: MailTemplate(
             subject: "Reset your {app} password",
             lead: ["Someone, hopefully you, asked to reset the password of your {app} account. To choose a new password, open the link below."],
             action: "Choose a new password",
-            trail: ["This link expires soon and works once. If you did not ask for this, ignore this email: your password stays as it is."]),
+            trail: ["If you did not ask for this, ignore this email: your password stays as it is."],
+            validity: "This link works once, for {duration}."),
         passwordChanged: MailTemplate(
             subject: "Your {app} password was changed",
             lead: ["The password of your {app} account was just changed."],
@@ -118,16 +148,20 @@ struct MailTexts {
         greeting: "Hola, {user}:",
         linkHint: "Si el botón no funciona, abre este enlace:",
         signOff: "El equipo de {app}",
+        durations: DurationWords(
+            minute: ("minuto", "minutos"), hour: ("hora", "horas"), day: ("día", "días"), separator: " "),
         verifyEmail: MailTemplate(
             subject: "Confirma tu dirección de correo en {app}",
             lead: ["Confirma que esta es la dirección de correo de tu cuenta de {app} abriendo el enlace de abajo."],
             action: "Confirmar dirección de correo",
-            trail: ["Este enlace caduca al cabo de un tiempo. Si no lo has pedido tú, puedes ignorar este correo."]),
+            trail: ["Si no lo has pedido tú, puedes ignorar este correo."],
+            validity: "Este enlace funciona durante {duration}."),
         resetPassword: MailTemplate(
             subject: "Restablece tu contraseña de {app}",
             lead: ["Alguien, esperamos que tú, ha pedido restablecer la contraseña de tu cuenta de {app}. Para elegir una contraseña nueva, abre el enlace de abajo."],
             action: "Elegir una contraseña nueva",
-            trail: ["Este enlace caduca pronto y solo funciona una vez. Si no lo has pedido tú, ignora este correo: tu contraseña no cambia."]),
+            trail: ["Si no lo has pedido tú, ignora este correo: tu contraseña no cambia."],
+            validity: "Este enlace funciona una sola vez, durante {duration}."),
         passwordChanged: MailTemplate(
             subject: "Se ha cambiado tu contraseña de {app}",
             lead: ["Se acaba de cambiar la contraseña de tu cuenta de {app}."],
@@ -166,16 +200,20 @@ struct MailTexts {
         greeting: "Bonjour {user},",
         linkHint: "Si le bouton ne fonctionne pas, ouvrez ce lien :",
         signOff: "L'équipe {app}",
+        durations: DurationWords(
+            minute: ("minute", "minutes"), hour: ("heure", "heures"), day: ("jour", "jours"), separator: " "),
         verifyEmail: MailTemplate(
             subject: "Confirmez votre adresse e-mail pour {app}",
             lead: ["Confirmez que cette adresse e-mail est bien celle de votre compte {app} en ouvrant le lien ci-dessous."],
             action: "Confirmer l'adresse e-mail",
-            trail: ["Ce lien expire au bout d'un certain temps. Si vous n'êtes pas à l'origine de cette demande, vous pouvez ignorer cet e-mail."]),
+            trail: ["Si vous n'êtes pas à l'origine de cette demande, vous pouvez ignorer cet e-mail."],
+            validity: "Ce lien fonctionne pendant {duration}."),
         resetPassword: MailTemplate(
             subject: "Réinitialisez votre mot de passe {app}",
             lead: ["Quelqu'un, vous sans doute, a demandé à réinitialiser le mot de passe de votre compte {app}. Pour choisir un nouveau mot de passe, ouvrez le lien ci-dessous."],
             action: "Choisir un nouveau mot de passe",
-            trail: ["Ce lien expire bientôt et ne sert qu'une fois. Si vous n'avez rien demandé, ignorez cet e-mail : votre mot de passe reste inchangé."]),
+            trail: ["Si vous n'avez rien demandé, ignorez cet e-mail : votre mot de passe reste inchangé."],
+            validity: "Ce lien ne sert qu'une fois, pendant {duration}."),
         passwordChanged: MailTemplate(
             subject: "Le mot de passe de votre compte {app} a été modifié",
             lead: ["Le mot de passe de votre compte {app} vient d'être modifié."],
@@ -214,16 +252,19 @@ struct MailTexts {
         greeting: "{user}님, 안녕하세요.",
         linkHint: "버튼이 작동하지 않으면 이 링크를 여세요:",
         signOff: "{app} 팀 드림",
+        durations: DurationWords(minute: ("분", "분"), hour: ("시간", "시간"), day: ("일", "일"), separator: ""),
         verifyEmail: MailTemplate(
             subject: "{app} 이메일 주소를 인증해 주세요",
             lead: ["아래 링크를 열어 이 이메일 주소가 {app} 계정의 주소임을 확인해 주세요."],
             action: "이메일 주소 인증하기",
-            trail: ["이 링크는 일정 시간이 지나면 만료됩니다. 직접 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다."]),
+            trail: ["직접 요청하지 않으셨다면 이 메일을 무시하셔도 됩니다."],
+            validity: "이 링크는 {duration} 동안 유효합니다."),
         resetPassword: MailTemplate(
             subject: "{app} 비밀번호 재설정",
             lead: ["{app} 계정의 비밀번호 재설정이 요청되었습니다. 새 비밀번호를 정하려면 아래 링크를 여세요."],
             action: "새 비밀번호 정하기",
-            trail: ["이 링크는 곧 만료되며 한 번만 쓸 수 있습니다. 요청하지 않으셨다면 이 메일을 무시하세요. 비밀번호는 그대로 유지됩니다."]),
+            trail: ["요청하지 않으셨다면 이 메일을 무시하세요. 비밀번호는 그대로 유지됩니다."],
+            validity: "이 링크는 {duration} 동안 한 번만 쓸 수 있습니다."),
         passwordChanged: MailTemplate(
             subject: "{app} 비밀번호가 변경되었습니다",
             lead: ["{app} 계정의 비밀번호가 방금 변경되었습니다."],

@@ -1,6 +1,7 @@
 import Foundation
 import GatehouseServer
 import HTTPServer
+import Sodium
 
 /// A GatehouseServer on 127.0.0.1, port 0, on its own fresh database in the shared test cluster,
 /// hashing at minimum cost, with a fixed `GATEHOUSE_SECRET_KEY`, logging to `logger` (default: errors to standard error). Call ``stop()``
@@ -61,6 +62,14 @@ public struct InProcessServer: Sendable {
 
     /// The `GATEHOUSE_SECRET_KEY` test servers on an external database use.
     public static let secretKey = "5ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7e75ec7"
+
+    /// The box test servers seal the links of their outbox with (``secretKey``, purpose `mailLinks`).
+    public static let mailLinkBox = try! SecretBox(secretKey: secretKey, purpose: .mailLinks)
+
+    /// A link sealed in a test server's outbox, opened; nil when it was sealed under another key.
+    public static func openMailLink(_ sealed: [UInt8]) -> String? {
+        mailLinkBox.open(sealed).map { String(decoding: $0, as: UTF8.self) }
+    }
 }
 
 extension InProcessServer {

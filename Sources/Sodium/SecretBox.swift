@@ -15,6 +15,8 @@ public struct SecretBox: Sendable {
     public enum Purpose: String, Sendable {
         /// TOTP secrets.
         case totp = "gh-totp_"
+        /// The links (with their tokens) of mail waiting in the outbox.
+        case mailLinks = "gh-mail_"
     }
 
     /// Why a secret key was refused (never quotes the key).

@@ -20,6 +20,8 @@ final class Harness: Sendable {
     let auth: AuthService
     let service: GraphQLService<RequestContext>
     let clock: TestClock
+    /// Seals the outbox's links (``OutboxRow`` opens them with it).
+    let linkBox: SecretBox
     /// Everything passed to the `log` closures of AuthService and AuthGraphQL.
     let logs = LogCapture()
 
@@ -43,6 +45,8 @@ final class Harness: Sendable {
             meter: hashingMeter ?? PasswordHashingPool.threadCPUSeconds, onVerify: onVerify)
         let clock = TestClock()
         self.clock = clock
+        let linkBox = try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .mailLinks)
+        self.linkBox = linkBox
         let logs = self.logs
         let log: @Sendable (String) -> Void = { line in logs.append(line) }
         auth = AuthService(
@@ -50,7 +54,8 @@ final class Harness: Sendable {
             options: .init(
                 configuration: configuration, limiterCapacity: limiterCapacity,
                 providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
-                totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), now: { clock.now() }, log: log))
+                totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), linkBox: linkBox,
+                now: { clock.now() }, log: log))
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
         service = GraphQLService(executable: executable)
     }

@@ -186,16 +186,18 @@ struct OutboxRow {
     var recipient: String
     var username: String
     var language: String
+    /// The link, opened from its seal with the harness's key.
     var link: String?
 
     /// The newest message of `kind`.
     static func latest(_ h: Harness, kind: String) throws -> OutboxRow? {
-        try h.rows("SELECT kind, recipient, username, language, link FROM mail_outbox WHERE kind = \(kind) ORDER BY id DESC LIMIT 1")
-            .first.map { row in
+        try h.rows("""
+            SELECT kind, recipient, username, language, sealed_link FROM mail_outbox WHERE kind = \(kind) ORDER BY id DESC LIMIT 1
+            """).first.map { row in
                 OutboxRow(
                     kind: try row.decode(String.self, at: 0), recipient: try row.decode(String.self, at: 1),
                     username: try row.decode(String.self, at: 2), language: try row.decode(String.self, at: 3),
-                    link: try row.decode(String?.self, at: 4))
+                    link: try row.decode([UInt8]?.self, at: 4).map { String(decoding: try #require(h.linkBox.open($0)), as: UTF8.self) })
             }
     }
 

@@ -14,7 +14,7 @@ import Testing
 @Suite struct SignInMethodTests {
     /// The sign-in changes of the newest outbox message of `kind`, as stored, and its recipient.
     static func notice(_ h: Harness, kind: String) throws -> (changes: [SignInChange], recipient: String)? {
-        try OutboxStore(pool: h.pool).newest(limit: 50).first { $0.kind == kind }.map { ($0.signInChanges, $0.recipient) }
+        try OutboxStore(pool: h.pool).newest(limit: 50).map(\.message).first { $0.kind == kind }.map { ($0.signInChanges, $0.recipient) }
     }
 
     static func count(_ h: Harness, kind: String) throws -> Int {

@@ -66,11 +66,11 @@ struct Backdoor {
     }
 
     /// The links of the outbox's messages of `kind` (`verify_email`, `reset_password`), oldest
-    /// first: without an SMTP server a message stays in the outbox with its link.
+    /// first: without an SMTP server a message stays in the outbox with its link (sealed).
     func links(_ kind: String) throws -> [String] {
         let connection = try Connection(server.server.settings.databaseURL!)
-        return try connection.query("SELECT link FROM mail_outbox WHERE kind = \(kind) AND link IS NOT NULL ORDER BY id")
-            .map { try $0.decode(String.self, at: 0) }
+        return try connection.query("SELECT sealed_link FROM mail_outbox WHERE kind = \(kind) AND sealed_link IS NOT NULL ORDER BY id")
+            .map { try #require(InProcessServer.openMailLink(try $0.decode([UInt8].self, at: 0))) }
     }
 
     /// The link of the newest message of `kind`.

@@ -22,7 +22,7 @@ struct SampleAppAccountTests {
     }
 
     @Test func forgotPasswordThroughTheDevMailbox() async throws {
-        let server = try InProcessServer()
+        let server = try InProcessServer { $0.devMailbox = .on }
         defer { server.stop() }
         let browser = try await Chromium(name: "app-forgot")
         defer { browser.close() }

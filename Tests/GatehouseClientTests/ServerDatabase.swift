@@ -25,11 +25,12 @@ struct ServerDatabase {
     func link(_ kind: String, to recipient: String) throws -> Link? {
         guard
             let row = try connection.queryFirst("""
-                SELECT link FROM mail_outbox WHERE kind = \(kind) AND lower(recipient) = lower(\(recipient))
+                SELECT sealed_link FROM mail_outbox WHERE kind = \(kind) AND lower(recipient) = lower(\(recipient))
                 ORDER BY id DESC LIMIT 1
                 """),
-            let url = try row.decode(String?.self, at: 0)
+            let sealed = try row.decode([UInt8]?.self, at: 0)
         else { return nil }
+        let url = try #require(InProcessServer.openMailLink(sealed))
         let items = URLComponents(string: url)?.queryItems ?? []
         guard let username = items.first(where: { $0.name == "username" })?.value,
             let token = items.first(where: { $0.name == "token" })?.value

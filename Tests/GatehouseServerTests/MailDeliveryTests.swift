@@ -3,34 +3,43 @@ import GatehouseServer
 import JSON
 import Postgres
 import ServerTestSupport
+import Sodium
 import Synchronization
 import TestSupport
 import Testing
 
 /// Messages written to the outbox of `databaseURL`'s database, as the account operations write
-/// them (the tests write the rows themselves; ``AccountMailTests`` goes through the API).
+/// them, links sealed under the test servers' key (the tests write the rows themselves;
+/// ``AccountMailTests`` goes through the API).
 struct Outbox {
     let databaseURL: String
+    /// Seals and opens links as the test servers do.
+    let linkBox = InProcessServer.mailLinkBox
 
     init(_ server: GatehouseServer) { databaseURL = server.settings.databaseURL! }
     init(databaseURL: String) { self.databaseURL = databaseURL }
 
-    /// Inserts `count` messages (reset links by default) to `recipient`; returns their Message-IDs, oldest first.
+    /// Inserts `count` messages (reset links by default, working for an hour) to `recipient`,
+    /// each link sealed with `linkBox` (or `sealedWith`); returns their Message-IDs, oldest first.
     @discardableResult
     func insert(
-        _ count: Int = 1, kind: String = "reset_password", recipient: String = "ann@example.com", username: String = "ann"
+        _ count: Int = 1, kind: String = "reset_password", recipient: String = "ann@example.com", username: String = "ann",
+        sealedWith box: SecretBox? = nil
     ) throws -> [String] {
         let connection = try Connection(databaseURL)
         defer { connection.close() }
-        return try connection.query("""
-            INSERT INTO mail_outbox (kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at)
-            SELECT \(kind), 'uuuuuuuuu1', \(recipient), \(username), 'en',
-                   'http://127.0.0.1/reset-password?token=secret' || g || '&username=' || \(username),
-                   '<' || md5(random()::text) || '@gatehouse.test>', now(), now()
-            FROM generate_series(1, \(count)) g
-            ORDER BY g
-            RETURNING message_id
-            """).map { try $0.decode(String.self, at: 0) }
+        return try connection.transaction { tx in
+            try (1...count).map { index in
+                let link = "http://127.0.0.1/reset-password?token=secret\(index)&username=\(username)"
+                return try #require(try tx.queryFirst("""
+                    INSERT INTO mail_outbox (
+                        kind, user_id, recipient, username, language, sealed_link, link_expires_at, message_id, created_at, next_attempt_at)
+                    VALUES (\(kind), 'uuuuuuuuu1', \(recipient), \(username), 'en', \((box ?? linkBox).seal(Array(link.utf8))),
+                            now() + interval '1 hour', '<' || md5(random()::text) || '@gatehouse.test>', now(), now())
+                    RETURNING message_id
+                    """)).decode(String.self, at: 0)
+            }
+        }
     }
 
     /// Brings every pending message's next attempt forward to now (as if its retry's time had come).
@@ -40,15 +49,24 @@ struct Outbox {
         _ = try connection.execute("UPDATE mail_outbox SET next_attempt_at = now() WHERE state = 'pending'")
     }
 
-    /// (state, attempts, last_error, link) of the message with `messageId`.
-    func row(_ messageId: String) throws -> (state: String, attempts: Int, lastError: String?, link: String?) {
+    /// (state, attempts, last_error, whether a sealed link is kept, that link opened with
+    /// `linkBox`) of the message with `messageId`.
+    func row(_ messageId: String) throws -> (state: String, attempts: Int, lastError: String?, sealed: Bool, link: String?) {
         let connection = try Connection(databaseURL)
         defer { connection.close() }
         let row = try #require(try connection.queryFirst(
-            "SELECT state, attempts, last_error, link FROM mail_outbox WHERE message_id = \(messageId)"))
+            "SELECT state, attempts, last_error, sealed_link FROM mail_outbox WHERE message_id = \(messageId)"))
+        let sealed = try row.decode([UInt8]?.self, at: 3)
         return (
             try row.decode(String.self, at: 0), Int(try row.decode(Int32.self, at: 1)), try row.decode(String?.self, at: 2),
-            try row.decode(String?.self, at: 3))
+            sealed != nil, sealed.flatMap(linkBox.open).map { String(decoding: $0, as: UTF8.self) })
+    }
+
+    /// Every row of the outbox as JSON (bytea as hex).
+    func dump() throws -> [String] {
+        let connection = try Connection(databaseURL)
+        defer { connection.close() }
+        return try connection.query("SELECT row_to_json(m)::text FROM mail_outbox m").map { try $0.decode(String.self, at: 0) }
     }
 }
 
@@ -79,13 +97,35 @@ extension LiveServer {
         #expect(mail.rcptTo == ["ann@example.com"] && mail.mailFrom == "no-reply@localhost")
         let lines = (mail.text ?? "").replacingOccurrences(of: "\r\n", with: "\n").split(separator: "\n")
         #expect(lines.contains("http://127.0.0.1/reset-password?token=secret1&username=ann"), "the link alone on a line")
+        #expect(lines.contains("This link works once, for 1 hour."), "\(lines)")
         #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
-        #expect(try outbox.row(ids[0]).link == nil)
+        #expect(try outbox.row(ids[0]).sealed == false, "the sealed link is forgotten once sent")
         #expect(eventually { (try? live.metric("gatehouse_mail_sent_total")) == 1 })
         #expect(try live.metric("gatehouse_mail_failed_total") == 0)
         #expect(!live.logs.text.contains("secret1"), "no token in the log")
         #expect(live.logs.text.contains(#""msg":"mail delivery on""#) && live.logs.text.contains(ids[0]))
         #expect(smtp.messageIds() == ids, "sent once")
+    }
+
+    /// A link sealed under another key (an instance with a different GATEHOUSE_SECRET_KEY wrote
+    /// it) cannot be opened: nothing is sent, the message is retried (an instance with the right
+    /// key may send it), and neither the log nor the stored error holds the link.
+    @Test func aLinkSealedUnderAnotherKeyIsNotSent() throws {
+        let smtp = try SMTPTestServer.start()
+        let live = try LiveServer { settings in
+            settings.smtpURL = smtp.url
+            settings.mailRetryBase = 600
+        }
+        let outbox = Outbox(live.server)
+        let foreign = try outbox.insert(sealedWith: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .mailLinks))
+        let own = try outbox.insert()
+        #expect(eventually { smtp.messageIds() == own })
+        #expect(eventually { (try? outbox.row(foreign[0]))?.lastError != nil })
+        let failed = try outbox.row(foreign[0])
+        #expect(failed.state == "pending" && failed.sealed, "kept for a retry")
+        #expect(failed.lastError == "the link cannot be opened: GATEHOUSE_SECRET_KEY is not the key it was sealed with")
+        #expect(live.logs.text.contains("mail delivery failed, will retry") && live.logs.text.contains(foreign[0]))
+        #expect(!live.logs.text.contains("secret1"))
     }
 
     /// SMTP down when the message is written: retried with backoff, delivered once it is back.
@@ -164,7 +204,7 @@ extension LiveServer {
         let ids = try outbox.insert()
         #expect(eventually { (try? outbox.row(ids[0]).state) == "failed" })
         let failed = try outbox.row(ids[0])
-        #expect(failed.attempts == 1 && failed.link == nil && failed.lastError?.contains("550") == true, "\(failed)")
+        #expect(failed.attempts == 1 && !failed.sealed && failed.lastError?.contains("550") == true, "\(failed)")
         #expect(eventually { (try? live.metric("gatehouse_mail_failed_total")) == 1 })
         #expect(try live.metric("gatehouse_mail_retries_total") == 0)
         let line = try #require(live.logs.lines.first { $0.contains("mail delivery failed, given up") })
@@ -277,11 +317,15 @@ extension LiveServer {
     }
 
     @Test func withoutSMTPStartUpSaysWhereTheMailIs() throws {
-        let live = try LiveServer()
+        let live = try LiveServer { $0.devMailbox = .on }
         let lines = live.logs.lines.filter { $0.contains("no SMTP server configured") }
         #expect(lines.count == 1)
         #expect(lines.first?.contains("http://127.0.0.1:\(live.server.port)/_dev/mailbox") == true, "\(lines)")
         #expect(try live.metric("gatehouse_mail_sent_total") == nil, "no sender, no counts")
+        // With an external database the mailbox is off unless asked for, and start-up says so.
+        let external = try LiveServer()
+        let off = external.logs.lines.filter { $0.contains("no SMTP server configured") }
+        #expect(off.count == 1 && off[0].contains("the dev mailbox is off (GATEHOUSE_DEV_MAILBOX)"), "\(off)")
     }
 }
 
@@ -320,6 +364,10 @@ extension LiveServer {
         #expect(link.hasSuffix("&username=carol"))
         let token = String(link.dropFirst(prefix.count).prefix { $0 != "&" })
         #expect(!live.logs.text.contains(token), "no token in the log")
+        #expect(lines.contains("Ce lien ne sert qu'une fois, pendant 1 heure."), "how long the link works: \(lines)")
+        let outbox = Outbox(live.server)
+        #expect(eventually { (try? outbox.dump())?.first?.contains(#""state":"sent""#) == true })
+        #expect(try outbox.dump().allSatisfy { !$0.contains(token) && $0.contains(#""sealed_link":null"#) }, "forgotten once sent")
 
         let confirm = try live.graphQL(Self.confirm, variables: ["u": "carol", "p": "new password 11", "t": .string(token)])
         #expect(try confirm.json().at("data", "confirmResetPassword", "ok") == true, "\(confirm.text)")

@@ -1,3 +1,4 @@
+import Auth
 import OneTimeCodes
 import Foundation
 import JSON
@@ -64,14 +65,20 @@ import TestSupport
         #expect(Self.error(try Self.logIn(b, recovery)) == "141 Invalid recovery code.")
     }
 
-    @Test func anExternalDatabaseNeedsTheSecretKeyUnlessMFAIsOff() throws {
+    /// The key seals the links of queued mail as well as TOTP secrets: an external database needs
+    /// it even with second factors off.
+    @Test(arguments: [SecondFactorMode.optional, .off])
+    func anExternalDatabaseNeedsTheSecretKey(mfa: SecondFactorMode) throws {
         var settings = Settings()
         settings.databaseURL = "postgresql://nobody@127.0.0.1:1/none"
         settings.port = 0
+        settings.mfa = mfa
         let error = #expect(throws: GatehouseServer.StartError.self) { try GatehouseServer(settings: settings) }
         #expect(error?.description.hasPrefix("GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL") == true, "\(String(describing: error))")
+    }
 
-        let off = try LiveServer { $0.secretKey = nil; $0.mfa = .off }
+    @Test func withSecondFactorsOffTOTPIsUnsupported() throws {
+        let off = try LiveServer { $0.mfa = .off }
         let signUp = try off.graphQL(Documents.signUp, variables: Documents.credentials("alice", "larch-ridge-11")).json()
         #expect(signUp.at("data", "signUp", "viewer", "sessionToken") != nil, "\(signUp)")
         #expect(Self.error(try Self.logIn(off, "123456")) == "252 This authentication method is unsupported.")
@@ -88,9 +95,13 @@ import TestSupport
         // A settings key wins over the file.
         var settings = Settings()
         settings.secretKey = String(repeating: "0", count: 64)
-        let fromSetting = try #require(try GatehouseServer.totpBox(settings, keyDirectory: directory))
-        let fromFile = try #require(try GatehouseServer.totpBox(Settings(), keyDirectory: directory))
+        let fromSetting = try GatehouseServer.secretBox(settings, keyDirectory: directory, purpose: .totp)
+        let fromFile = try GatehouseServer.secretBox(Settings(), keyDirectory: directory, purpose: .totp)
         #expect(fromFile.open(fromSetting.seal([1])) == nil)
+        // The file's key seals mail links too, under a key of their own.
+        let links = try GatehouseServer.secretBox(Settings(), keyDirectory: directory, purpose: .mailLinks)
+        #expect(links.open(fromFile.seal([1])) == nil)
+        #expect(try GatehouseServer.secretBox(Settings(), keyDirectory: directory, purpose: .mailLinks).open(links.seal([1])) == [1])
     }
 
     @Test func theKeyFileIsNotFollowedThroughALinkNorAcceptedWhenBroken() throws {
@@ -101,7 +112,7 @@ import TestSupport
         #expect(!FileManager.default.fileExists(atPath: directory + "/elsewhere"))
         try FileManager.default.removeItem(atPath: directory + "/secret-key")
         try Data("not a key\n".utf8).write(to: URL(fileURLWithPath: directory + "/secret-key"))
-        let error = #expect(throws: GatehouseServer.StartError.self) { try GatehouseServer.totpBox(Settings(), keyDirectory: directory) }
+        let error = #expect(throws: GatehouseServer.StartError.self) { try GatehouseServer.secretBox(Settings(), keyDirectory: directory, purpose: .totp) }
         #expect(error?.description.hasPrefix("GATEHOUSE_SECRET_KEY the key file \(directory)/secret-key must be 64 hexadecimal characters") == true,
                 "\(String(describing: error))")
         #expect(error?.description.contains("not a key") == false)

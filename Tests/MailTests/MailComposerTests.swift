@@ -154,6 +154,38 @@ import Testing
         #expect(String(decoding: other.data, as: UTF8.self).contains("\r\nMessage-ID: <ffff@example.com>\r\n"))
     }
 
+    /// The newcomer's finding: the verification mail said only that its link "expires after a
+    /// while". Both link mails say how long the link works, from the token's lifetime
+    /// (`GATEHOUSE_VERIFY_TOKEN_TTL`, `GATEHOUSE_RESET_TOKEN_TTL`), in every language, in the unit
+    /// that says it exactly or else rounded down.
+    @Test(arguments: [
+        (MailKind.verifyEmail, MailLanguage.english, 86_400, "This link works for 24 hours."),
+        (.resetPassword, .english, 3600, "This link works once, for 1 hour."),
+        (.verifyEmail, .english, 9000, "This link works for 2 hours."),
+        (.verifyEmail, .spanish, 7 * 86_400, "Este enlace funciona durante 7 días."),
+        (.resetPassword, .spanish, 1800, "Este enlace funciona una sola vez, durante 30 minutos."),
+        (.verifyEmail, .french, 172_800, "Ce lien fonctionne pendant 2 jours."),
+        (.resetPassword, .french, 60, "Ce lien ne sert qu'une fois, pendant 1 minute."),
+        (.verifyEmail, .korean, 86_400, "이 링크는 24시간 동안 유효합니다."),
+        (.resetPassword, .korean, 5400, "이 링크는 90분 동안 한 번만 쓸 수 있습니다."),
+    ])
+    func theMailSaysHowLongItsLinkWorks(kind: MailKind, language: MailLanguage, lifetime: Int, sentence: String) throws {
+        let mail = Self.composer.compose(
+            MailContent(
+                kind: kind, language: language, recipient: "ann@example.com", username: "{duration}", link: Self.link,
+                linkLifetime: lifetime),
+            messageId: "<id@example.com>", date: Self.date)
+        let parsed = try SMTPTestServer.parse(mail.data)
+        let paragraphs = try #require(parsed.text).components(separatedBy: "\n\n")
+        let link = try #require(paragraphs.firstIndex(of: Self.link))
+        #expect(paragraphs[link + 1] == sentence, "right after the link: \(paragraphs)")
+        #expect(try #require(parsed.html).contains("<p>\(sentence.replacing("'", with: "&#39;"))</p>"))
+        #expect(paragraphs[0].contains("{duration}"), "a placeholder in a username stays text")
+        // Without a known lifetime the mail says nothing about it.
+        let unknown = Self.compose(kind, language)
+        #expect(!unknown.text.contains(sentence) && unknown.text.components(separatedBy: "\n\n").count == paragraphs.count - 1)
+    }
+
     @Test func aLinkIsOnlyShownForTheKindsThatHaveOne() {
         let mail = Self.composer.compose(
             MailContent(kind: .passwordChanged, language: .english, recipient: "ann@example.com", username: "ann", link: Self.link),

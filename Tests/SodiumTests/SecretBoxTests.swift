@@ -29,6 +29,15 @@ struct SecretBoxTests {
         #expect(box.open([]) == nil)
     }
 
+    /// One secret key, a separate key per purpose: a sealed mail link is no TOTP secret, and back.
+    @Test func eachPurposeHasItsOwnKey() throws {
+        let totp = try SecretBox(secretKey: Self.key, purpose: .totp)
+        let links = try SecretBox(secretKey: Self.key, purpose: .mailLinks)
+        #expect(links.open(totp.seal([1, 2, 3])) == nil)
+        #expect(totp.open(links.seal([1, 2, 3])) == nil)
+        #expect(try SecretBox(secretKey: Self.key, purpose: .mailLinks).open(links.seal([1, 2, 3])) == [1, 2, 3])
+    }
+
     @Test func theKeyIsReadAsHexIgnoringCaseAndSurroundingSpace() throws {
         let lower = try SecretBox(secretKey: Self.key.lowercased(), purpose: .totp)
         let spaced = try SecretBox(secretKey: "  \(Self.key)\n", purpose: .totp)

@@ -1,23 +1,34 @@
 import Foundation
 import Mail
+import Sodium
 
 /// The outbox messages of the account lifecycle (verification, reset, change and deletion
 /// notices) as the configuration shapes them: links under the public URL, Message-IDs on its
-/// host, the per-address hourly cap. Pure: the stores add the messages in their transactions.
+/// host, the per-address hourly cap, links sealed for the outbox and how long they work. Pure:
+/// the stores add the messages in their transactions.
 struct AccountMail: Sendable {
     let publicURL: String
     let messagesPerAddressPerHour: Int
     /// The host of the public URL: the right-hand side of Message-IDs.
     let messageIdDomain: String
+    /// Seconds a verification and a reset link work (what the mail says).
+    let verifyLinkLifetime: Int
+    let resetLinkLifetime: Int
+    /// Seals links in the outbox (nil: a link mail is an internal error).
+    let linkBox: SecretBox?
 
-    init(_ policy: AccountPolicy) {
+    init(_ policy: AccountPolicy, linkBox: SecretBox?) {
         publicURL = policy.publicURL
         messagesPerAddressPerHour = policy.messagesPerAddressPerHour
         messageIdDomain = URL(string: policy.publicURL)?.host ?? "localhost"
+        verifyLinkLifetime = policy.verifyTokenLifetime
+        resetLinkLifetime = policy.resetTokenLifetime
+        self.linkBox = linkBox
     }
 
     /// The outbox message of `kind` to `recipient` about `user`, in the request's language, with
-    /// the link for `token` (verify and reset kinds) and the sign-in changes it lists (sign-in kinds).
+    /// the link for `token` (verify and reset kinds), which works for the policy's lifetime of
+    /// that kind of token, and the sign-in changes it lists (sign-in kinds).
     func message(
         _ kind: MailKind, to recipient: String, about user: User, request: AuthRequest, token: String?,
         signInChanges: [SignInChange] = []
@@ -28,12 +39,15 @@ struct AccountMail: Sendable {
         }
         return OutboxStore.Message(
             kind: kind.rawValue, userId: user.objectId, recipient: recipient, username: user.username,
-            language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link, signInChanges: signInChanges)
+            language: MailLanguage(acceptLanguage: request.acceptLanguage).rawValue, link: link,
+            tokenDigest: token.map { SHA256.digest($0) },
+            linkLifetime: token == nil ? nil : kind == .resetPassword ? resetLinkLifetime : verifyLinkLifetime,
+            signInChanges: signInChanges)
     }
 
     /// What the outbox checks a message against at `time`.
     func context(_ time: Date) -> AccountStore.MailContext {
-        AccountStore.MailContext(perHour: messagesPerAddressPerHour, messageIdDomain: messageIdDomain, now: time)
+        AccountStore.MailContext(perHour: messagesPerAddressPerHour, messageIdDomain: messageIdDomain, now: time, linkBox: linkBox)
     }
 
     /// A query value percent-encoded: everything but RFC 3986's unreserved characters.

@@ -24,7 +24,7 @@ public final class AccountService: Sendable {
         self.secondFactors = secondFactors
         self.providers = providers
         self.accounts = AccountStore(pool: pool)
-        self.mail = AccountMail(core.configuration.accounts)
+        self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
     }
 
     /// Sends a reset link to the user whose email this is (case-insensitively), if any, replacing

@@ -30,6 +30,8 @@ public final class AuthCore: Sendable {
     /// Says why a credential was refused (a provider token, a passkey), which the client is told
     /// only in the contract's one message: for operators, not an error of the server.
     let refused: @Sendable (String) -> Void
+    /// Seals the links of mail in the outbox (``AuthService/Options/linkBox``).
+    let linkBox: SecretBox?
 
     init(pool: Pool, hashing: PasswordHashingPool, options: AuthService.Options) {
         let configuration = options.configuration
@@ -48,6 +50,7 @@ public final class AuthCore: Sendable {
         self.now = now
         self.log = options.log
         self.refused = options.refused ?? options.log
+        self.linkBox = options.linkBox
     }
 
     /// Whether `key` is the configured master key (constant-time compared).

@@ -36,6 +36,10 @@ public final class AuthService: Sendable {
         public var sessionLookupBatches: Int
         /// Seals TOTP secrets (a key from `GATEHOUSE_SECRET_KEY`); nil: enrolment fails with an internal error.
         public var totpBox: SecretBox?
+        /// Seals the links of reset and verification mail in the outbox (a key from
+        /// `GATEHOUSE_SECRET_KEY`, purpose `mailLinks`); whoever delivers the mail opens them with
+        /// the same. Nil: sending a link mail fails with an internal error.
+        public var linkBox: SecretBox?
         /// A standby that answers viewer lookups while it is current (`GATEHOUSE_READ_DATABASE_URL`); nil: the primary.
         public var readPool: Pool?
         /// Hears when the standby stops or starts serving lookups.
@@ -50,7 +54,7 @@ public final class AuthService: Sendable {
         public init(
             configuration: AuthConfiguration = AuthConfiguration(), limiterCapacity: Int = RateLimiter.defaultCapacity,
             sessionCache: SessionCache? = nil, providers: ProviderRegistry? = nil,
-            sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches, totpBox: SecretBox? = nil,
+            sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches, totpBox: SecretBox? = nil, linkBox: SecretBox? = nil,
             readPool: Pool? = nil, onStandbyChange: @escaping @Sendable (StandbyReads.Event) -> Void = { _ in },
             now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in },
             refused: (@Sendable (String) -> Void)? = nil
@@ -61,6 +65,7 @@ public final class AuthService: Sendable {
             self.providers = providers
             self.sessionLookupBatches = sessionLookupBatches
             self.totpBox = totpBox
+            self.linkBox = linkBox
             self.readPool = readPool
             self.onStandbyChange = onStandbyChange
             self.now = now

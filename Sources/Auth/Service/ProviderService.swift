@@ -26,7 +26,7 @@ public final class ProviderService: Sendable {
         self.secondFactors = secondFactors
         let users = UserStore(pool: pool)
         self.users = users
-        self.mail = AccountMail(core.configuration.accounts)
+        self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
         self.providers = providers
         self.providerLogIns = core.batcher { [
             withholdingTOTP = core.configuration.mfa != .off,

@@ -32,7 +32,7 @@ public final class SessionService: Sendable {
         self.users = users
         let sessionStore = SessionStore(pool: pool)
         self.sessionStore = sessionStore
-        self.mail = AccountMail(core.configuration.accounts)
+        self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
         self.sessionUse = SessionUseRecorder(
             write: { [interval = Self.useInterval(core.configuration)] in try sessionStore.recordUse($0, resolution: interval) },
             log: core.log)

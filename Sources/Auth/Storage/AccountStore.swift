@@ -1,6 +1,7 @@
 import Foundation
 import Mail
 import Postgres
+import Sodium
 
 /// The account lifecycle's statements: reset and verification tokens, changes and deletion of
 /// users. Every mail is added to the outbox in the transaction of the change that causes it.
@@ -17,11 +18,13 @@ struct AccountStore: Sendable {
         var expiresAt: Date
     }
 
-    /// What the outbox needs besides the message: the per-address limit, the Message-ID domain, the time.
+    /// What the outbox needs besides the message: the per-address limit, the Message-ID domain,
+    /// the time, and the box that seals links.
     struct MailContext {
         var perHour: Int
         var messageIdDomain: String
         var now: Date
+        var linkBox: SecretBox?
     }
 
     /// The user `objectId` and its password hash (nil: the user has no password).
@@ -67,7 +70,8 @@ struct AccountStore: Sendable {
         _ message: OutboxStore.Message, token: NewToken? = nil, email: String? = nil, context: MailContext, in tx: Transaction
     ) throws -> Bool {
         guard try OutboxStore.enqueue(
-            message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now, in: tx)
+            message, perHour: context.perHour, messageIdDomain: context.messageIdDomain, now: context.now,
+            linkBox: context.linkBox, in: tx)
         else { return false }
         if let token, let userId = message.userId {
             try insertToken(token, kind: message.kind, userId: userId, email: email, now: context.now, in: tx)

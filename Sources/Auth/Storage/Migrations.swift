@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        passkeyUserVerification, signInNotices,
+        passkeyUserVerification, signInNotices, sealedMailLinks,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -351,5 +351,34 @@ public enum AuthMigrations {
         version: 10, name: "sign-in changes listed by outbox messages",
         sql: """
             ALTER TABLE mail_outbox ADD COLUMN sign_in_changes jsonb;
+            """)
+
+    /// Migration 11: the outbox keeps a message's link sealed (`SecretBox`, under a key derived
+    /// from `GATEHOUSE_SECRET_KEY`) instead of in plain text, so that a database read (a dump, a
+    /// replica, a support console) hands out no live reset or verification link. Beside it: the
+    /// digest of the link's token (what `account_tokens` holds, to tell whether the link was
+    /// used) and when the link stops working (what the mail says about it).
+    ///
+    /// Links written in plain text before are not sealed but dropped: migrations are SQL and never
+    /// see the key, and a token that sat readable in the database (and in its backups and WAL)
+    /// should not stay usable anyway. Their tokens are deleted and their messages given up with a
+    /// `last_error` saying why; the user asks for a new link. The `link` column goes, so that an
+    /// instance of an earlier version still running during an upgrade fails to write or send a
+    /// link mail rather than storing a readable token or sending a message without its link.
+    static let sealedMailLinks = Migration(
+        version: 11, name: "mail links sealed in the outbox",
+        sql: """
+            DELETE FROM account_tokens t USING mail_outbox m
+            WHERE m.link IS NOT NULL
+              AND t.token_digest = sha256(convert_to(split_part(split_part(m.link, 'token=', 2), '&', 1), 'UTF8'));
+            UPDATE mail_outbox SET state = 'failed', link = NULL,
+                last_error = 'link dropped on upgrade: it was stored unsealed; ask for a new one'
+            WHERE link IS NOT NULL;
+            ALTER TABLE mail_outbox DROP COLUMN link,
+                -- SecretBox: nonce, ciphertext and tag of the link; NULL once the message is sent or given up.
+                ADD COLUMN sealed_link bytea,
+                -- SHA-256 of the link's token, as in account_tokens.
+                ADD COLUMN token_digest bytea,
+                ADD COLUMN link_expires_at timestamptz;
             """)
 }

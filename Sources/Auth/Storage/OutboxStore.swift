@@ -12,6 +12,9 @@ import Sodium
 /// with `FOR UPDATE SKIP LOCKED`, so two live senders never hold one message, and a message held
 /// by a sender that died is due again when its lease ends. All times are the database's clock, so
 /// instances with skewed clocks agree.
+///
+/// A link (with its token) is stored only sealed (``SecretBox``, purpose `mailLinks`) and is
+/// forgotten once its message is sent or given up; the sender opens it just before delivery.
 public struct OutboxStore: Sendable {
     /// A message to add: what it says is rendered at delivery from these fields.
     struct Message {
@@ -23,8 +26,13 @@ public struct OutboxStore: Sendable {
         var username: String
         /// A `Mail.MailLanguage` raw value.
         var language: String
-        /// The link with its token (verify and reset kinds).
+        /// The link with its token (verify and reset kinds): sealed by
+        /// ``enqueue(_:perHour:messageIdDomain:now:linkBox:in:)``, never stored as it is.
         var link: String?
+        /// The SHA-256 digest of the link's token (as `account_tokens` keeps it).
+        var tokenDigest: [UInt8]?
+        /// Seconds the link works from the message's creation.
+        var linkLifetime: Int?
         /// What a sign-in notice lists (the sign-in kinds).
         var signInChanges: [SignInChange] = []
     }
@@ -38,8 +46,11 @@ public struct OutboxStore: Sendable {
         public var username: String
         /// `en`, `es`, `fr` or `ko`.
         public var language: String
-        /// The link with its token; nil once the message is sent or given up.
-        public var link: String?
+        /// The link with its token, sealed (``SecretBox``, purpose `mailLinks`); nil for kinds
+        /// without a link, and once the message is sent or given up.
+        public var sealedLink: [UInt8]?
+        /// When the link stops working (nil: no link).
+        public var linkExpiresAt: Date?
         /// The `Message-ID` header, the same on every attempt.
         public var messageId: String
         public var createdAt: Date
@@ -51,15 +62,17 @@ public struct OutboxStore: Sendable {
         public var signInChanges: [SignInChange]
 
         public init(
-            id: Int64, kind: String, recipient: String, username: String, language: String, link: String?,
-            messageId: String, createdAt: Date, state: String, attempts: Int, signInChanges: [SignInChange] = []
+            id: Int64, kind: String, recipient: String, username: String, language: String, sealedLink: [UInt8]?,
+            linkExpiresAt: Date?, messageId: String, createdAt: Date, state: String, attempts: Int,
+            signInChanges: [SignInChange] = []
         ) {
             self.id = id
             self.kind = kind
             self.recipient = recipient
             self.username = username
             self.language = language
-            self.link = link
+            self.sealedLink = sealedLink
+            self.linkExpiresAt = linkExpiresAt
             self.messageId = messageId
             self.createdAt = createdAt
             self.state = state
@@ -105,18 +118,30 @@ public struct OutboxStore: Sendable {
 
     /// Adds `message` in `tx` unless its recipient already had `perHour` messages of its kind in
     /// the last hour (no mail bomb; callers answer the same either way); whether it was added.
-    /// `messageIdDomain` is the right-hand side of its `Message-ID`.
+    /// `messageIdDomain` is the right-hand side of its `Message-ID`; `linkBox` seals its link
+    /// (a message with a link and no box is an internal error: the link is never stored as it is).
     @discardableResult
-    static func enqueue(_ message: Message, perHour: Int, messageIdDomain: String, now: Date, in tx: Transaction) throws -> Bool {
+    static func enqueue(
+        _ message: Message, perHour: Int, messageIdDomain: String, now: Date, linkBox: SecretBox?, in tx: Transaction
+    ) throws -> Bool {
+        var sealedLink: [UInt8]? = nil
+        if let link = message.link {
+            guard let linkBox else {
+                throw AuthError.internalError(detail: "a mail link cannot be sealed: no secret key (GATEHOUSE_SECRET_KEY)")
+            }
+            sealedLink = linkBox.seal(Array(link.utf8))
+        }
         guard try admit(kind: message.kind, address: message.recipient, perHour: perHour, now: now, in: tx) else { return false }
         let messageId = "<\(SecureRandom.hex(count: 16))@\(messageIdDomain)>"
+        let linkExpiresAt = message.link == nil ? nil : message.linkLifetime.map { now.addingTimeInterval(Double($0)) }
         let signInChanges = message.signInChanges.isEmpty
             ? nil : JSON.array(message.signInChanges.map { .string($0.storedValue) }).serializedString()
         try tx.execute("""
             INSERT INTO mail_outbox (
-                kind, user_id, recipient, username, language, link, message_id, created_at, next_attempt_at, sign_in_changes)
+                kind, user_id, recipient, username, language, sealed_link, token_digest, link_expires_at, message_id,
+                created_at, next_attempt_at, sign_in_changes)
             VALUES (\(message.kind), \(message.userId), \(message.recipient), \(message.username), \(message.language),
-                    \(message.link), \(messageId), \(now), \(now), \(signInChanges)::jsonb)
+                    \(sealedLink), \(message.tokenDigest), \(linkExpiresAt), \(messageId), \(now), \(now), \(signInChanges)::jsonb)
             """)
         return true
     }
@@ -163,7 +188,7 @@ public struct OutboxStore: Sendable {
     public func markSent(id: Int64) throws {
         try withoutFlush { connection in
             _ = try connection.execute("""
-                UPDATE mail_outbox SET state = 'sent', sent_at = now(), link = NULL, last_error = NULL WHERE id = \(id)
+                UPDATE mail_outbox SET state = 'sent', sent_at = now(), sealed_link = NULL, last_error = NULL WHERE id = \(id)
                 """)
         }
     }
@@ -178,7 +203,7 @@ public struct OutboxStore: Sendable {
             try connection.queryFirst("""
                 UPDATE mail_outbox m SET
                     state = CASE WHEN d.give_up THEN 'failed' ELSE 'pending' END,
-                    link = CASE WHEN d.give_up THEN NULL ELSE m.link END,
+                    sealed_link = CASE WHEN d.give_up THEN NULL ELSE m.sealed_link END,
                     next_attempt_at = now() + make_interval(secs => \(delay)),
                     last_error = \(String(error.prefix(1000)))
                 FROM (
@@ -215,12 +240,68 @@ public struct OutboxStore: Sendable {
         return (try row.decode(Int.self, at: 0), try row.decode(Double.self, at: 1))
     }
 
-    /// The newest `limit` messages, newest first, in any state (the dev mailbox).
-    public func newest(limit: Int) throws -> [StoredMessage] {
-        let result = try pool.withConnection(retry: .once) { connection in
-            try connection.query("SELECT \(sql: Self.columns) FROM mail_outbox ORDER BY id DESC LIMIT \(limit)")
+    /// Whether a message's link still works, as the dev mailbox shows it.
+    public enum LinkState: String, Sendable, Equatable {
+        /// Unused and unexpired.
+        case open
+        /// A reset link used up, or a verification link whose address is verified.
+        case used
+        /// Past the time the link works.
+        case expired
+        /// Void though unused: a newer reset link replaced it, or the account's address changed.
+        case void
+        /// Unused, but the message was sent or given up, so its link is no longer kept.
+        case notKept
+    }
+
+    /// A message as the dev mailbox lists it.
+    public struct ListedMessage: Sendable, Equatable {
+        public var message: StoredMessage
+        /// Nil for kinds without a link.
+        public var linkState: LinkState?
+        /// Why the last attempt failed (no credentials, no content).
+        public var lastError: String?
+
+        public init(message: StoredMessage, linkState: LinkState?, lastError: String?) {
+            self.message = message
+            self.linkState = linkState
+            self.lastError = lastError
         }
-        return try result.map(Self.message)
+    }
+
+    /// The newest `limit` messages, newest first, in any state, with whether each link still
+    /// works (the dev mailbox).
+    public func newest(limit: Int) throws -> [ListedMessage] {
+        // Verification tokens stay until they expire (verifying twice is allowed), so a used one
+        // is told by the verified address; a reset token is deleted when used or replaced.
+        let result = try pool.withConnection(retry: .once) { connection in
+            try connection.query("""
+                SELECT \(sql: Self.returnedColumns), m.last_error,
+                    CASE
+                        WHEN m.token_digest IS NULL THEN NULL
+                        WHEN m.link_expires_at <= now() THEN 'expired'
+                        WHEN m.kind = 'verify_email' AND lower(t.email) = lower(u.email) AND u.email_verified THEN 'used'
+                        WHEN m.kind = 'verify_email' AND (t.token_digest IS NULL OR lower(t.email) IS DISTINCT FROM lower(u.email))
+                            THEN 'void'
+                        WHEN t.token_digest IS NULL AND EXISTS (
+                            SELECT 1 FROM mail_outbox n WHERE n.user_id = m.user_id AND n.kind = m.kind AND n.id > m.id
+                              AND n.token_digest IS NOT NULL) THEN 'void'
+                        WHEN t.token_digest IS NULL THEN 'used'
+                        WHEN m.sealed_link IS NULL THEN 'notKept'
+                        ELSE 'open'
+                    END
+                FROM mail_outbox m
+                LEFT JOIN account_tokens t ON t.token_digest = m.token_digest
+                LEFT JOIN users u ON u.object_id = t.user_id
+                ORDER BY m.id DESC LIMIT \(limit)
+                """)
+        }
+        return try result.map { row in
+            ListedMessage(
+                message: try Self.message(row),
+                linkState: try row.decode(String?.self, at: 13).flatMap(LinkState.init(rawValue:)),
+                lastError: try row.decode(String?.self, at: 12))
+        }
     }
 
     /// Runs the sender's writes in a transaction that commits without waiting for the WAL flush
@@ -236,19 +317,20 @@ public struct OutboxStore: Sendable {
         }
     }
 
-    private static let columns: StaticString =
-        "id, kind, recipient, username, language, link, message_id, created_at, state, attempts, sign_in_changes::text"
-    private static let returnedColumns: StaticString =
-        "m.id, m.kind, m.recipient, m.username, m.language, m.link, m.message_id, m.created_at, m.state, m.attempts, m.sign_in_changes::text"
+    private static let returnedColumns: StaticString = """
+        m.id, m.kind, m.recipient, m.username, m.language, m.sealed_link, m.link_expires_at, m.message_id, m.created_at, \
+        m.state, m.attempts, m.sign_in_changes::text
+        """
 
     private static func message(_ row: PostgresRow) throws -> StoredMessage {
         StoredMessage(
             id: try row.decode(Int64.self, at: 0), kind: try row.decode(String.self, at: 1),
             recipient: try row.decode(String.self, at: 2), username: try row.decode(String.self, at: 3),
-            language: try row.decode(String.self, at: 4), link: try row.decode(String?.self, at: 5),
-            messageId: try row.decode(String.self, at: 6), createdAt: try row.decode(Date.self, at: 7),
-            state: try row.decode(String.self, at: 8), attempts: Int(try row.decode(Int32.self, at: 9)),
-            signInChanges: signInChanges(try row.decode(String?.self, at: 10)))
+            language: try row.decode(String.self, at: 4), sealedLink: try row.decode([UInt8]?.self, at: 5),
+            linkExpiresAt: try row.decode(Date?.self, at: 6), messageId: try row.decode(String.self, at: 7),
+            createdAt: try row.decode(Date.self, at: 8), state: try row.decode(String.self, at: 9),
+            attempts: Int(try row.decode(Int32.self, at: 10)),
+            signInChanges: signInChanges(try row.decode(String?.self, at: 11)))
     }
 
     /// The changes of a `sign_in_changes` value (a JSON array of stored values), those this
