@@ -45,6 +45,15 @@ struct AccountMail: Sendable {
             signInChanges: signInChanges)
     }
 
+    /// The verification mail of a new user's `email` with the link for `token`, and the token as
+    /// stored: written in the transaction that inserts the user (sign-up, a provider's sign-up).
+    func verification(
+        to email: String, about user: User, request: AuthRequest, token: String, at time: Date
+    ) -> (message: OutboxStore.Message, token: AccountStore.NewToken) {
+        (message(.verifyEmail, to: email, about: user, request: request, token: token),
+         AccountStore.NewToken(digest: SHA256.digest(token), expiresAt: time.addingTimeInterval(Double(verifyLinkLifetime))))
+    }
+
     /// What the outbox checks a message against at `time`.
     func context(_ time: Date) -> AccountStore.MailContext {
         AccountStore.MailContext(perHour: messagesPerAddressPerHour, messageIdDomain: messageIdDomain, now: time, linkBox: linkBox)

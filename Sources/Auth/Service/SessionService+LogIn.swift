@@ -48,12 +48,8 @@ extension SessionService {
             try AuthCore.namesTaken {
                 try users.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
                     guard verification, let email else { return }
-                    try AccountStore.send(
-                        mail.message(.verifyEmail, to: email, about: user, request: request, token: verifyToken),
-                        token: AccountStore.NewToken(
-                            digest: SHA256.digest(verifyToken),
-                            expiresAt: time.addingTimeInterval(Double(core.configuration.accounts.verifyTokenLifetime))),
-                        email: email, context: mail.context(time), in: tx)
+                    let mailed = mail.verification(to: email, about: user, request: request, token: verifyToken, at: time)
+                    try AccountStore.send(mailed.message, token: mailed.token, email: email, context: mail.context(time), in: tx)
                 }
             }
         }
