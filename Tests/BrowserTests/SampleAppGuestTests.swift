@@ -79,6 +79,9 @@ struct SampleAppGuestTests {
 
         try await browser.click("#go-account")
         try await browser.waitForVisible("#delete-form")
+        // The two-step status loads after the screen opens and its button then pushes the form
+        // down: wait for it, so that the clicks below land where they aim.
+        try await browser.waitForVisible("#totp-start")
         #expect(try await browser.isVisible("#delete-current") == false)
         #expect(try await browser.evaluate("document.getElementById('delete-submit').innerText") as? String == "Delete this guest account")
         try await browser.click("#delete-submit")
