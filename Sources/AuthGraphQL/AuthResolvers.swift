@@ -29,27 +29,23 @@ public enum AuthGraphQL {
         r.field("Mutation.signUp") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try auth.sessions.signUp(try signUpFields(input["fields"]), request: context.request)
+                let grant = try signUp(fields: input["fields"], context, auth)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.logIn") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                // authData.mfa is the second factor's code; any other provider is unsupported here.
-                var authData = input["authData"]?.objectValue ?? [:]
-                let mfa = authData["mfa"]
-                authData["mfa"] = nil
-                let grant = try auth.sessions.logIn(
+                let grant = try logIn(
                     username: input["username"]?.stringValue ?? "", password: input["password"]?.stringValue ?? "",
-                    hasAuthData: !authData.isEmpty, mfa: mfa, request: context.request)
+                    authData: input["authData"]?.objectValue ?? [:], context, auth)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
         r.field("Mutation.logOut") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                try auth.sessions.logOut(token: context.sessionToken)
+                try logOut(context, auth)
                 return .value(LogOutPayload(clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -93,6 +89,7 @@ public enum AuthGraphQL {
         bindAccounts(&r, auth: auth, log: log)
         bindSessions(&r, auth: auth, log: log)
         bindPasskeys(&r, auth: auth, log: log)
+        bindParse37Users(&r, auth: auth, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in
@@ -135,6 +132,30 @@ public enum AuthGraphQL {
         }
     }
 
+    // MARK: Operations (every shape of the API that signs up, logs in or out calls these)
+
+    /// Signs up with `CreateUserFieldsInput` or Parse 3.7's `_UserSignUpFields`.
+    static func signUp(fields: JSON?, _ context: RequestContext, _ auth: AuthService) throws(AuthError) -> SessionGrant {
+        try auth.sessions.signUp(try signUpFields(fields), request: context.request)
+    }
+
+    /// Logs in with a password; `authData.mfa` is the second factor's code, and any other
+    /// provider is unsupported here.
+    static func logIn(
+        username: String, password: String, authData: JSONObject, _ context: RequestContext, _ auth: AuthService
+    ) throws(AuthError) -> SessionGrant {
+        var authData = authData
+        let mfa = authData["mfa"]
+        authData["mfa"] = nil
+        return try auth.sessions.logIn(
+            username: username, password: password, hasAuthData: !authData.isEmpty, mfa: mfa, request: context.request)
+    }
+
+    /// Ends the session of the request's token; without a token it does nothing.
+    static func logOut(_ context: RequestContext, _ auth: AuthService) throws(AuthError) {
+        try auth.sessions.logOut(token: context.sessionToken)
+    }
+
     // MARK: Input
 
     static func isNonEmptyObject(_ value: JSON?) -> Bool {
@@ -142,8 +163,8 @@ public enum AuthGraphQL {
         return false
     }
 
-    /// `CreateUserFieldsInput` (or logInWith's `UserLoginWithInput`) as the domain's
-    /// `SignUpFields` (nil when absent or null).
+    /// `CreateUserFieldsInput` (or logInWith's `UserLoginWithInput`, or Parse 3.7's
+    /// `_UserSignUpFields`) as the domain's `SignUpFields` (nil when absent or null).
     static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
         guard case .object(let fields)? = value else { return nil }
         var result = SignUpFields(

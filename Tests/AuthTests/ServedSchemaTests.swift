@@ -57,10 +57,34 @@ import TestSupport
             "signUp", "logIn", "logOut", "logInWith", "resetPassword", "confirmResetPassword", "sendVerificationEmail",
             "challenge", "updateUser", "deleteUser", "verifyEmail", "revokeSession", "revokeOtherSessions",
             "passkeyRegistrationOptions", "registerPasskey", "passkeyLoginOptions", "logInWithPasskey", "removePasskey",
+            "users",
         ])
         let user = try #require(types.first { $0["name"] == "User" })
         #expect(Set(user["interfaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["ParseObject", "Node"])
         #expect(!(user["fields"]?.arrayValue?.contains { $0["name"] == "password" } ?? true))
+    }
+
+    /// Parse 3.7's types repeat the API's own: `Me` is `User` with the session token (its fields
+    /// are resolved by `User`'s), and `_UserSignUpFields` is read as `CreateUserFieldsInput`, so a
+    /// field added to `User` or `CreateUserFieldsInput` must be added to its Parse 3.7 twin too.
+    @Test func parse37TypesRepeatTheAPIsOwn() throws {
+        let schema = try AuthGraphQL.schema()
+        guard case .object(let user)? = schema.type("User"), case .object(let me)? = schema.type("Me"),
+            case .inputObject(let create)? = schema.type("CreateUserFieldsInput"),
+            case .inputObject(let legacy)? = schema.type("_UserSignUpFields")
+        else {
+            Issue.record("User, Me, CreateUserFieldsInput or _UserSignUpFields is missing")
+            return
+        }
+        #expect(me.fields.map(\.name) == user.fields.map(\.name) + ["sessionToken"])
+        for field in user.fields {
+            #expect(me.field(field.name)?.type == field.type, "Me.\(field.name)")
+        }
+        for field in legacy.fields {
+            let own = create.fields.first { $0.name == field.name }
+            #expect(own?.type.namedType == field.type.namedType, "_UserSignUpFields.\(field.name)")
+        }
+        #expect(Set(legacy.fields.map(\.name)) == Set(create.fields.map(\.name)).subtracting(["emailVerified", "authData"]))
     }
 
     /// `ServedSchema.sdl` is compiled from `schema.graphql` by the EmbedText build plugin:

@@ -34,6 +34,21 @@ public final class ExecutableSchema<Context>: Sendable {
             table[parts[0], default: [:]][parts[1]] = resolver
             placements[parts[0], default: [:]][parts[1]] = resolvers.placements[coordinate] ?? .blocking
         }
+        for (name, likeness) in resolvers.likenesses.sorted(by: { $0.key < $1.key }) {
+            guard case .object(let object)? = schema.type(name), case .object? = schema.type(likeness.type) else {
+                let missing = if case .object? = schema.type(name) { likeness.type } else { name }
+                problems.append(GraphQLError("Type \(name) is declared to resolve like \(likeness.type), but the schema has no object type \(missing)."))
+                continue
+            }
+            for field in object.fields where table[name]?[field.name] == nil {
+                guard let resolver = table[likeness.type]?[field.name] else { continue }  // reported below
+                let parent = likeness.parent
+                table[name, default: [:]][field.name] = { source, arguments, context, info in
+                    try resolver(parent(source), arguments, context, info)
+                }
+                placements[name, default: [:]][field.name] = placements[likeness.type]?[field.name] ?? .blocking
+            }
+        }
         for name in resolvers.jsonTypes where schema.type(name) == nil {
             problems.append(GraphQLError("Type \(name) is declared to resolve from JSON, but the schema has no such type."))
         }
@@ -45,7 +60,11 @@ public final class ExecutableSchema<Context>: Sendable {
                 !resolvers.jsonTypes.contains(object.name)
             else { continue }
             for field in object.fields where table[object.name]?[field.name] == nil {
-                problems.append(GraphQLError("No resolver for field \"\(object.name).\(field.name)\": bind one, or declare \(object.name) as resolved from JSON."))
+                if let likeness = resolvers.likenesses[object.name] {
+                    problems.append(GraphQLError("No resolver for field \"\(object.name).\(field.name)\": bind one, or one to \"\(likeness.type).\(field.name)\" (\(object.name) resolves like \(likeness.type))."))
+                } else {
+                    problems.append(GraphQLError("No resolver for field \"\(object.name).\(field.name)\": bind one, or declare \(object.name) as resolved from JSON."))
+                }
             }
         }
         if !problems.isEmpty { throw SchemaError(sourceName: "resolvers", errors: problems) }

@@ -58,6 +58,14 @@ public struct Resolvers<Context>: Sendable {
     var placements: [String: ResolverPlacement] = [:]
     var jsonTypes: Set<String> = []
     var typeTests: [String: @Sendable (any Sendable) -> Bool] = [:]
+    /// Types resolved like another (``resolve(_:like:parent:)``), by name.
+    var likenesses: [String: Likeness] = [:]
+
+    /// A type whose fields without a resolver use `type`'s, given `parent(source)`.
+    struct Likeness: Sendable {
+        let type: String
+        let parent: @Sendable (ResolvedValue) throws -> ResolvedValue
+    }
 
     public init() {}
 
@@ -128,6 +136,16 @@ public struct Resolvers<Context>: Sendable {
     /// object parent by field name (graphql-js's default property resolver): pure.
     public mutating func resolveFromJSON(_ typeName: String) {
         jsonTypes.insert(typeName)
+    }
+
+    /// Resolves each field of `typeName` that has no resolver of its own with the resolver bound
+    /// to the field of the same name on `otherType`, given `parent(source)` as its parent and
+    /// keeping its placement: an object type that repeats another type's fields (an older
+    /// shape of it, say) binds them once. The resolver's `info` names `typeName`'s field.
+    public mutating func resolve(
+        _ typeName: String, like otherType: String, parent: @escaping @Sendable (ResolvedValue) throws -> ResolvedValue
+    ) {
+        likenesses[typeName] = Likeness(type: otherType, parent: parent)
     }
 
     /// Declares that a Swift value of type `Swift` is an object of `typeName`, so that
