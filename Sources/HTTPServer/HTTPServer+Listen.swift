@@ -27,17 +27,8 @@ extension HTTPServer {
             default: throw .startFailed(String(cString: strerror(code)))
             }
         }
-        // Moved to a high descriptor number: a close of a stale descriptor elsewhere in the process
-        // hits a recently freed low number, and must never hit the socket libmicrohttpd keeps in its
-        // epoll set (it aborts when it cannot remove it at stop).
-        let high = fcntl(fd, F_DUPFD_CLOEXEC, Self.listenDescriptorFloor)
-        guard high >= 0 else { return fd }
-        close(fd)
-        return high
+        return fd
     }
-
-    /// The lowest descriptor number a listening socket is moved to.
-    static let listenDescriptorFloor: Int32 = 900
 
     /// The local port of a listening socket (the one picked when it was bound to port 0).
     public static func port(ofListeningSocket fd: Int32) -> Int? {
