@@ -109,7 +109,7 @@ public final class HTTPServer: Sendable {
 
     private enum Phase {
         case idle
-        case running(daemon: OpaquePointer, port: Int)
+        case running(daemon: OpaquePointer, port: Int, acceptor: Acceptor)
         case stopped
     }
 
@@ -136,19 +136,18 @@ public final class HTTPServer: Sendable {
     }
 
     deinit {
-        if case .running(let daemon, _) = phase.withLock({ $0 }) {
-            let listener = MHD_quiesce_daemon(daemon)
+        if case .running(let daemon, _, let acceptor) = phase.withLock({ $0 }) {
+            acceptor.stop()
             _ = core.abandonSuspended()
             MHD_stop_daemon(daemon)
             core.connectionGuard?.stop()
-            _ = listener.closeIfValid()
         }
     }
 
     /// The TCP port actually bound while running (the real port when configured with 0).
     public var boundPort: Int? {
         phase.withLock { phase in
-            if case .running(_, let port) = phase { port } else { nil }
+            if case .running(_, let port, _) = phase { port } else { nil }
         }
     }
 
@@ -162,7 +161,7 @@ public final class HTTPServer: Sendable {
     public var openConnectionCount: Int {
         phase.withLock { phase in
             // Under the lock: `stop` cannot destroy the daemon during the call.
-            guard case .running(let daemon, _) = phase,
+            guard case .running(let daemon, _, _) = phase,
                   let info = gatehouse_mhd_daemon_info(daemon, .DAEMON_INFO_CURRENT_CONNECTIONS) else { return 0 }
             return Int(info.pointee.num_connections)
         }
@@ -195,9 +194,48 @@ public final class HTTPServer: Sendable {
         return !core.listenerShut.load(ordering: .acquiring)
     }
 
-    /// Binds the address and starts serving. A server starts at most once.
+    /// Binds the address (or takes ``Configuration/listenSocket``) and starts serving. A server
+    /// starts at most once; a given listening socket is closed if the start fails.
     public func start() throws(HTTPServerError) {
-        let config = configuration
+        try phase.withLock { phase throws(HTTPServerError) in
+            guard case .idle = phase else { throw .alreadyStarted }
+            let config = configuration
+            let acceptor: Acceptor
+            do throws(HTTPServerError) {
+                try Self.validate(config)
+                let listener: Int32
+                if let socket = config.listenSocket { listener = socket } else {
+                    listener = try Self.openListeningSocket(host: config.host, port: config.port)
+                }
+                do throws(HTTPServerError) {
+                    acceptor = try Acceptor(listener: listener, maxConnections: config.maxConnections, core: core)
+                } catch {
+                    close(listener)
+                    throw error
+                }
+            } catch {
+                if let socket = config.listenSocket { close(socket) }
+                throw error
+            }
+            do throws(HTTPServerError) {
+                guard let port = Self.port(ofListeningSocket: acceptor.listener) else {
+                    throw .startFailed("could not read the bound port")
+                }
+                guard let daemon = Self.startDaemon(config: config, core: core) else {
+                    let message = core.lastLogMessage.withLock { $0 }
+                    throw .startFailed(message.isEmpty ? "libmicrohttpd returned no daemon (errno \(errno))" : message)
+                }
+                phase = .running(daemon: daemon, port: port, acceptor: acceptor)
+                core.connectionGuard?.start()
+                acceptor.start(daemon: daemon)
+            } catch {
+                acceptor.discard()
+                throw error
+            }
+        }
+    }
+
+    private static func validate(_ config: Configuration) throws(HTTPServerError) {
         guard (0...65535).contains(config.port) else {
             throw .invalidConfiguration("port \(config.port) is outside 0...65535")
         }
@@ -221,26 +259,6 @@ public final class HTTPServer: Sendable {
         if let perAddress = config.maxConnectionsPerAddress, perAddress < 1 {
             throw .invalidConfiguration("maxConnectionsPerAddress must be at least 1")
         }
-        guard var address = SocketAddress(host: config.host, port: UInt16(config.port)) else {
-            throw .invalidHost(config.host)
-        }
-
-        try phase.withLock { phase throws(HTTPServerError) in
-            guard case .idle = phase else { throw .alreadyStarted }
-            let (daemon, startErrno) = Self.startDaemon(config: config, address: &address, core: core)
-            guard let daemon else {
-                throw Self.startError(errno: startErrno, config: config,
-                                      message: core.lastLogMessage.withLock { $0 })
-            }
-            guard let info = gatehouse_mhd_daemon_info(daemon, .DAEMON_INFO_BIND_PORT),
-                  info.pointee.port != 0 else {
-                MHD_stop_daemon(daemon)
-                throw .startFailed("could not read the bound port")
-            }
-            let port = Int(info.pointee.port)
-            phase = .running(daemon: daemon, port: port)
-            core.connectionGuard?.start()
-        }
     }
 
     /// Graceful shutdown: stops accepting connections, waits until in-flight
@@ -254,11 +272,11 @@ public final class HTTPServer: Sendable {
     /// - Returns: `true` if no request was still in flight when the daemon stopped.
     @discardableResult
     public func stop(deadline: ContinuousClock.Instant = .now + .seconds(10)) -> Bool {
-        let daemon: OpaquePointer? = phase.withLock { phase in
+        let running: (OpaquePointer, Acceptor)? = phase.withLock { phase in
             switch phase {
-            case .running(let daemon, _):
+            case .running(let daemon, _, let acceptor):
                 phase = .stopped
-                return daemon
+                return (daemon, acceptor)
             case .idle:
                 phase = .stopped
                 return nil
@@ -266,18 +284,14 @@ public final class HTTPServer: Sendable {
                 return nil
             }
         }
-        guard let daemon else {
+        guard let (daemon, acceptor) = running else {
             core.listenerShut.store(true, ordering: .releasing)
             return true
         }
         core.draining.store(true, ordering: .relaxed)
-        // Quiescing hands the listening socket back to us. It must stay open until
-        // MHD_stop_daemon (libmicrohttpd's threads may still remove it from their epoll
-        // sets; closing it early aborts the process or, once its number is reused, breaks
-        // another socket). Shutting it down instead makes the kernel stop listening now,
-        // so new connections are refused at once rather than waiting in the backlog.
-        let listener = MHD_quiesce_daemon(daemon)
-        if listener >= 0 { shutdown(listener, Int32(SHUT_RDWR)) }
+        // The listening socket is closed now: new connections are refused at once rather than
+        // waiting in the backlog of a server that will not serve them.
+        acceptor.stop()
         core.listenerShut.store(true, ordering: .releasing)
         while activeRequestCount > 0 && ContinuousClock.now < deadline {
             usleep(2_000)
@@ -292,79 +306,49 @@ public final class HTTPServer: Sendable {
         MHD_stop_daemon(daemon)
         core.connectionGuard?.stop()
         core.blocking?.shutDown(waiting: false)
-        _ = listener.closeIfValid()
         return drained
     }
 
     private static func startDaemon(
-        config: Configuration, address: inout SocketAddress, core: ServerCore
-    ) -> (OpaquePointer?, Int32) {
+        config: Configuration, core: ServerCore
+    ) -> OpaquePointer? {
+        // The server accepts connections itself (``Acceptor``); libmicrohttpd serves them.
         var flags = MHD_USE_INTERNAL_POLLING_THREAD.rawValue | MHD_USE_ITC.rawValue | MHD_USE_ERROR_LOG.rawValue
+            | MHD_USE_NO_LISTEN_SOCKET.rawValue
         // Thread per connection cannot be combined with epoll; poll() serves its listener.
         flags |= config.workerThreads == 0
             ? MHD_USE_THREAD_PER_CONNECTION.rawValue | MHD_USE_POLL.rawValue
             : MHD_USE_EPOLL.rawValue | MHD_ALLOW_SUSPEND_RESUME.rawValue
-        if address.isIPv6 {
-            flags |= address.isIPv6Any ? MHD_USE_DUAL_STACK.rawValue : MHD_USE_IPv6.rawValue
-        }
         let coreContext = Unmanaged.passUnretained(core).toOpaque()
         let uriLog: @convention(c) (UnsafeMutableRawPointer?, UnsafePointer<CChar>?, OpaquePointer?) -> UnsafeMutableRawPointer? = gatehouseURILog
         let completed: MHD_RequestCompletedCallback = gatehouseRequestCompleted
         let logger: MHD_LogCallback = gatehouseLog
         let access: MHD_AccessHandlerCallback = gatehouseAccessHandler
+        let notify: MHD_NotifyConnectionCallback = gatehouseConnectionNotify
 
-        return withUnsafeMutableBytes(of: &address.storage) { sockaddrBytes in
-            var options: [MHD_OptionItem] = [
-                // Two-pointer options pass the function as intptr_t (MHD_OPTION_ARRAY docs).
-                MHD_OptionItem(option: .EXTERNAL_LOGGER, value: unsafeBitCast(logger, to: Int.self), ptr_value: coreContext),
-                MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: coreContext),
-                MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: coreContext),
-                MHD_OptionItem(option: .SOCK_ADDR, value: 0, ptr_value: sockaddrBytes.baseAddress),
-                MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
-                MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: config.connectionTimeout, ptr_value: nil),
-                MHD_OptionItem(option: .CONNECTION_LIMIT, value: config.maxConnections, ptr_value: nil),
-            ]
-            if config.workerThreads > 1 {
-                options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: config.workerThreads, ptr_value: nil))
-            }
-            if core.connectionGuard != nil {
-                let notify: MHD_NotifyConnectionCallback = gatehouseConnectionNotify
-                options.append(MHD_OptionItem(option: .NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: coreContext))
-            }
-            if let socket = config.listenSocket {
-                options.append(MHD_OptionItem(option: .LISTEN_SOCKET, value: Int(socket), ptr_value: nil))
-            }
-            options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
+        var options: [MHD_OptionItem] = [
+            // Two-pointer options pass the function as intptr_t (MHD_OPTION_ARRAY docs).
+            MHD_OptionItem(option: .EXTERNAL_LOGGER, value: unsafeBitCast(logger, to: Int.self), ptr_value: coreContext),
+            MHD_OptionItem(option: .URI_LOG_CALLBACK, value: unsafeBitCast(uriLog, to: Int.self), ptr_value: coreContext),
+            MHD_OptionItem(option: .NOTIFY_COMPLETED, value: unsafeBitCast(completed, to: Int.self), ptr_value: coreContext),
+            MHD_OptionItem(option: .CONNECTION_MEMORY_LIMIT, value: config.connectionMemoryLimit, ptr_value: nil),
+            MHD_OptionItem(option: .CONNECTION_TIMEOUT, value: config.connectionTimeout, ptr_value: nil),
+            // The cap is the acceptor's: libmicrohttpd 0.9.75 keeps a lock held when a connection
+            // handed to it is over its own limit (new_connection_process_), and an event thread
+            // then deadlocks. Its limit, split over the event threads, is set so that no thread's
+            // share is ever reached.
+            MHD_OptionItem(option: .CONNECTION_LIMIT, value: (config.maxConnections + 1) * max(1, config.workerThreads), ptr_value: nil),
+            MHD_OptionItem(option: .NOTIFY_CONNECTION, value: unsafeBitCast(notify, to: Int.self), ptr_value: coreContext),
+        ]
+        if config.workerThreads > 1 {
+            options.append(MHD_OptionItem(option: .THREAD_POOL_SIZE, value: config.workerThreads, ptr_value: nil))
+        }
+        options.append(MHD_OptionItem(option: .END, value: 0, ptr_value: nil))
 
-            return options.withUnsafeMutableBufferPointer { items in
-                errno = 0
-                let daemon = withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
-                    MHD_start_daemon_va(flags, UInt16(config.port), nil, nil, access, coreContext, arguments)
-                }
-                return (daemon, errno)
+        return options.withUnsafeMutableBufferPointer { items in
+            withVaList([MHD_OPTION.ARRAY.rawValue, items.baseAddress!, MHD_OPTION.END.rawValue]) { arguments in
+                MHD_start_daemon_va(flags, 0, nil, nil, access, coreContext, arguments)
             }
         }
-    }
-
-    private static func startError(errno code: Int32, config: Configuration, message: String) -> HTTPServerError {
-        let (host, port) = (config.host, config.port)
-        if code == EADDRINUSE || message.contains("Address already in use") {
-            return .addressInUse(host: host, port: port)
-        }
-        if code == EADDRNOTAVAIL || message.contains("Cannot assign requested address") {
-            return .addressNotAvailable(host: host, port: port)
-        }
-        if code == EACCES || message.contains("Permission denied") {
-            return .permissionDenied(host: host, port: port)
-        }
-        return .startFailed(message.isEmpty ? "libmicrohttpd returned no daemon (errno \(code))" : message)
-    }
-}
-
-extension Int32 {
-    /// Closes a socket returned by MHD_quiesce_daemon (-1 means there was none).
-    @discardableResult
-    fileprivate func closeIfValid() -> Bool {
-        self >= 0 && close(self) == 0
     }
 }

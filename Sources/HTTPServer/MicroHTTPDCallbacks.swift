@@ -35,10 +35,12 @@ func gatehouseConnectionNotify(
 ) {
     guard let cls, let connection, let socketContext else { return }
     Unmanaged<ServerCore>.fromOpaque(cls)._withUnsafeGuaranteedRef { core in
-        guard let connectionGuard = core.connectionGuard else { return }
         switch code {
-        case .CONNECTION_NOTIFY_STARTED: connectionGuard.opened(connection, socketContext)
-        case .CONNECTION_NOTIFY_CLOSED: connectionGuard.closed(socketContext)
+        case .CONNECTION_NOTIFY_STARTED:
+            core.connectionGuard?.opened(connection, socketContext)
+        case .CONNECTION_NOTIFY_CLOSED:
+            core.connectionGuard?.closed(socketContext)
+            core.openConnections.subtract(1, ordering: .relaxed)
         }
     }
 }

@@ -20,6 +20,8 @@ final class ServerCore: Sendable {
     let draining = Atomic<Bool>(false)
     /// Set once `stop` has shut the listening socket down.
     let listenerShut = Atomic<Bool>(false)
+    /// Connections handed to libmicrohttpd and not yet reported closed (``Acceptor``'s cap).
+    let openConnections = Atomic<Int>(0)
     /// The last message libmicrohttpd logged (used to explain a failed start).
     let lastLogMessage = Mutex<String>("")
     /// Where `.blocking` answers run (nil with one thread per connection, whose thread runs them).
