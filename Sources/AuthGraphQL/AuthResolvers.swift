@@ -17,6 +17,7 @@ public enum AuthGraphQL {
     ) throws(SchemaError) -> ExecutableSchema<RequestContext> {
         var r = Resolvers<RequestContext>()
         r.bind(User.self, to: "User")
+        let userFields = auth.core.configuration.userFields
 
         r.field("Query.health", runs: .pure) { _, _, _, _ in .bool(true) }
         // The viewer is settled before execution (the transport looks the session up first).
@@ -29,7 +30,7 @@ public enum AuthGraphQL {
         r.field("Mutation.signUp") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try auth.sessions.signUp(try signUpFields(input["fields"]), request: context.request)
+                let grant = try auth.sessions.signUp(try signUpFields(input["fields"], userFields), request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -58,7 +59,7 @@ public enum AuthGraphQL {
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 let grant = try auth.providers.logInWith(
-                    authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"]),
+                    authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"], userFields),
                     request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
@@ -89,8 +90,10 @@ public enum AuthGraphQL {
             }
         }
         r.field("User.authDataResponse", on: User.self, runs: .pure) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
+        r.field("User.displayName", \User.displayName)
+        r.field("User.photoURL", \User.photoURL)
 
-        bindAccounts(&r, auth: auth, log: log)
+        bindAccounts(&r, auth: auth, userFields: userFields, log: log)
         bindSessions(&r, auth: auth, log: log)
         bindPasskeys(&r, auth: auth, log: log)
 
@@ -144,14 +147,27 @@ public enum AuthGraphQL {
 
     /// `CreateUserFieldsInput` (or logInWith's `UserLoginWithInput`) as the domain's
     /// `SignUpFields` (nil when absent or null).
-    static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
+    static func signUpFields(_ value: JSON?, _ userFields: UserFields) throws(AuthError) -> SignUpFields? {
         guard case .object(let fields)? = value else { return nil }
         var result = SignUpFields(
             username: fields["username"]?.stringValue, password: fields["password"]?.stringValue,
             email: fields["email"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
-            hasAuthData: isNonEmptyObject(fields["authData"]))
+            hasAuthData: isNonEmptyObject(fields["authData"]), profile: profile(fields, userFields))
         if case .object(let acl)? = fields["ACL"] { result.acl = Self.acl(acl) }
         return result
+    }
+
+    /// The profile fields of a user fields input as given, by name: `displayName`, `photoURL` and
+    /// the declared fields (null kept: it clears).
+    static func profile(_ fields: JSONObject, _ userFields: UserFields) -> JSONObject {
+        var profile = JSONObject()
+        for name in [ProfileChange.displayName, ProfileChange.photoURL] {
+            if let value = fields[name] { profile[name] = value }
+        }
+        for field in userFields.declared {
+            if let value = fields[field.name] { profile[field.name] = value }
+        }
+        return profile
     }
 
     /// `ACLInput` as an `ACL`; user ids may be global ids or object ids (as Parse).

@@ -194,6 +194,25 @@ import TestSupport
         connection.close()
     }
 
+    /// A profile change through `updateUser` on one instance: its own cache answers with the new
+    /// profile at once, the other's as soon as the notification arrives.
+    @Test func profileChangesReachBothInstancesCaches() throws {
+        let (_, a, b, hashing) = try Self.setUp()
+        defer { Self.tearDown(a, b, hashing: hashing) }
+        let request = AuthRequest(clientAddress: "127.0.0.1")
+        let grant = try a.auth.sessions.signUp(
+            SignUpFields(username: "fred", password: "larch-ridge-123", profile: ["displayName": "Fred"]), request: request)
+        for instance in [a, b] { #expect(try instance.auth.sessions.viewer(token: grant.sessionToken).user.displayName == "Fred") }
+        _ = try a.auth.accounts.updateUser(
+            id: grant.user.objectId, changes: UserChanges(profile: ["displayName": "Frederick", "photoURL": "https://example.com/f.png"]),
+            currentPassword: nil, caller: grant, request: request)
+        let seenOnA = try a.auth.sessions.viewer(token: grant.sessionToken).user
+        #expect(seenOnA.displayName == "Frederick")
+        #expect(seenOnA.photoURL == "https://example.com/f.png")
+        #expect(eventually { (try? b.auth.sessions.viewer(token: grant.sessionToken).user.displayName) == "Frederick" })
+        #expect(try b.auth.sessions.viewer(token: grant.sessionToken).user.photoURL == "https://example.com/f.png")
+    }
+
     @Test func aDroppedNotificationConnectionEmptiesTheCacheAndItRefills() throws {
         let (database, a, b, hashing) = try Self.setUp()
         defer { Self.tearDown(a, b, hashing: hashing) }
