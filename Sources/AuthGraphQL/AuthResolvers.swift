@@ -6,9 +6,12 @@ import JSON
 /// Binds `schema.graphql` to the auth domain: the resolvers of every field, the
 /// contract's scalars, and Parse's error codes and messages.
 public enum AuthGraphQL {
-    /// The served schema, built from the contract SDL with the `Date` and `Object` scalars.
-    public static func schema(sdl: String = ServedSchema.sdl) throws(SchemaError) -> GraphQLSchema {
-        try GraphQLSchema.build(sdl: sdl, sourceName: "schema.graphql", scalars: ContractScalars.all)
+    /// The served schema, built from the contract SDL with the `Date` and `Object` scalars, and
+    /// extended with the fields the app declares (`userFields`, read against the schema without them).
+    public static func schema(sdl: String = ServedSchema.sdl, userFields: UserFieldsFile? = nil) throws(SchemaError) -> GraphQLSchema {
+        let extensionSDL = userFields?.extensionSDL ?? ""
+        return try GraphQLSchema.build(
+            sdl: extensionSDL.isEmpty ? sdl : sdl + "\n" + extensionSDL, sourceName: "schema.graphql", scalars: ContractScalars.all)
     }
 
     /// The executable schema over `auth`. `log` receives internal error details.
@@ -92,6 +95,13 @@ public enum AuthGraphQL {
         r.field("User.authDataResponse", on: User.self, runs: .pure) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
         r.field("User.displayName", \User.displayName)
         r.field("User.photoURL", \User.photoURL)
+        // Declared fields read the user already loaded (the cached viewer's too): pure.
+        for field in userFields.declared {
+            let name = field.name
+            r.field("User.\(name)", on: User.self, runs: .pure) { user, _, context, _ in
+                userFields.value(name, of: user, isMaster: context.request.isMaster).map(ResolvedValue.init) ?? .null
+            }
+        }
 
         bindAccounts(&r, auth: auth, userFields: userFields, log: log)
         bindSessions(&r, auth: auth, log: log)

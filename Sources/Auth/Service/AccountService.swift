@@ -249,6 +249,13 @@ public final class AccountService: Sendable {
         return user
     }
 
+    /// The declared fields (``AuthConfiguration/userFields``) some users hold values of that the
+    /// field's type does not take, with how many users hold them: a type changed since those
+    /// values were stored. Start-up refuses such declarations.
+    public func fieldsNotFittingStoredValues() throws(AuthError) -> [(field: String, users: Int)] {
+        try core.database { () throws in try accounts.misfits(core.configuration.userFields) }
+    }
+
     // MARK: Helpers
 
     /// What the notice of a reset that removed ways in lists; empty when it removed none.
