@@ -47,4 +47,41 @@ extension DemoTests {
         #expect(usage.status == 2)
         #expect(usage.error.contains("profile clear name|photo"))
     }
+
+    @Test func profileSetsTheAppsOwnFields() throws {
+        let server = try GatehouseAuthProfileTests.serverDeclaringFields()
+        defer { server.stop() }
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
+        defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
+        let run = { (arguments: [String]) throws -> Run in try demo(arguments, server: server, sessionDirectory: sessions) }
+        #expect(try run(["register", "finn", "larch-ridge-11"]).status == 0)
+
+        #expect(try run(["profile", "set", "bio", "Hello there"]).status == 0)  // not JSON: text
+        #expect(try run(["profile", "set", "favoriteColors", #"["teal", "amber"]"#]).status == 0)
+        let set = try run(["profile", "set", "preferences", #"{"dark": true}"#])
+        #expect(set.status == 0, "\(set.error)")
+        #expect(set.output == """
+            Profile saved.
+            Display name: (not set)
+            Photo: (not set)
+            bio: "Hello there"
+            newsletter: (not set)
+            age: (not set)
+            favoriteColors: ["teal","amber"]
+            plan: (not set)
+            supportNotes: (not set)
+            preferences: {"dark":true}
+
+            """)
+        let cleared = try run(["profile", "set", "bio", "null"])
+        #expect(cleared.output.contains("\nbio: (not set)\n"))
+
+        let serverOnly = try run(["profile", "set", "plan", "PRO"])
+        #expect(serverOnly.status == 1)
+        #expect(serverOnly.error == "Only the app's server can change plan.\n")
+        let tooMany = try run(["profile", "set", "favoriteColors", #"["a", "b", "c"]"#])
+        #expect(tooMany.error == "FavoriteColors has too many items (at most 2).\n")
+        #expect(try run(["profile", "set", "age", "thirty"]).status == 1)  // a coercion error
+        #expect(try run(["profile"]).output.contains("\nage: (not set)\n"))
+    }
 }

@@ -1,8 +1,10 @@
 import Foundation
 import GatehouseClient
+import JSON
 import ServerTestSupport
 import Synchronization
 import Testing
+import TestSupport
 
 /// The profile through GatehouseAuth: the display name and photo against an in-process server,
 /// and how the SDK learns the fields an app declares, against a stand-in server
@@ -100,6 +102,85 @@ struct GatehouseAuthProfileTests {
         full.photoURL = URL(string: "https://example.com/c.png")
         full.fields = ["plan": "PRO", "colors": .array(["teal"]), "preferences": ["dark": .bool(true)]]
         #expect(try JSONDecoder().decode(User.self, from: JSONEncoder().encode(full)) == full)
+    }
+
+    /// A server with the app's fields of `user-fields.graphql` (`GATEHOUSE_USER_FIELDS`) and a master key.
+    static func serverDeclaringFields() throws -> InProcessServer {
+        let path = (TemporaryDirectory.make(prefix: "gh-fields") as NSString).appendingPathComponent("user-fields.graphql")
+        try Data("""
+            enum Plan { FREE PRO TEAM }
+            extend type User {
+              bio: String @maxLength(20)
+              newsletter: Boolean
+              age: Int
+              favoriteColors: [String!] @maxItems(2)
+              plan: Plan @serverOnly
+              supportNotes: String @hidden
+              preferences: Object @maxBytes(32)
+            }
+            """.utf8).write(to: URL(fileURLWithPath: path))
+        return try InProcessServer {
+            $0.userFields = "@" + path
+            $0.masterKey = Self.masterKey
+        }
+    }
+
+    static let masterKey = "master-key-of-the-profile-tests"
+
+    @Test func theAppsDeclaredFieldsAreSetReadAndCleared() async throws {
+        let server = try Self.serverDeclaringFields()
+        defer { server.stop() }
+        let store = MemorySessionStore()
+        let auth = try client(server.url, store: store)
+        let signedUp = try await auth.signUp(username: "erin", password: "larch-ridge-11")
+        #expect(signedUp.fields == [:])
+        #expect(try await auth.userFieldNames() == ["bio", "newsletter", "age", "favoriteColors", "plan", "supportNotes", "preferences"])
+        var changes = auth.authStateChanges.makeAsyncIterator()
+        #expect(await changes.next() == .some(signedUp))
+
+        let values: [String: JSONValue] = [
+            "bio": "Hello", "newsletter": .bool(true), "age": .number(30), "favoriteColors": .array(["teal", "amber"]),
+            "preferences": ["dark": .bool(true)],
+        ]
+        let updated = try await auth.update(fields: values)
+        #expect(updated.fields == values)
+        #expect(await changes.next() == .some(updated))
+        #expect(try client(server.url, store: store).currentUser?.fields == values)
+        #expect(try await client(server.url).logIn(username: "erin", password: "larch-ridge-11").fields == values)
+
+        let cleared = try await auth.update(fields: ["bio": .null, "favoriteColors": .null])
+        #expect(cleared.fields == ["newsletter": .bool(true), "age": .number(30), "preferences": ["dark": .bool(true)]])
+        #expect(await changes.next() == .some(cleared))
+
+        // Past a limit, or only the server's to set: refused, nothing changed.
+        await #expect(throws: GatehouseError.fieldTooLong(message: "bio is too long (at most 20 characters).")) {
+            try await auth.update(fields: ["bio": .string(String(repeating: "b", count: 21))])
+        }
+        await #expect(throws: GatehouseError.invalidFieldValue(message: "favoriteColors has too many items (at most 2).")) {
+            try await auth.update(fields: ["favoriteColors": .array(["a", "b", "c"])])
+        }
+        await #expect(throws: GatehouseError.invalidFieldValue(message: "preferences is too large (at most 32 bytes).")) {
+            try await auth.update(fields: ["preferences": ["note": .string(String(repeating: "n", count: 32))]])
+        }
+        await #expect(throws: GatehouseError.fieldNotWritable(field: "plan")) { try await auth.update(fields: ["plan": "PRO", "bio": "x"]) }
+        await #expect(throws: GatehouseError.fieldNotWritable(field: "supportNotes")) {
+            try await auth.update(fields: ["supportNotes": "x"])
+        }
+        await #expect(throws: GatehouseError.self) { try await auth.update(fields: ["age": "thirty"]) }  // a coercion error
+        #expect(try await auth.refreshCurrentUser()?.fields == cleared.fields)
+
+        // Set by the server with the master key: the owner reads plan, never supportNotes.
+        let id = try #require(auth.currentUser?.id)
+        let answer = try HTTPConnection(port: server.server.port).graphQL(
+            "mutation ($input: UpdateUserInput!) { updateUser(input: $input) { user { plan } } }",
+            variables: ["input": ["id": .string(id), "fields": ["plan": "TEAM", "supportNotes": "Called on Monday."]]],
+            headers: [("X-Parse-Master-Key", Self.masterKey)]
+        ).json()
+        #expect(answer["errors"] == nil, "\(answer)")
+        let refreshed = try await auth.refreshCurrentUser()
+        #expect(refreshed?.fields["plan"] == "TEAM")
+        #expect(refreshed?.fields["supportNotes"] == nil)
+        #expect(await changes.next() == .some(refreshed))
     }
 
     /// A user of the stand-in server as JSON, with `declared` values (JSON text) beside the built-in fields.
