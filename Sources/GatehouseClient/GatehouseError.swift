@@ -149,8 +149,8 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong, .invalidFieldValue, .lastLogInMethod, .anonymousIdOfRegularUser, .invalidTOTPSecret,
-            .invalidPasskeyRegistration:
+        case .weakPassword, .commonPassword, .fieldTooLong, .invalidFieldValue, .lastLogInMethod, .anonymousIdOfRegularUser,
+            .invalidTOTPSecret, .invalidPasskeyRegistration:
             142
         case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
         case .invalidSecondFactorCode, .invalidRecoveryCode: 141

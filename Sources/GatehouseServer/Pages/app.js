@@ -449,10 +449,11 @@
   }
 
   $("go-account").addEventListener("click", () => {
-    const forms = ["profile-form", "guest-form", "email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form", "totp-disable-form"];
+    const forms = ["profile-form", "guest-form", "email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form",
+      "totp-disable-form"];
     for (const form of forms) $(form).reset();
-    const errors = ["profile-error", "guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error",
-      "totp-disable-error"];
+    const errors = ["profile-error", "guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error",
+      "totp-manage-error", "totp-disable-error"];
     for (const error of errors) showError(error, null);
     $("email-current-box").hidden = true;
     $("passkey-name").value = "";
