@@ -15,7 +15,9 @@ extension AuthGraphQL {
         let clientMutationId: String?
     }
 
-    static func bindAccounts(_ r: inout Resolvers<RequestContext>, auth: AuthService, log: @escaping @Sendable (String) -> Void) {
+    static func bindAccounts(
+        _ r: inout Resolvers<RequestContext>, auth: AuthService, userFields: UserFields, log: @escaping @Sendable (String) -> Void
+    ) {
         /// A mutation answering `{ok: true}`: `body` gets the input object.
         func okMutation(_ name: String, _ body: @escaping @Sendable (JSONObject, RequestContext) throws(AuthError) -> Void) {
             r.field("Mutation.\(name)") { _, arguments, context, _ in
@@ -49,7 +51,7 @@ extension AuthGraphQL {
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 let user = try auth.accounts.updateUser(
-                    id: input["id"]?.stringValue ?? "", changes: userChanges(input["fields"]),
+                    id: input["id"]?.stringValue ?? "", changes: userChanges(input["fields"], userFields),
                     currentPassword: input["currentPassword"]?.stringValue,
                     caller: try context.caller(auth.sessions.viewer(token:)), request: context.request)
                 return .value(UserPayload(user: user, clientMutationId: input["clientMutationId"]?.stringValue))
@@ -103,13 +105,14 @@ extension AuthGraphQL {
         r.field("\(payload).clientMutationId", \OKPayload.clientMutationId)
     }
 
-    /// `UpdateUserFieldsInput` as the domain's `UserChanges` (null fields count as absent).
-    static func userChanges(_ value: JSON?) -> UserChanges {
+    /// `UpdateUserFieldsInput` as the domain's `UserChanges` (null fields count as absent, but a
+    /// null profile field clears it).
+    static func userChanges(_ value: JSON?, _ userFields: UserFields) -> UserChanges {
         guard case .object(let fields)? = value else { return UserChanges() }
         var changes = UserChanges(
             username: fields["username"]?.stringValue, email: fields["email"]?.stringValue,
             password: fields["password"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
-            authData: fields["authData"]?.objectValue ?? [:])
+            authData: fields["authData"]?.objectValue ?? [:], profile: profile(fields, userFields))
         if case .object(let acl)? = fields["ACL"] { changes.acl = Self.acl(acl) }
         return changes
     }

@@ -6,9 +6,12 @@ import JSON
 /// Binds `schema.graphql` to the auth domain: the resolvers of every field, the
 /// contract's scalars, and Parse's error codes and messages.
 public enum AuthGraphQL {
-    /// The served schema, built from the contract SDL with the `Date` and `Object` scalars.
-    public static func schema(sdl: String = ServedSchema.sdl) throws(SchemaError) -> GraphQLSchema {
-        try GraphQLSchema.build(sdl: sdl, sourceName: "schema.graphql", scalars: ContractScalars.all)
+    /// The served schema, built from the contract SDL with the `Date` and `Object` scalars, and
+    /// extended with the fields the app declares (`userFields`, read against the schema without them).
+    public static func schema(sdl: String = ServedSchema.sdl, userFields: UserFieldsFile? = nil) throws(SchemaError) -> GraphQLSchema {
+        let extensionSDL = userFields?.extensionSDL ?? ""
+        return try GraphQLSchema.build(
+            sdl: extensionSDL.isEmpty ? sdl : sdl + "\n" + extensionSDL, sourceName: "schema.graphql", scalars: ContractScalars.all)
     }
 
     /// The executable schema over `auth`. `log` receives internal error details.
@@ -17,6 +20,7 @@ public enum AuthGraphQL {
     ) throws(SchemaError) -> ExecutableSchema<RequestContext> {
         var r = Resolvers<RequestContext>()
         r.bind(User.self, to: "User")
+        let userFields = auth.core.configuration.userFields
 
         r.field("Query.health", runs: .pure) { _, _, _, _ in .bool(true) }
         // The viewer is settled before execution (the transport looks the session up first).
@@ -29,7 +33,7 @@ public enum AuthGraphQL {
         r.field("Mutation.signUp") { _, arguments, context, _ in
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                let grant = try signUp(fields: input["fields"], context, auth)
+                let grant = try signUp(fields: input["fields"], userFields, context, auth)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
         }
@@ -54,7 +58,7 @@ public enum AuthGraphQL {
             let input = arguments["input"]?.objectValue ?? [:]
             return try run(context, log) { () throws(AuthError) -> ResolvedValue in
                 let grant = try auth.providers.logInWith(
-                    authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"]),
+                    authData: input["authData"]?.objectValue ?? [:], fields: try signUpFields(input["fields"], userFields),
                     request: context.request)
                 return .value(Payload(viewer: grant, clientMutationId: input["clientMutationId"]?.stringValue))
             }
@@ -85,11 +89,20 @@ public enum AuthGraphQL {
             }
         }
         r.field("User.authDataResponse", on: User.self, runs: .pure) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
+        r.field("User.displayName", \User.displayName)
+        r.field("User.photoURL", \User.photoURL)
+        // Declared fields read the user already loaded (the cached viewer's too): pure.
+        for field in userFields.declared {
+            let name = field.name
+            r.field("User.\(name)", on: User.self, runs: .pure) { user, _, context, _ in
+                userFields.value(name, of: user, isMaster: context.request.isMaster).map(ResolvedValue.init) ?? .null
+            }
+        }
 
-        bindAccounts(&r, auth: auth, log: log)
+        bindAccounts(&r, auth: auth, userFields: userFields, log: log)
         bindSessions(&r, auth: auth, log: log)
         bindPasskeys(&r, auth: auth, log: log)
-        bindParse37Users(&r, auth: auth, log: log)
+        bindParse37Users(&r, auth: auth, userFields: userFields, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in
@@ -135,8 +148,10 @@ public enum AuthGraphQL {
     // MARK: Operations (every shape of the API that signs up, logs in or out calls these)
 
     /// Signs up with `CreateUserFieldsInput` or Parse 3.7's `_UserSignUpFields`.
-    static func signUp(fields: JSON?, _ context: RequestContext, _ auth: AuthService) throws(AuthError) -> SessionGrant {
-        try auth.sessions.signUp(try signUpFields(fields), request: context.request)
+    static func signUp(
+        fields: JSON?, _ userFields: UserFields, _ context: RequestContext, _ auth: AuthService
+    ) throws(AuthError) -> SessionGrant {
+        try auth.sessions.signUp(try signUpFields(fields, userFields), request: context.request)
     }
 
     /// Logs in with a password; `authData.mfa` is the second factor's code, and any other
@@ -165,14 +180,27 @@ public enum AuthGraphQL {
 
     /// `CreateUserFieldsInput` (or logInWith's `UserLoginWithInput`, or Parse 3.7's
     /// `_UserSignUpFields`) as the domain's `SignUpFields` (nil when absent or null).
-    static func signUpFields(_ value: JSON?) throws(AuthError) -> SignUpFields? {
+    static func signUpFields(_ value: JSON?, _ userFields: UserFields) throws(AuthError) -> SignUpFields? {
         guard case .object(let fields)? = value else { return nil }
         var result = SignUpFields(
             username: fields["username"]?.stringValue, password: fields["password"]?.stringValue,
             email: fields["email"]?.stringValue, emailVerified: fields["emailVerified"]?.boolValue,
-            hasAuthData: isNonEmptyObject(fields["authData"]))
+            hasAuthData: isNonEmptyObject(fields["authData"]), profile: profile(fields, userFields))
         if case .object(let acl)? = fields["ACL"] { result.acl = Self.acl(acl) }
         return result
+    }
+
+    /// The profile fields of a user fields input as given, by name: `displayName`, `photoURL` and
+    /// the declared fields (null kept: it clears).
+    static func profile(_ fields: JSONObject, _ userFields: UserFields) -> JSONObject {
+        var profile = JSONObject()
+        for name in [ProfileChange.displayName, ProfileChange.photoURL] {
+            if let value = fields[name] { profile[name] = value }
+        }
+        for field in userFields.declared {
+            if let value = fields[field.name] { profile[field.name] = value }
+        }
+        return profile
     }
 
     /// `ACLInput` as an `ACL`; user ids may be global ids or object ids (as Parse).

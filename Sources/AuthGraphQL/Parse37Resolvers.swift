@@ -10,11 +10,13 @@ extension AuthGraphQL {
     /// The source of `UsersMutation`: the namespace holds nothing of its own.
     struct UsersNamespace: Sendable {}
 
-    static func bindParse37Users(_ r: inout Resolvers<RequestContext>, auth: AuthService, log: @escaping @Sendable (String) -> Void) {
+    static func bindParse37Users(
+        _ r: inout Resolvers<RequestContext>, auth: AuthService, userFields: UserFields, log: @escaping @Sendable (String) -> Void
+    ) {
         r.field("Mutation.users", runs: .pure) { _, _, _, _ in .value(UsersNamespace()) }
         r.field("UsersMutation.signUp") { _, arguments, context, _ in
             try run(context, log) { () throws(AuthError) -> ResolvedValue in
-                .value(try signUp(fields: arguments["fields"], context, auth))
+                .value(try signUp(fields: arguments["fields"], userFields, context, auth))
             }
         }
         r.field("UsersMutation.logIn") { _, arguments, context, _ in

@@ -152,14 +152,16 @@ extension GatehouseAuth {
         let session = try requireSession()
         var input = userInput(session, currentPassword: currentPassword)
         input["fields"] = .object(fields)
-        let data = try await authenticated(
-            "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields authDataResponse } } } "
-                + User.fragment,
-            variables: ["input": .object(input)], as: session)
-        guard let json = data["updateUser"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
-        let user = try User(json: json)
-        try keep(user, of: session)
-        return (user, json["authDataResponse"])
+        let answer = try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await authenticated(
+                "mutation UpdateUser($input: UpdateUserInput!) { updateUser(input: $input) { user { ...UserFields authDataResponse } } } "
+                    + selection.fragment,
+                variables: ["input": .object(input)], as: session)
+            guard let json = data["updateUser"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
+            return (user: try selection.user(json), authDataResponse: json["authDataResponse"])
+        }
+        try keep(answer.user, of: session)
+        return answer
     }
 
     /// The `id` and `currentPassword` of an `updateUser` or `deleteUser` input for the session's user.

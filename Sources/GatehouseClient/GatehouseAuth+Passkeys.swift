@@ -91,11 +91,13 @@ extension GatehouseAuth {
     ///   storage or server error.
     @discardableResult
     public func logIn(passkeyCredential credential: JSONValue) async throws(GatehouseError) -> User {
-        let data = try await transport.execute(
-            "mutation LogInWithPasskey($input: LogInWithPasskeyInput!) { logInWithPasskey(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
-                + User.fragment,
-            variables: ["input": ["credential": credential]])
-        return try signIn(data["logInWithPasskey"]?["viewer"])
+        return try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await transport.execute(
+                "mutation LogInWithPasskey($input: LogInWithPasskeyInput!) { logInWithPasskey(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                    + selection.fragment,
+                variables: ["input": ["credential": credential]])
+            return try signIn(data["logInWithPasskey"]?["viewer"], selection)
+        }
     }
 
     /// The signed-in user's passkeys.

@@ -56,11 +56,13 @@ extension GatehouseAuth {
     public func logIn(with provider: AuthProvider, totpCode: String? = nil) async throws(GatehouseError) -> User {
         var authData: [String: JSONValue] = [provider.name: try authData(provider)]
         if let totpCode { authData["mfa"] = ["token": .string(totpCode)] }
-        let data = try await transport.execute(
-            "mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
-                + User.fragment,
-            variables: ["input": ["authData": .object(authData)]])
-        return try signIn(data["logInWith"]?["viewer"])
+        return try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await transport.execute(
+                "mutation LogInWith($input: LogInWithInput!) { logInWith(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                    + selection.fragment,
+                variables: ["input": ["authData": .object(authData)]])
+            return try signIn(data["logInWith"]?["viewer"], selection)
+        }
     }
 
     /// Links a provider to the signed-in user, who can then log in with it too; returns the

@@ -28,6 +28,7 @@ public final class GatehouseAuth: Sendable {
     let store: any SessionStore
     let transport: GraphQLTransport
     let state: AuthState
+    let userSelections = UserSelections()
 
     /// Creates the client and loads the stored session, if any.
     ///
@@ -77,8 +78,9 @@ public final class GatehouseAuth: Sendable {
     public var sessionToken: String? { state.current?.sessionToken }
 
     /// The signed-in user over time: a new stream that yields the current user (or `nil`) at
-    /// once, then the user on every sign-up and log-in, and `nil` on log-out and when the
-    /// server reports the session invalid. Each access makes an independent stream.
+    /// once, then the user on every sign-up and log-in and whenever the stored user changes (a
+    /// profile update, a refresh that finds a change), and `nil` on log-out and when the server
+    /// reports the session invalid. Each access makes an independent stream.
     public var authStateChanges: AsyncStream<User?> { state.stream() }
 
     /// Creates an account, signs in as it and stores the session.
@@ -90,11 +92,13 @@ public final class GatehouseAuth: Sendable {
     public func signUp(username: String, password: String, email: String? = nil) async throws(GatehouseError) -> User {
         var fields: [String: JSONValue] = ["username": .string(username), "password": .string(password)]
         if let email { fields["email"] = .string(email) }
-        let data = try await transport.execute(
-            "mutation SignUp($input: SignUpInput!) { signUp(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
-                + User.fragment,
-            variables: ["input": ["fields": .object(fields)]])
-        return try signIn(data["signUp"]?["viewer"])
+        return try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await transport.execute(
+                "mutation SignUp($input: SignUpInput!) { signUp(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                    + selection.fragment,
+                variables: ["input": ["fields": .object(fields)]])
+            return try signIn(data["signUp"]?["viewer"], selection)
+        }
     }
 
     /// Logs in with a username or an email address and stores the new session.
@@ -119,11 +123,13 @@ public final class GatehouseAuth: Sendable {
     public func logIn(username: String, password: String, totpCode: String? = nil) async throws(GatehouseError) -> User {
         var input: [String: JSONValue] = ["username": .string(username), "password": .string(password)]
         if let totpCode { input["authData"] = ["mfa": ["token": .string(totpCode)]] }
-        let data = try await transport.execute(
-            "mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
-                + User.fragment,
-            variables: ["input": .object(input)])
-        return try signIn(data["logIn"]?["viewer"])
+        return try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await transport.execute(
+                "mutation LogIn($input: LogInInput!) { logIn(input: $input) { viewer { sessionToken user { ...UserFields } } } } "
+                    + selection.fragment,
+                variables: ["input": .object(input)])
+            return try signIn(data["logIn"]?["viewer"], selection)
+        }
     }
 
     /// Ends the session on the server and clears it here.
@@ -152,9 +158,12 @@ public final class GatehouseAuth: Sendable {
     @discardableResult
     public func refreshCurrentUser() async throws(GatehouseError) -> User? {
         guard let session = state.current else { return nil }
-        let data = try await authenticated("query Viewer { viewer { user { ...UserFields } } } " + User.fragment, as: session)
-        guard let user = data["viewer"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
-        try keep(try User(json: user), of: session)
+        let user = try await withUserSelection { selection throws(GatehouseError) in
+            let data = try await authenticated("query Viewer { viewer { user { ...UserFields } } } " + selection.fragment, as: session)
+            guard let user = data["viewer"]?["user"] else { throw .server(code: nil, message: "The server sent no user.") }
+            return try selection.user(user)
+        }
+        try keep(user, of: session)
         return state.current?.user
     }
 
@@ -190,11 +199,12 @@ public final class GatehouseAuth: Sendable {
         do { try store.remove(.session) } catch { throw .storage(String(describing: error)) }
     }
 
-    func signIn(_ viewer: JSONValue?) throws(GatehouseError) -> User {
+    /// Stores the session of a sign-up's or log-in's `viewer`, whose user is of `selection`.
+    func signIn(_ viewer: JSONValue?, _ selection: UserSelection) throws(GatehouseError) -> User {
         guard let viewer, let token = viewer["sessionToken"]?.string, let userJSON = viewer["user"] else {
             throw .server(code: nil, message: "The server sent no session.")
         }
-        let session = StoredSession(sessionToken: token, user: try User(json: userJSON))
+        let session = StoredSession(sessionToken: token, user: try selection.user(userJSON))
         try save(session)
         return session.user
     }

@@ -16,6 +16,16 @@ public enum GatehouseError: Error, Sendable, Hashable {
     /// 142: a field is longer than the server accepts; `message` names it and its limit, e.g.
     /// `username is too long (at most 128 characters).`
     case fieldTooLong(message: String)
+    /// 142: a profile value breaks the server's rule for its field; `message` names the field
+    /// and the rule, e.g. `photoURL must be an https URL.`, `displayName must not be empty.`,
+    /// `bio is too large (at most 4096 bytes).`, `favoriteColors has too many items (at most 10).`
+    case invalidFieldValue(message: String)
+    /// 119 `Permission denied to set <field>.`: only the server (its master key) sets this user
+    /// field (`@serverOnly` or `@hidden` in the app's fields file); nothing was changed.
+    case fieldNotWritable(field: String)
+    /// ``GatehouseAuth/update(fields:)`` named a field the server does not declare on `User`
+    /// (no request was made).
+    case unknownUserField(String)
     /// 101: wrong username or password, or the account is locked after failed log-ins;
     /// `message` is the server's text (see ``isAccountLocked``).
     case invalidCredentials(message: String)
@@ -103,6 +113,9 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 142 where message == "The last way to log in cannot be removed.": self = .lastLogInMethod
         case 142 where message == "An anonymous id can only be linked to a guest account.": self = .anonymousIdOfRegularUser
         case 142 where message.contains(" is too long (at most "): self = .fieldTooLong(message: message)
+        case 142 where Self.isFieldRule(message): self = .invalidFieldValue(message: message)
+        case 119 where message.hasPrefix(Self.permissionDeniedPrefix) && message.hasSuffix("."):
+            self = .fieldNotWritable(field: String(message.dropFirst(Self.permissionDeniedPrefix.count).dropLast()))
         case 142 where message == "Password is too common.": self = .commonPassword
         case 142: self = .weakPassword
         case 101 where message != "Object not found.": self = .invalidCredentials(message: message)
@@ -119,6 +132,16 @@ public enum GatehouseError: Error, Sendable, Hashable {
 
     /// The start of the server's 101 message for a refused provider token; the provider's name follows.
     private static let invalidAuthDataPrefix = "Invalid authData for provider "
+    /// The start of the server's 119 message for a field only the master key sets; the field's name follows.
+    private static let permissionDeniedPrefix = "Permission denied to set "
+
+    /// Whether a 142 message is one of a profile field's rules (other than its length, which
+    /// ``fieldTooLong(message:)`` has for every field).
+    private static func isFieldRule(_ message: String) -> Bool {
+        message == "photoURL must be an https URL." || message == "displayName must not be empty."
+            || message.contains(" is too large (at most ") || message.contains(" has too many items (at most ")
+            || message.hasSuffix(" must not contain a NUL character.")
+    }
 
     /// The Parse error code of a server error, or `nil` for client-side failures.
     public var code: Int? {
@@ -126,8 +149,8 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .fieldTooLong, .lastLogInMethod, .anonymousIdOfRegularUser, .invalidTOTPSecret,
-            .invalidPasskeyRegistration:
+        case .weakPassword, .commonPassword, .fieldTooLong, .invalidFieldValue, .lastLogInMethod, .anonymousIdOfRegularUser,
+            .invalidTOTPSecret, .invalidPasskeyRegistration:
             142
         case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
         case .invalidSecondFactorCode, .invalidRecoveryCode: 141
@@ -138,8 +161,9 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .recentLoginRequired, .secondFactorEnrollmentRequired, .secondFactorLogInRequired: 206
         case .invalidLink, .linkExpired, .secondFactorRequired: -1
         case .emailNotVerified: 205
+        case .fieldNotWritable: 119
         case .server(let code, _): code
-        case .unauthorized, .network, .storage, .noEmail: nil
+        case .unauthorized, .network, .storage, .noEmail, .unknownUserField: nil
         }
     }
 
@@ -159,7 +183,12 @@ extension GatehouseError: LocalizedError {
         case .invalidEmail: return "That doesn't look like an email address."
         case .weakPassword: return "That password is too weak. Use a longer one (at least 8 characters)."
         case .commonPassword: return "That password is too common. Choose one that is harder to guess."
-        case .fieldTooLong(let message): return message.prefix(1).uppercased() + message.dropFirst()
+        case .invalidFieldValue("photoURL must be an https URL."): return "The photo's address must start with https://."
+        case .invalidFieldValue("displayName must not be empty."): return "The display name must not be empty."
+        case .fieldTooLong(let message), .invalidFieldValue(let message):
+            return message.prefix(1).uppercased() + message.dropFirst()
+        case .fieldNotWritable(let field): return "Only the app's server can change \(field)."
+        case .unknownUserField(let name): return "The server keeps no user field named \(name)."
         case .invalidCredentials(let message):
             if isAccountLocked {
                 let minutes = message.split(separator: " ").compactMap { Int($0) }.first

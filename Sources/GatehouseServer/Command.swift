@@ -29,7 +29,7 @@ public enum Command {
             return withSettings(arguments, environment) { settings in migrate(settings) }
         case "schema":
             if wantsHelp || arguments.isEmpty { print(schemaHelp); return wantsHelp ? 0 : 2 }
-            return schema(arguments)
+            return schema(arguments, environment)
         case "settings":
             if wantsHelp { print(settingsHelp); return 0 }
             guard arguments == ["--markdown"] else {
@@ -107,14 +107,25 @@ public enum Command {
 
     // MARK: schema
 
-    private static func schema(_ arguments: [String]) -> Int32 {
+    private static func schema(_ arguments: [String], _ environment: [String: String]) -> Int32 {
         switch arguments[0] {
         case "print":
+            // Only GATEHOUSE_USER_FIELDS (--user-fields) changes the schema.
+            let options = Array(arguments.dropFirst())
+            if let other = options.first(where: { $0.hasPrefix("--") && $0 != "--user-fields" && !$0.hasPrefix("--user-fields=") }) {
+                fail("schema print takes only --user-fields, not \(other)\n\n\(schemaHelp)")
+                return 2
+            }
             do {
-                print(printSchema(try AuthGraphQL.schema()))
+                let settings = try Settings.parse(
+                    arguments: options, environment: environment.filter { $0.key == "GATEHOUSE_USER_FIELDS" })
+                print(printSchema(try GatehouseServer.schema(settings).0))
                 return 0
+            } catch let error as SettingsError {
+                fail(error.message)
+                return 2
             } catch {
-                fail(error.description)
+                fail("\(error)")
                 return 1
             }
         case "diff":
@@ -128,6 +139,11 @@ public enum Command {
                     return nil
                 }
                 do {
+                    // A fields file (GATEHOUSE_USER_FIELDS) is compared as the schema it serves.
+                    if UserFieldsFile.isFieldsFile(text) {
+                        let file = try UserFieldsFile(sdl: text, sourceName: path, base: try AuthGraphQL.schema())
+                        return try AuthGraphQL.schema(userFields: file)
+                    }
                     return try GraphQLSchema.build(sdl: text, sourceName: path)
                 } catch {
                     fail("\(path) does not build as a schema:\n\(error)")
@@ -160,7 +176,7 @@ public enum Command {
         Commands:
           serve                 Run the server (the default)
           migrate               Apply the database migrations and exit
-          schema print          Print the served schema (SDL)
+          schema print          Print the served schema (SDL), with GATEHOUSE_USER_FIELDS' fields
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
 
@@ -208,7 +224,10 @@ public enum Command {
 
     static let schemaHelp = """
         Usage:
-          gatehouse schema print           Print the schema this binary serves
-          gatehouse schema diff OLD NEW    Compare two SDL files; exit 1 on a breaking change
+          gatehouse schema print [--user-fields @FILE]
+                                           Print the schema this binary serves, with the user fields
+                                           of FILE (or of GATEHOUSE_USER_FIELDS) when given
+          gatehouse schema diff OLD NEW    Compare two SDL files (schemas, or fields files compared as
+                                           the schemas they serve); exit 1 on a breaking change
         """
 }

@@ -52,9 +52,8 @@ public final class GatehouseServer: Sendable {
         let logger = logger ?? Logger(level: settings.logLevel)
         self.logger = logger
 
-        // The schema first: a broken contract should fail before anything starts.
-        let schema: GraphQLSchema
-        do { schema = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
+        // The schema first: a broken contract or fields file should fail before anything starts.
+        let (schema, userFields) = try Self.schema(settings)
         var blocklist: PasswordBlocklist? = nil
         if let path = settings.passwordBlocklist {
             do { blocklist = try PasswordBlocklist(path: path) } catch {
@@ -159,7 +158,7 @@ public final class GatehouseServer: Sendable {
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
                 mfa: settings.mfa,
-                relyingParty: relyingParty),
+                relyingParty: relyingParty, userFields: userFields?.fields ?? .none),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
             linkBox: linkBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
@@ -178,6 +177,7 @@ public final class GatehouseServer: Sendable {
             }
         }
         refreshHashKinds()
+        try Self.checkStoredFields(auth)
         let janitorRuns = Lock(0)
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
@@ -301,6 +301,39 @@ public final class GatehouseServer: Sendable {
         }
         logger.info("stopped")
         logger.flush()
+    }
+
+    /// The served schema, extended with `GATEHOUSE_USER_FIELDS`'s fields when it is set, and
+    /// those fields (their problems, each `file:line:column: message`, stop the start).
+    static func schema(_ settings: Settings) throws(StartError) -> (GraphQLSchema, UserFieldsFile?) {
+        let base: GraphQLSchema
+        do { base = try AuthGraphQL.schema() } catch { throw StartError("schema.graphql does not build:\n\(error)") }
+        guard let setting = settings.userFields else { return (base, nil) }
+        let file: UserFieldsFile
+        do { file = try UserFieldsFile.read(setting: setting, base: base) } catch {
+            throw StartError("GATEHOUSE_USER_FIELDS (--user-fields):\n\(error)")
+        }
+        do { return (try AuthGraphQL.schema(userFields: file), file) } catch {
+            throw StartError("GATEHOUSE_USER_FIELDS (--user-fields): the schema with these fields does not build:\n\(error)")
+        }
+    }
+
+    /// Stops the start when users hold values of a declared field that its declared type does not
+    /// take (its type changed since), naming each such field and how many users hold them.
+    static func checkStoredFields(_ auth: AuthService) throws(StartError) {
+        let misfits: [(field: String, users: Int)]
+        do { misfits = try auth.accounts.fieldsNotFittingStoredValues() } catch {
+            throw StartError("GATEHOUSE_USER_FIELDS (--user-fields): reading the stored values of the declared fields failed: \(error.message)")
+        }
+        guard !misfits.isEmpty else { return }
+        let lines = misfits.map { misfit in
+            let type = auth.core.configuration.userFields.field(misfit.field).map(UserFieldsFile.typeName) ?? "?"
+            return "field \"\(misfit.field)\" is declared \(type), but \(misfit.users) user\(misfit.users == 1 ? "" : "s") hold\(misfit.users == 1 ? "s" : "") a stored value that is not"
+        }
+        throw StartError(
+            "GATEHOUSE_USER_FIELDS (--user-fields): stored values do not fit the declared types:\n"
+                + lines.joined(separator: "\n")
+                + "\nKeep the earlier type, or change or clear those values (updateUser with the master key) under it first.")
     }
 
     /// The external database of `DATABASE_URL`, or the embedded one (created on first run).

@@ -13,7 +13,8 @@ import Sodium
 /// `Pages/` (HTML, CSS, JavaScript, the texts in four languages), which the EmbedText build
 /// plugin compiles in as ``PageFiles``; this code only picks the page and language and fills in
 /// values. The Content-Security-Policy allows exactly the page's own inline script and style by
-/// their SHA-256 hashes (``PageAssets``), and network access only to this origin. Server
+/// their SHA-256 hashes (``PageAssets``), and network access only to this origin (but for the
+/// sample app's images: a user's photo may be at any https URL). Server
 /// settings the scripts need (the app id, the password minimum, where passkeys work, the page's
 /// words) travel in a non-executable JSON data block, so the hashes do not depend on them.
 struct Pages: Sendable {
@@ -145,8 +146,9 @@ struct Pages: Sendable {
     static let explorerBody = template("explorer.html", PageFiles.explorerHtml)
     /// The sample app's style, which the link pages share.
     static let appStyle = withoutFinalLineBreak(PageFiles.appCss)
+    /// The sample app's; it shows the user's photo, from wherever it is on the web.
     static let appAssets = PageAssets(
-        style: appStyle, script: script(PageFiles.preludeJs, PageFiles.qrCodeJs, PageFiles.appJs))
+        style: appStyle, script: script(PageFiles.preludeJs, PageFiles.qrCodeJs, PageFiles.appJs), photos: true)
     static let explorerAssets = PageAssets(
         style: withoutFinalLineBreak(PageFiles.explorerCss), script: script(PageFiles.explorerJs))
 }

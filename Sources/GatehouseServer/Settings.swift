@@ -20,6 +20,8 @@ public struct Settings: Sendable, Hashable {
     public var passwordBlocklist: String? = nil
     /// Third-party log-in providers: JSON, or `@/path/file.json`; nil: anonymous users only.
     public var authProviders: String? = nil
+    /// The fields the app declares on users: `@/path/file.graphql`, or the SDL itself; nil: none.
+    public var userFields: String? = nil
     public var rateLimitPerAddress = 100
     public var rateLimitPerAccount = 10
     public var lockoutThreshold = 0
@@ -136,6 +138,9 @@ extension Settings {
         text("auth-providers", "GATEHOUSE_AUTH_PROVIDERS", "JSON",
              "`logInWith` providers: JSON, or `@/path/file.json` (`anonymous`, `google`, `apple`, any OpenID Connect provider)",
              { $0.authProviders = $1.isEmpty ? nil : $1 }, { $0.authProviders ?? "{\"anonymous\": {\"enabled\": true}}" }),
+        text("user-fields", "GATEHOUSE_USER_FIELDS", "SDL",
+             "Fields the app declares on users: `@/path/user-fields.graphql`, or the SDL itself: enums and `extend type User { … }` with `@maxLength`, `@maxItems`, `@maxBytes`, `@serverOnly`, `@hidden` and `@claim`, checked at start-up; unset: `displayName` and `photoURL` only",
+             { $0.userFields = $1.isEmpty ? nil : $1 }, { $0.userFields ?? "(none)" }),
         integer("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "`signUp` and `logIn` attempts per client network (IPv4 address, IPv6 /64) per minute, per instance; `0`: off", 0...1_000_000, \.rateLimitPerAddress),
         integer("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "`logIn` attempts per account and client network per 15 minutes, 10 times that over all networks; shared by instances; `0`: off", 0...1_000_000, \.rateLimitPerAccount),
         integer("lockout-threshold", "GATEHOUSE_LOCKOUT_THRESHOLD", "Failed log-ins that lock an account; `0`: lockout off", 0...1000, \.lockoutThreshold),

@@ -28,6 +28,12 @@ let usage = """
       totp-enroll                          set up an authenticator app: prints its otpauth:// URI, asks for
                                            its code, prints the recovery codes
       totp-disable                         turn the authenticator app off (needs a log-in made with a code)
+      profile                              show your display name, photo and the app's own fields
+      profile name DISPLAY-NAME            set your display name
+      profile photo URL                    set your photo's address (https)
+      profile clear name|photo             remove your display name or photo
+      profile set FIELD VALUE              set one of the app's own fields: VALUE is JSON ("text", 3, true,
+                                           ["a"], {"k": 1}; null clears it), other text is taken as text
       (none)                               an interactive prompt
 
     The server defaults to $GATEHOUSE_SERVER or http://127.0.0.1:1337/graphql; the session
@@ -41,7 +47,7 @@ func fail(_ message: String, code: Int32 = 1) -> Never {
 }
 
 func welcome(_ user: User) -> String {
-    "Welcome \(user.email ?? user.username ?? user.objectId)"
+    "Welcome \(user.displayName ?? user.email ?? user.username ?? user.objectId)"
 }
 
 func describe(_ error: GatehouseError) -> String {
@@ -228,6 +234,52 @@ func deleteAccount(_ user: User) async throws(GatehouseError) -> Bool {
     return true
 }
 
+/// Prints the profile: the display name, the photo, and every field the app declares (the server
+/// says which), each value as JSON.
+func showProfile(_ user: User) async throws(GatehouseError) {
+    print("Display name: \(user.displayName ?? "(not set)")")
+    print("Photo: \(user.photoURL?.absoluteString ?? "(not set)")")
+    let encoder = JSONEncoder()
+    encoder.outputFormatting = [.sortedKeys, .withoutEscapingSlashes]
+    for name in try await auth.userFieldNames() {
+        let value = user.fields[name].flatMap { try? encoder.encode($0) }.map { String(decoding: $0, as: UTF8.self) }
+        print("\(name): \(value ?? "(not set)")")
+    }
+}
+
+/// One `profile` command: `rest` is what follows the word. Returns the exit status.
+func profile(_ rest: [String]) async throws(GatehouseError) -> Int32 {
+    guard signedInUser() != nil else { return 1 }
+    let user: User
+    switch (rest.first, rest.count) {
+    case (nil, _):
+        guard let current = try await auth.refreshCurrentUser() else {
+            print("Not logged in.")
+            return 1
+        }
+        try await showProfile(current)
+        return 0
+    case ("name", 2): user = try await auth.updateProfile(displayName: rest[1])
+    case ("photo", 2):
+        guard let url = URL(string: rest[1]) else {
+            FileHandle.standardError.write(Data("Not a URL: \(rest[1])\n".utf8))
+            return 1
+        }
+        user = try await auth.updateProfile(photoURL: url)
+    case ("clear", 2) where rest[1] == "name": user = try await auth.clearProfile([.displayName])
+    case ("clear", 2) where rest[1] == "photo": user = try await auth.clearProfile([.photoURL])
+    case ("set", 3):
+        let value = (try? JSONDecoder().decode(JSONValue.self, from: Data(rest[2].utf8))) ?? .string(rest[2])
+        user = try await auth.update(fields: [rest[1]: value])
+    default:
+        FileHandle.standardError.write(Data("\(usage)\n".utf8))
+        return 2
+    }
+    print("Profile saved.")
+    try await showProfile(user)
+    return 0
+}
+
 /// Lists the signed-in devices, numbered from 1, and returns them in that order.
 func listDevices() async throws(GatehouseError) -> [Session] {
     let sessions = try await auth.sessions()
@@ -335,6 +387,8 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
         case ("totp-disable", 0):
             guard signedInUser() != nil else { return 1 }
             return try await disableTOTP() ? 0 : 1
+        case ("profile", _):
+            return try await profile(rest)
         default:
             FileHandle.standardError.write(Data("\(usage)\n".utf8))
             return 2

@@ -28,16 +28,22 @@ final class Harness: Sendable {
     static let masterKey = "test-master-key-0123456789"
 
     /// `providers`: `GATEHOUSE_AUTH_PROVIDERS`'s JSON (nil: its default, anonymous users only).
-    /// `hashingMeter`: measures the hashing pool's jobs (nil: their CPU time).
+    /// `hashingMeter`: measures the hashing pool's jobs (nil: their CPU time). `userFields`: the
+    /// SDL of `GATEHOUSE_USER_FIELDS` (nil: none). `sharing`: another harness whose database this
+    /// one uses (an instance started with other settings on the same data).
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
         cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
         hashingMeter: PasswordHashingPool.JobMeter? = nil,
         onVerify: (@Sendable (String) -> Void)? = nil,
         limiterCapacity: Int = RateLimiter.defaultCapacity,
-        providers: String? = nil
+        providers: String? = nil, userFields: String? = nil, sharing: Harness? = nil
     ) throws {
-        database = try TestDatabase.create()
+        let base = try AuthGraphQL.schema()
+        let fieldsFile = try userFields.map { try UserFieldsFile(sdl: $0, sourceName: "user-fields.graphql", base: base) }
+        var configuration = configuration
+        configuration.userFields = fieldsFile?.fields ?? .none
+        database = try sharing?.database ?? TestDatabase.create()
         pool = database.makePool(size: poolSize)
         try Migrator(migrations: AuthMigrations.all).migrate(pool)
         hashing = PasswordHashingPool(
@@ -56,7 +62,8 @@ final class Harness: Sendable {
                 providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
                 totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), linkBox: linkBox,
                 now: { clock.now() }, log: log))
-        let executable = try AuthGraphQL.executableSchema(auth: auth, schema: try AuthGraphQL.schema(), log: log)
+        let schema = try fieldsFile.map { try AuthGraphQL.schema(userFields: $0) } ?? base
+        let executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log)
         service = GraphQLService(executable: executable)
     }
 

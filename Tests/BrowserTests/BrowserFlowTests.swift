@@ -31,7 +31,7 @@ struct BrowserFlowTests {
         try await browser.type("larch-ridge-123", into: "#register-password")
         try await browser.click("#register-submit")
         try await browser.waitForVisible("#home")
-        #expect(try await browser.text("#welcome") == "Welcome alice@example.com")
+        #expect(try await browser.text("#welcome") == "Welcome, alice")
         #expect(try await browser.text("#home-username") == "alice")
         let token = try await browser.evaluate("JSON.parse(localStorage.getItem('gatehouse.session')).sessionToken") as? String
         #expect(token?.hasPrefix("r:") == true)
@@ -41,7 +41,7 @@ struct BrowserFlowTests {
         try await browser.reload(until: ready)
         #expect(try await browser.isVisible("#home"))
         #expect(try await browser.isVisible("#start") == false)
-        #expect(try await browser.text("#welcome") == "Welcome alice@example.com")
+        #expect(try await browser.text("#welcome") == "Welcome, alice")
         #expect(try await browser.isVisible("#home-error") == false)
         try await browser.screenshot("4-home-after-reload")
 
@@ -70,7 +70,7 @@ struct BrowserFlowTests {
         try await browser.type("larch-ridge-123", into: "#login-password")
         try await browser.pressEnter()
         try await browser.waitForVisible("#home")
-        #expect(try await browser.text("#welcome") == "Welcome alice@example.com")
+        #expect(try await browser.text("#welcome") == "Welcome, alice")
         #expect(try await browser.isVisible("#login-error") == false)
         try await browser.screenshot("7-home-after-login")
         #expect(try await browser.cspViolations() == [])

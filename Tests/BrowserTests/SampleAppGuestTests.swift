@@ -25,7 +25,8 @@ struct SampleAppGuestTests {
         defer { browser.close() }
         try await browser.open(server.origin + "/", until: Self.ready)
         let guest = try await continueAsGuest(browser)
-        #expect(try await browser.text("#welcome") == "Welcome, guest")
+        #expect(try await browser.text("#welcome") == "Welcome, Guest")
+        #expect(try await browser.text("#avatar-initial") == "G")  // of "Guest", not of the random username
         try await browser.screenshot("1-welcome-guest")
 
         try await browser.click("#go-account")
@@ -56,14 +57,14 @@ struct SampleAppGuestTests {
         #expect(try await browser.isVisible("#delete-current"))
         try await browser.screenshot("3-kept")
         try await browser.click("#account .to-home")
-        #expect(try await browser.text("#welcome") == "Welcome gwen")
+        #expect(try await browser.text("#welcome") == "Welcome, gwen")
         #expect(try await browser.text("#home-objectid") == guest)
         #expect(try backdoor.logIn("gwen", password: "larch-ridge-11").token != nil)
 
         // The guest's id is no way in any more: continuing as guest makes a new guest.
         try await browser.click("#logout")
         #expect(try await continueAsGuest(browser) != guest)
-        #expect(try await browser.text("#welcome") == "Welcome, guest")
+        #expect(try await browser.text("#welcome") == "Welcome, Guest")
         #expect(try await browser.cspViolations() == [])
     }
 

@@ -13,12 +13,7 @@ struct PagesTests {
     /// attribute, a script from a URL). An edit to a page's .html, .css or .js file that breaks
     /// this fails here rather than silently in the browser.
     static func expectInlineCodeAllowed(html: String, csp: String?, _ comment: Comment? = nil) throws {
-        let csp = try #require(csp, comment)
-        var directives: [String: String] = [:]
-        for directive in csp.split(separator: ";") {
-            let words = directive.split(separator: " ", maxSplits: 1)
-            directives[String(words[0])] = words.count > 1 ? String(words[1]) : ""
-        }
+        let directives = Self.directives(try #require(csp, comment))
         let allowed = { (code: Substring) in "'sha256-" + Data(SHA256.digest(String(code))).base64EncodedString() + "'" }
 
         let styles = html.matches(of: #/<style>(.*?)</style>/#.dotMatchesNewlines())
@@ -35,6 +30,16 @@ struct PagesTests {
         #expect(!markup.contains(#/\sstyle\s*=/#.ignoresCase()), "a style attribute; \(comment?.rawValue ?? "")")
         #expect(!markup.contains(#/\son[a-z]+\s*=/#.ignoresCase()), "an event handler attribute; \(comment?.rawValue ?? "")")
         #expect(!markup.contains(#/<script[^>]*\ssrc\s*=/#.ignoresCase()), comment)
+    }
+
+    /// A Content-Security-Policy's directives: each one's sources by its name.
+    static func directives(_ csp: String) -> [String: String] {
+        var directives: [String: String] = [:]
+        for directive in csp.split(separator: ";") {
+            let words = directive.split(separator: " ", maxSplits: 1)
+            directives[String(words[0])] = words.count > 1 ? String(words[1]) : ""
+        }
+        return directives
     }
 
     static func expectInlineCodeAllowed(_ response: HTTPResponse, _ comment: Comment? = nil) throws {
@@ -54,6 +59,21 @@ struct PagesTests {
                     try Self.expectInlineCodeAllowed(page, "\(kind) \(language) \(state)")
                 }
             }
+        }
+    }
+
+    /// A user's photo is at an https URL on another site: the sample app shows it, and allows
+    /// images from there and nothing else; the other pages show no photo and allow none.
+    @Test func onlyTheSampleAppShowsImagesFromOtherSitesAndOnlyOverHTTPS() throws {
+        let pages = Pages()
+        let linkPage = pages.links.page(.verify, state: .link, username: "ann", token: "t", acceptLanguage: "en")
+        for (page, images) in [(pages.app, "'self' data: https:"), (pages.explorer, "'self' data:"), (linkPage, "'self' data:")] {
+            let directives = Self.directives(try #require(page.headers["Content-Security-Policy"]))
+            #expect(directives["img-src"] == images)
+            #expect(directives["default-src"] == "'none'" && directives["connect-src"] == "'self'")
+            #expect(Set(directives.keys) == [
+                "default-src", "script-src", "style-src", "connect-src", "img-src", "base-uri", "form-action", "frame-ancestors",
+            ])
         }
     }
 

@@ -35,6 +35,7 @@ let settingCases: [SettingCase] = [
     SettingCase("password-min-length", "GATEHOUSE_PASSWORD_MIN_LENGTH", "12", { $0.passwordMinLength == 12 }),
     SettingCase("password-max-bytes", "GATEHOUSE_PASSWORD_MAX_BYTES", "64", { $0.passwordMaxBytes == 64 }),
     SettingCase("auth-providers", "GATEHOUSE_AUTH_PROVIDERS", "@/etc/gatehouse/providers.json", { $0.authProviders == "@/etc/gatehouse/providers.json" }),
+    SettingCase("user-fields", "GATEHOUSE_USER_FIELDS", "@/etc/gatehouse/user-fields.graphql", { $0.userFields == "@/etc/gatehouse/user-fields.graphql" }),
     SettingCase("password-blocklist", "GATEHOUSE_PASSWORD_BLOCKLIST", "/var/lib/gh/pwned.txt", { $0.passwordBlocklist == "/var/lib/gh/pwned.txt" }),
     SettingCase("rate-limit-address", "GATEHOUSE_RATE_LIMIT_ADDRESS", "0", { $0.rateLimitPerAddress == 0 }),
     SettingCase("rate-limit-account", "GATEHOUSE_RATE_LIMIT_ACCOUNT", "3", { $0.rateLimitPerAccount == 3 }),

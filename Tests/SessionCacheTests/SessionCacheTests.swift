@@ -126,7 +126,8 @@ import TestSupport
     }
 
     static func instance(
-        _ database: TestDatabase, hashing: PasswordHashingPool, now: @escaping @Sendable () -> Date = { Date() }
+        _ database: TestDatabase, hashing: PasswordHashingPool, now: @escaping @Sendable () -> Date = { Date() },
+        userFields: UserFields = .none
     ) -> Instance {
         var settings = Settings()
         settings.sessionCacheTTL = 60
@@ -136,19 +137,21 @@ import TestSupport
         let auth = AuthService(
             pool: pool, hashing: hashing,
             options: .init(
-                configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0)),
+                configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAddress: 0, perAccount: 0), userFields: userFields),
                 sessionCache: cache, now: now))
         return Instance(auth: auth, cache: cache!, listener: listener!, pool: pool)
     }
 
-    static func setUp(now: @escaping @Sendable () -> Date = { Date() }) throws -> (TestDatabase, Instance, Instance, PasswordHashingPool) {
+    static func setUp(
+        now: @escaping @Sendable () -> Date = { Date() }, userFields: UserFields = .none
+    ) throws -> (TestDatabase, Instance, Instance, PasswordHashingPool) {
         let database = try TestDatabase.create()
         let migrationPool = database.makePool(size: 1)
         _ = try Migrator(migrations: AuthMigrations.all).migrate(migrationPool)
         migrationPool.close()
         let hashing = PasswordHashingPool(hasher: try PasswordHasher(cost: .minimum), workers: 2)
-        let a = instance(database, hashing: hashing, now: now)
-        let b = instance(database, hashing: hashing, now: now)
+        let a = instance(database, hashing: hashing, now: now, userFields: userFields)
+        let b = instance(database, hashing: hashing, now: now, userFields: userFields)
         #expect(eventually { a.cache.isLive && b.cache.isLive })
         return (database, a, b, hashing)
     }
@@ -192,6 +195,40 @@ import TestSupport
         try connection.execute("DELETE FROM users WHERE object_id = \(grant.user.objectId)")
         #expect(eventually { (try? b.auth.sessions.viewer(token: grant.sessionToken)) == nil })
         connection.close()
+    }
+
+    /// A profile change through `updateUser` on one instance: its own cache answers with the new
+    /// profile at once, the other's as soon as the notification arrives.
+    @Test func profileChangesReachBothInstancesCaches() throws {
+        let (_, a, b, hashing) = try Self.setUp()
+        defer { Self.tearDown(a, b, hashing: hashing) }
+        let request = AuthRequest(clientAddress: "127.0.0.1")
+        let grant = try a.auth.sessions.signUp(
+            SignUpFields(username: "fred", password: "larch-ridge-123", profile: ["displayName": "Fred"]), request: request)
+        for instance in [a, b] { #expect(try instance.auth.sessions.viewer(token: grant.sessionToken).user.displayName == "Fred") }
+        _ = try a.auth.accounts.updateUser(
+            id: grant.user.objectId, changes: UserChanges(profile: ["displayName": "Frederick", "photoURL": "https://example.com/f.png"]),
+            currentPassword: nil, caller: grant, request: request)
+        let seenOnA = try a.auth.sessions.viewer(token: grant.sessionToken).user
+        #expect(seenOnA.displayName == "Frederick")
+        #expect(seenOnA.photoURL == "https://example.com/f.png")
+        #expect(eventually { (try? b.auth.sessions.viewer(token: grant.sessionToken).user.displayName) == "Frederick" })
+        #expect(try b.auth.sessions.viewer(token: grant.sessionToken).user.photoURL == "https://example.com/f.png")
+    }
+
+    /// The same for a declared field: an update on one instance is what the next viewer on the
+    /// other sees.
+    @Test func declaredFieldChangesReachBothInstancesCaches() throws {
+        let (_, a, b, hashing) = try Self.setUp(userFields: UserFields([UserFields.Field(name: "bio", type: .string)]))
+        defer { Self.tearDown(a, b, hashing: hashing) }
+        let request = AuthRequest(clientAddress: "127.0.0.1")
+        let grant = try a.auth.sessions.signUp(
+            SignUpFields(username: "gwen", password: "larch-ridge-123", profile: ["bio": "First"]), request: request)
+        for instance in [a, b] { #expect(try instance.auth.sessions.viewer(token: grant.sessionToken).user.fields["bio"] == "First") }
+        _ = try a.auth.accounts.updateUser(
+            id: grant.user.objectId, changes: UserChanges(profile: ["bio": "Second"]), currentPassword: nil, caller: grant, request: request)
+        #expect(try a.auth.sessions.viewer(token: grant.sessionToken).user.fields["bio"] == "Second")
+        #expect(eventually { (try? b.auth.sessions.viewer(token: grant.sessionToken).user.fields["bio"]) == "Second" })
     }
 
     @Test func aDroppedNotificationConnectionEmptiesTheCacheAndItRefills() throws {

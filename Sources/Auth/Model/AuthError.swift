@@ -22,8 +22,20 @@ public enum AuthError: Error, Sendable, Hashable {
     case commonPassword
     /// 142: `field` is longer than `limit` (the contract's field sizes).
     case tooLong(field: String, limit: String)
+    /// 142: `field` (an `Object` value, or a user's declared fields together) is more than `bytes` bytes of JSON.
+    case tooLarge(field: String, bytes: Int)
+    /// 142: the list `field` has more than `limit` items.
+    case tooManyItems(field: String, limit: Int)
+    /// 142: a `displayName` that is empty after trimming.
+    case displayNameEmpty
+    /// 142: a profile string holding a NUL character, which PostgreSQL cannot store.
+    case nulCharacter(field: String)
+    /// 142: a `photoURL` that is not an absolute https URL (http on a loopback host).
+    case photoURLNotHTTPS
     /// 119: `emailVerified` given without the master key.
     case emailVerificationNotAllowed
+    /// 119: a `@serverOnly` or `@hidden` field given without the master key.
+    case fieldNotWritable(field: String)
     /// 101: no such user or a wrong password (one message for both).
     case invalidCredentials
     /// 101: the account is locked for `minutes` more minutes.
@@ -104,8 +116,9 @@ public enum AuthError: Error, Sendable, Hashable {
         case .usernameTaken: 202
         case .emailTaken: 203
         case .invalidEmail: 125
-        case .weakPassword, .commonPassword, .tooLong: 142
-        case .emailVerificationNotAllowed: 119
+        case .weakPassword, .commonPassword, .tooLong, .tooLarge, .tooManyItems, .displayNameEmpty, .nulCharacter,
+            .photoURLNotHTTPS: 142
+        case .emailVerificationNotAllowed, .fieldNotWritable: 119
         case .invalidCredentials, .accountLocked: 101
         case .invalidSession, .sessionExpired: 209
         case .unsupportedAuthentication: 252
@@ -141,6 +154,12 @@ public enum AuthError: Error, Sendable, Hashable {
         case .weakPassword: "Password does not meet the Password Policy requirements."
         case .commonPassword: "Password is too common."
         case .tooLong(let field, let limit): "\(field) is too long (at most \(limit))."
+        case .tooLarge(let field, let bytes): "\(field) is too large (at most \(bytes) bytes)."
+        case .tooManyItems(let field, let limit): "\(field) has too many items (at most \(limit))."
+        case .displayNameEmpty: "displayName must not be empty."
+        case .photoURLNotHTTPS: "photoURL must be an https URL."
+        case .nulCharacter(let field): "\(field) must not contain a NUL character."
+        case .fieldNotWritable(let field): "Permission denied to set \(field)."
         case .emailVerificationNotAllowed: "Clients aren't allowed to manually update email verification."
         case .invalidCredentials: "Invalid username/password."
         case .accountLocked(let minutes):

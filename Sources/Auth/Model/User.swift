@@ -13,8 +13,18 @@ public struct User: Sendable, Hashable {
     public var updatedAt: Date
     /// `authDataResponse`: what an `authData` change returns once (the TOTP recovery codes).
     public var authDataResponse: JSONObject?
+    /// The name shown for the user (``UserFields/displayNameCharacters``), trimmed; nil: none.
+    public var displayName: String?
+    /// An https URL of the user's picture (``UserFields/checkPhotoURL(_:)``); nil: none.
+    public var photoURL: String?
+    /// The stored values of the fields the app declares (``UserFields``), by name: what the
+    /// declarations no longer name among them too, so that a field brought back finds its values.
+    public var fields: JSONObject
 
-    public init(objectId: String, username: String, email: String?, emailVerified: Bool, acl: ACL, createdAt: Date, updatedAt: Date) {
+    public init(
+        objectId: String, username: String, email: String?, emailVerified: Bool, acl: ACL, createdAt: Date, updatedAt: Date,
+        displayName: String? = nil, photoURL: String? = nil, fields: JSONObject = [:]
+    ) {
         self.objectId = objectId
         self.username = username
         self.email = email
@@ -22,6 +32,9 @@ public struct User: Sendable, Hashable {
         self.acl = acl
         self.createdAt = createdAt
         self.updatedAt = updatedAt
+        self.displayName = displayName
+        self.photoURL = photoURL
+        self.fields = fields
     }
 
     /// The Relay global id: standard base64 of `"_User:" + objectId` (as Parse).

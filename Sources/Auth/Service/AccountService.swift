@@ -128,7 +128,10 @@ public final class AccountService: Sendable {
     /// session of the user and keeps the caller's, forgets every installation but the caller's
     /// (the owner's exemption from the log-in limits), and makes a guest (`anonymous`) a regular user;
     /// an email change unverifies the address and voids the reset and verification links sent
-    /// before. These two, and provider links and unlinks, need a recent authentication
+    /// before. `displayName`, `photoURL` and declared fields are checked first
+    /// (``UserFields/check(_:isMaster:)``: 119 for a `@serverOnly` or `@hidden` field without the
+    /// master key, 142 past a rule) and made in the same transaction as the rest. A password
+    /// change, an email change, and provider links and unlinks need a recent authentication
     /// (``AuthCore/checkRecentAuthentication(_:_:_:_:_:)``), so a stolen old session cannot add a
     /// way in; a user without a password (made by a provider) has none to give, so needs a
     /// recent session. `authData` links providers after checking them
@@ -150,11 +153,12 @@ public final class AccountService: Sendable {
         providerData["mfa"] = nil
         // GATEHOUSE_MFA=required: a session without a second factor may only change TOTP (enrol).
         let totpOnly = mfa != nil && providerData.isEmpty && changes.username == nil && changes.email == nil
-            && changes.password == nil && changes.emailVerified == nil && changes.acl == nil
+            && changes.password == nil && changes.emailVerified == nil && changes.acl == nil && changes.profile.isEmpty
         if !totpOnly { try secondFactors.requireSecondFactor(caller, request) }
         try FieldLimits.check(
             SignUpFields(username: changes.username, password: changes.password, email: changes.email, acl: changes.acl),
             request, maximumPasswordBytes: core.configuration.passwordPolicy.maximumBytes)
+        let profile = try core.configuration.userFields.check(changes.profile, isMaster: request.isMaster)
         let (links, unlinks) = try providers.verifiedLinks(providerData)
         if changes.emailVerified != nil && !request.isMaster { throw .emailVerificationNotAllowed }
         if let username = changes.username, username.isEmpty || username.contains("\0") { throw .usernameMissing }
@@ -183,7 +187,8 @@ public final class AccountService: Sendable {
         let change = AccountStore.Change(
             username: changes.username, email: changes.email, passwordHash: passwordHash,
             emailVerified: changes.emailVerified, acl: changes.acl,
-            keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil, links: links, unlinks: unlinks)
+            keepSession: caller?.user.objectId == objectId ? caller?.session.objectId : nil, links: links, unlinks: unlinks,
+            profile: profile)
         let updated = try core.database { () throws in
             try AuthCore.identityConflicts { try AuthCore.namesTaken {
                 try accounts.update(userId: objectId, change: change, context: mail.context(time)) { old, new, signInChanges in
@@ -242,6 +247,13 @@ public final class AccountService: Sendable {
         try secondFactors.requireSecondFactor(caller, request)
         guard let (user, _) = try core.database({ () throws in try accounts.user(objectId: objectId) }) else { throw .objectNotFound }
         return user
+    }
+
+    /// The declared fields (``AuthConfiguration/userFields``) some users hold values of that the
+    /// field's type does not take, with how many users hold them: a type changed since those
+    /// values were stored. Start-up refuses such declarations.
+    public func fieldsNotFittingStoredValues() throws(AuthError) -> [(field: String, users: Int)] {
+        try core.database { () throws in try accounts.misfits(core.configuration.userFields) }
     }
 
     // MARK: Helpers

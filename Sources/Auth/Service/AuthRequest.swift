@@ -35,10 +35,12 @@ public struct SignUpFields: Sendable, Hashable {
     public var acl: ACL?
     /// Whether `authData` was a non-empty object (`{}` counts as absent).
     public var hasAuthData: Bool
+    /// `displayName`, `photoURL` and the declared fields given, by name (null: not set).
+    public var profile: JSONObject
 
     public init(
         username: String? = nil, password: String? = nil, email: String? = nil, emailVerified: Bool? = nil,
-        acl: ACL? = nil, hasAuthData: Bool = false
+        acl: ACL? = nil, hasAuthData: Bool = false, profile: JSONObject = [:]
     ) {
         self.username = username
         self.password = password
@@ -46,6 +48,7 @@ public struct SignUpFields: Sendable, Hashable {
         self.emailVerified = emailVerified
         self.acl = acl
         self.hasAuthData = hasAuthData
+        self.profile = profile
     }
 }
 
@@ -58,10 +61,13 @@ public struct UserChanges: Sendable, Hashable {
     public var acl: ACL?
     /// `authData`: a provider's object links it, null unlinks it (empty: no change).
     public var authData: JSONObject
+    /// `displayName`, `photoURL` and the declared fields to change, by name: null clears one,
+    /// a field not named keeps its value.
+    public var profile: JSONObject
 
     public init(
         username: String? = nil, email: String? = nil, password: String? = nil, emailVerified: Bool? = nil,
-        acl: ACL? = nil, authData: JSONObject = [:]
+        acl: ACL? = nil, authData: JSONObject = [:], profile: JSONObject = [:]
     ) {
         self.username = username
         self.email = email
@@ -69,5 +75,6 @@ public struct UserChanges: Sendable, Hashable {
         self.emailVerified = emailVerified
         self.acl = acl
         self.authData = authData
+        self.profile = profile
     }
 }

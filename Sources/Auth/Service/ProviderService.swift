@@ -38,8 +38,8 @@ public final class ProviderService: Sendable {
 
     /// Logs in with a provider's `authData` (exactly one provider): the user its id is linked to
     /// gets a new session; an id linked to no one makes a new user with a random username and
-    /// no password (`fields`: its ACL, email and, with the master key, `emailVerified`, checked as
-    /// at sign-up), never linked to an existing account by email. Counts against the client
+    /// no password (`fields`: its ACL, email, profile fields and, with the master key,
+    /// `emailVerified`, checked as at sign-up, in the transaction that makes it), never linked to an existing account by email. Counts against the client
     /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
     /// beside the provider's data (`authData.mfa`, as at `logIn`), counted against the account's
     /// limit and lockout. `GATEHOUSE_VERIFY_EMAILS` applies as at signUp: a new user's email gets
@@ -49,6 +49,7 @@ public final class ProviderService: Sendable {
         try FieldLimits.check(
             SignUpFields(email: fields?.email, acl: fields?.acl), request,
             maximumPasswordBytes: core.configuration.passwordPolicy.maximumBytes)
+        let profile = try core.configuration.userFields.check(fields?.profile ?? [:], isMaster: request.isMaster)
         try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         var authData = authData
         let mfa = authData["mfa"]
@@ -68,10 +69,10 @@ public final class ProviderService: Sendable {
             }
         }
         let objectId = SecureRandom.objectId()
-        let user = User(
+        let user = try profile.applied(to: User(
             objectId: objectId, username: SecureRandom.string(length: 25, alphabet: Self.usernameAlphabet), email: email,
             emailVerified: request.isMaster ? (fields?.emailVerified ?? false) : false,
-            acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
+            acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time))
         let (token, session) = core.newSession(action: "signup", authProvider: provider, request: request, now: time)
         let verification = core.configuration.accounts.verifyEmails != .off && email != nil && !user.emailVerified
         let sessionWithheld = core.withholdsSession(from: user)

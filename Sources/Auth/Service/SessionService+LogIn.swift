@@ -6,10 +6,12 @@ import Sodium
 /// Parse" behaviour (docs/operations.md, security notes): equal work for every outcome, limits per network
 /// and per account, lockout.
 extension SessionService {
-    /// Creates a user and its first session. Checks the field sizes first (142), then in
-    /// Parse's order: 200, 201, 252, 119, 142, 202, 125, 203.
+    /// Creates a user and its first session. Checks the field sizes first (142), then the
+    /// profile's fields (``UserFields/check(_:isMaster:)``: 119, 142), then in Parse's order: 200,
+    /// 201, 252, 119, 142, 202, 125, 203.
     public func signUp(_ fields: SignUpFields?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(fields, request, maximumPasswordBytes: core.configuration.passwordPolicy.maximumBytes)
+        let profile = try core.configuration.userFields.check(fields?.profile ?? [:], isMaster: request.isMaster)
         try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
         guard let fields, let username = fields.username, !username.isEmpty, !username.contains("\0") else {
             throw .usernameMissing
@@ -34,10 +36,10 @@ extension SessionService {
         let passwordHash = try core.hash(password)
         let time = core.timestamp()
         let objectId = SecureRandom.objectId()
-        let user = User(
+        let user = try profile.applied(to: User(
             objectId: objectId, username: username, email: email,
             emailVerified: request.isMaster ? (fields.emailVerified ?? false) : false,
-            acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time)
+            acl: (fields.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time))
         let (token, session) = core.newSession(action: "signup", request: request, now: time)
         // GATEHOUSE_VERIFY_EMAILS on/required: the verification mail goes with the new user;
         // required: no session until the address is verified.

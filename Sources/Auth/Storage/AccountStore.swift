@@ -8,9 +8,13 @@ import Sodium
 struct AccountStore: Sendable {
     let pool: Pool
 
-    /// The public user columns of `u` (decoded by `UserStore.user`), then the password hash.
-    private static let userColumns: StaticString =
-        "u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at, u.password_hash"
+    /// The public user columns of `u` (`UserStore.userColumns`, decoded by `UserStore.user`), then
+    /// the password hash (at ``passwordHashColumn``).
+    private static let userColumns: StaticString = """
+        u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+        u.display_name, u.photo_url, u.custom_fields::text, u.password_hash
+        """
+    private static let passwordHashColumn = UserStore.userColumnCount
 
     /// A new link token: its digest and when it stops working.
     struct NewToken {
@@ -32,7 +36,7 @@ struct AccountStore: Sendable {
         try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst(
                 "SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(objectId)") else { return nil }
-            return (try UserStore.user(row), try row.decode(String?.self, at: 7))
+            return (try UserStore.user(row), try row.decode(String?.self, at: Self.passwordHashColumn))
         }
     }
 
@@ -106,7 +110,7 @@ struct AccountStore: Sendable {
                 FROM account_tokens t JOIN users u ON u.object_id = t.user_id
                 WHERE t.token_digest = \(digest) AND t.kind = 'reset_password' AND lower(t.email) = lower(u.email)
                 """) else { return nil }
-            return (try UserStore.user(row), try row.decode(Date.self, at: 8))
+            return (try UserStore.user(row), try row.decode(Date.self, at: Self.passwordHashColumn + 1))
         }
     }
 
@@ -204,6 +208,9 @@ struct AccountStore: Sendable {
         var links: [String: String] = [:]
         /// Providers to unlink.
         var unlinks: [String] = []
+        /// `displayName`, `photoURL` and declared fields, made on the user as the transaction
+        /// finds it (the 64 KiB bound of declared fields is checked there).
+        var profile = ProfileChange.none
     }
 
     /// Unlinking would leave the user no way to log in.
@@ -232,6 +239,7 @@ struct AccountStore: Sendable {
                 guard let oldRow = try tx.queryFirst("SELECT \(sql: Self.userColumns) FROM users u WHERE u.object_id = \(userId) FOR UPDATE")
                 else { return nil }
                 let old = try UserStore.user(oldRow)
+                let profiled = try change.profile.applied(to: old)
                 // A log-in name means one account (as at sign-up): the indexes cover each column,
                 // these checks the names across them.
                 if let username = change.username, try tx.queryFirst("""
@@ -251,6 +259,8 @@ struct AccountStore: Sendable {
                         email_verified = \(emailVerified),
                         password_hash = coalesce(\(change.passwordHash), u.password_hash),
                         acl = coalesce(\(change.acl?.withOwner(userId).jsonText)::jsonb, u.acl),
+                        display_name = \(profiled.displayName), photo_url = \(profiled.photoURL),
+                        custom_fields = \(UserStore.customFieldsJSON(profiled.fields)),
                         updated_at = \(context.now)
                     WHERE u.object_id = \(userId)
                     RETURNING \(sql: Self.userColumns)

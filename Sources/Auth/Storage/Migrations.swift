@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        passkeyUserVerification, signInNotices, sealedMailLinks,
+        passkeyUserVerification, signInNotices, sealedMailLinks, profiles,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -380,5 +380,23 @@ public enum AuthMigrations {
                 -- SHA-256 of the link's token, as in account_tokens.
                 ADD COLUMN token_digest bytea,
                 ADD COLUMN link_expires_at timestamptz;
+            """)
+
+    /// Migration 12: profiles. The built-in `displayName` and `photoURL`, and the values of the
+    /// fields the app declares (`GATEHOUSE_USER_FIELDS`) as one JSON object per user, keyed by field
+    /// name: a field removed from the declarations keeps its values (they come back with it), and
+    /// adding or removing one needs no migration. The change trigger names the new columns, so a
+    /// profile change reaches every instance's session cache whatever else the statement sets.
+    static let profiles = Migration(
+        version: 12, name: "display name, photo URL and declared user fields",
+        sql: """
+            ALTER TABLE users ADD COLUMN display_name text, ADD COLUMN photo_url text,
+                ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}'
+                    CONSTRAINT users_custom_fields_object CHECK (jsonb_typeof(custom_fields) = 'object');
+            DROP TRIGGER users_notify_change ON users;
+            CREATE TRIGGER users_notify_change
+                AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
+                    display_name, photo_url, custom_fields OR DELETE ON users
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
             """)
 }

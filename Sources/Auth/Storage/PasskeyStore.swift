@@ -207,7 +207,7 @@ struct PasskeyStore: Sendable {
     func user(logInName name: String) throws -> User? {
         try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
-                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at
+                SELECT \(sql: UserStore.userColumns)
                 FROM users u WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name)) LIMIT 1
                 """).map { try UserStore.user($0) }
         }

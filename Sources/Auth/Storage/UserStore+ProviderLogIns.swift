@@ -90,6 +90,7 @@ extension UserStore {
             ), found AS (
                 SELECT w.*, u.object_id AS user_id, u.username, u.email, u.email_verified, u.acl::text AS acl,
                        u.created_at AS user_created_at, u.updated_at AS user_updated_at,
+                       u.display_name, u.photo_url, u.custom_fields::text AS custom_fields,
                        CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld,
                        (\(withholdingUnverified) AND u.email IS NOT NULL AND NOT u.email_verified) AS unverified
                 FROM wanted w
@@ -99,15 +100,15 @@ extension UserStore {
             ), granted AS (
                 SELECT * FROM found WHERE withheld IS NULL AND NOT unverified
             ), \(sql: startSessions)
-            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at, withheld,
-                   withheld IS NULL AND NOT unverified
+            SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at,
+                   display_name, photo_url, custom_fields, withheld, withheld IS NULL AND NOT unverified
             FROM found
             """)
         return try rows.map { row in
             (logIns[Int(try row.decode(Int64.self, at: 0)) - 1],
              LinkedUser(
-                user: try user(row, from: 1), withheldForTOTP: try row.decode([UInt8]?.self, at: 8),
-                sessionStarted: try row.decode(Bool.self, at: 9)))
+                user: try user(row, from: 1), withheldForTOTP: try row.decode([UInt8]?.self, at: 1 + userColumnCount),
+                sessionStarted: try row.decode(Bool.self, at: 2 + userColumnCount)))
         }
     }
 }

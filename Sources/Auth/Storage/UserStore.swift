@@ -46,16 +46,36 @@ struct UserStore: Sendable {
     }
 
     /// The public user columns of `u`, in the order ``user(_:from:)`` decodes them.
-    static let userColumns: StaticString = "u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at"
+    static let userColumns: StaticString = """
+        u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+        u.display_name, u.photo_url, u.custom_fields::text
+        """
 
-    /// Decodes the public user columns, selected in this order:
-    /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at`.
+    /// How many columns ``userColumns`` are: the first column a statement selects after them.
+    static let userColumnCount = 10
+
+    /// Decodes the public user columns, selected in this order (``userColumns``):
+    /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+    /// u.display_name, u.photo_url, u.custom_fields::text`.
     static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
         User(
             objectId: try row.decode(String.self, at: column), username: try row.decode(String.self, at: column + 1),
             email: try row.decode(String?.self, at: column + 2), emailVerified: try row.decode(Bool.self, at: column + 3),
             acl: ACL(jsonText: try row.decode(String.self, at: column + 4)),
-            createdAt: try row.decode(Date.self, at: column + 5), updatedAt: try row.decode(Date.self, at: column + 6))
+            createdAt: try row.decode(Date.self, at: column + 5), updatedAt: try row.decode(Date.self, at: column + 6),
+            displayName: try row.decode(String?.self, at: column + 7), photoURL: try row.decode(String?.self, at: column + 8),
+            fields: customFields(json: try row.decode(String.self, at: column + 9)))
+    }
+
+    /// The `custom_fields` object from its JSON text (`{}` without parsing: most users have none).
+    static func customFields(json: String) -> JSONObject {
+        guard json != "{}", let object = (try? JSON.parse(json))?.objectValue else { return [:] }
+        return object
+    }
+
+    /// `fields` as the `custom_fields` column's JSON.
+    static func customFieldsJSON(_ fields: JSONObject) -> PostgresJSON {
+        PostgresJSON(JSON.object(fields).serializedString())
     }
 
     /// Whether `name` logs an account in: some user's username or email (case-insensitively).
@@ -92,9 +112,11 @@ struct UserStore: Sendable {
                     throw NameConflict.email
                 }
                 try tx.execute("""
-                    INSERT INTO users (object_id, username, email, password_hash, email_verified, acl, created_at, updated_at)
+                    INSERT INTO users (object_id, username, email, password_hash, email_verified, acl, created_at, updated_at,
+                                       display_name, photo_url, custom_fields)
                     VALUES (\(user.objectId), \(user.username), \(user.email), \(passwordHash), \(user.emailVerified),
-                            \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt))
+                            \(user.acl.jsonText)::jsonb, \(user.createdAt), \(user.updatedAt),
+                            \(user.displayName), \(user.photoURL), \(Self.customFieldsJSON(user.fields)))
                     """)
                 if let session { try Self.insertSession(session, userId: user.objectId, on: tx) }
                 try also(tx)
@@ -130,8 +152,7 @@ struct UserStore: Sendable {
                            \(attempt.lockout?.threshold ?? 0)::integer AS threshold, \(attempt.now)::timestamptz AS now,
                            \(attempt.lockout?.lockUntil)::timestamptz AS lock_until
                 ), found AS (
-                    SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                           u.password_hash, u.lockout_until
+                    SELECT \(sql: Self.userColumns), u.password_hash, u.lockout_until
                     FROM users u
                     WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
                     ORDER BY (lower(u.username) = lower(\(name))) DESC
@@ -143,9 +164,9 @@ struct UserStore: Sendable {
                 """) else { return nil }
             let user = try Self.user(row)
             return LogInAttempt(
-                credentials: Credentials(user: user, passwordHash: try row.decode(String?.self, at: 7)),
-                count: try Self.attemptCount(row, from: 9, userId: user.objectId, attempt: attempt),
-                sealedTOTPSecret: try row.decode([UInt8]?.self, at: 14))
+                credentials: Credentials(user: user, passwordHash: try row.decode(String?.self, at: Self.userColumnCount)),
+                count: try Self.attemptCount(row, from: Self.userColumnCount + 2, userId: user.objectId, attempt: attempt),
+                sealedTOTPSecret: try row.decode([UInt8]?.self, at: Self.userColumnCount + 7))
         } }
     }
 
@@ -286,16 +307,15 @@ struct UserStore: Sendable {
     static func sessions(digests: [[UInt8]], on connection: Connection) throws -> [[UInt8]: StoredSession] {
         let rows = try connection.query("""
             SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
-                SELECT u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-                       s.token_digest, \(sql: Self.sessionColumns)
+                SELECT \(sql: Self.userColumns), s.token_digest, \(sql: Self.sessionColumns)
                 FROM sessions s JOIN users u ON u.object_id = s.user_id
                 WHERE s.token_digest = wanted.digest LIMIT 1) AS found
             """)
         var found: [[UInt8]: StoredSession] = [:]
         found.reserveCapacity(rows.count)
         for row in rows {
-            found[try row.decode([UInt8].self, at: 7)] = StoredSession(
-                session: try Self.session(row, from: 8), user: try Self.user(row))
+            found[try row.decode([UInt8].self, at: Self.userColumnCount)] = StoredSession(
+                session: try Self.session(row, from: Self.userColumnCount + 1), user: try Self.user(row))
         }
         return found
     }

@@ -3,7 +3,7 @@
 (() => {
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
-  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt authData }";
+  const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt authData displayName photoURL }";
   const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
   const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
@@ -58,10 +58,33 @@
     for (const hint of container.querySelectorAll(".mailbox-hint")) hint.hidden = !config.devMailbox;
   }
 
+  // What the page calls the user: the display name, else the username; a guest without a display
+  // name is "Guest" (its username is random, nothing to greet anyone by).
+  function nameOf(user) {
+    if (user.displayName) return user.displayName;
+    if (isGuest(user)) return words("app.guest.name");
+    return user.username || user.email || user.objectId;
+  }
+
+  // The user's photo in `image`, shown once it has loaded; until then, and when there is none or
+  // it does not load, the first letter of the user's name in `initial` instead. The same photo
+  // again (the user read anew) is left as it is, without a flicker.
+  function showPhoto(image, initial, user) {
+    initial.textContent = (Array.from(nameOf(user))[0] || "?").toUpperCase();
+    const url = user.photoURL || "";
+    if (image.dataset.url === url) return;
+    image.dataset.url = url;
+    const shown = (loaded) => { image.hidden = !loaded; initial.hidden = loaded; };
+    shown(false);
+    if (!url) { image.removeAttribute("src"); return; }
+    image.onload = () => { if (image.dataset.url === url) shown(true); };
+    image.onerror = () => { if (image.dataset.url === url) shown(false); };
+    image.src = url;
+  }
+
   function showHome(user) {
-    const name = user.email || user.username || user.objectId;
-    $("welcome").textContent = isGuest(user) ? words("app.welcome.guest") : `Welcome ${name}`;
-    $("avatar").textContent = (user.username || name || "?").slice(0, 1).toUpperCase();
+    $("welcome").textContent = words("app.welcome", { name: nameOf(user) });
+    showPhoto($("avatar-photo"), $("avatar-initial"), user);
     $("home-username").textContent = user.username || "—";
     $("home-email").textContent = user.email || "—";
     $("home-objectid").textContent = user.objectId;
@@ -348,6 +371,7 @@
   }
 
   function showAccount(user) {
+    showProfile(user, false);
     $("account-email").textContent = user.email
       ? `${user.email} · ${user.emailVerified ? "verified" : "not verified"}` : "No email address yet.";
     $("send-verification").hidden = !user.email || user.emailVerified;
@@ -385,6 +409,33 @@
   // Back to this page from the browser's cache (after following a link in the same tab).
   window.addEventListener("pageshow", (event) => { if (event.persisted) readViewerAgain(); });
 
+  // The profile form with the user's display name and photo URL; a field the person has edited
+  // keeps what they typed, unless `replace` (the values were just saved).
+  function showProfile(user, replace) {
+    for (const [id, value] of [["profile-name", user.displayName], ["profile-photo-url", user.photoURL]]) {
+      const input = $(id);
+      const edited = input.value !== input.defaultValue;
+      input.defaultValue = value || "";
+      if (replace || !edited) input.value = value || "";
+    }
+    showPhoto($("profile-photo"), $("profile-initial"), user);
+  }
+
+  // An empty field removes the value; the server's rule for a value it refuses (142) in its words.
+  onSubmit("profile-form", "profile-error", async () => {
+    accountNotice(null);
+    const fields = { displayName: $("profile-name").value.trim() || null, photoURL: $("profile-photo-url").value.trim() || null };
+    let user;
+    try {
+      user = await updateUser(fields);
+    } catch (error) {
+      if (error.code === 142) throw { text: error.message };
+      throw error;
+    }
+    showProfile(user, true);
+    accountNotice(words("app.profile.saved"));
+  });
+
   async function updateUser(fields, currentPassword) {
     const session = loadSession();
     const input = { id: session.user.objectId, fields };
@@ -398,10 +449,11 @@
   }
 
   $("go-account").addEventListener("click", () => {
-    const forms = ["guest-form", "email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form", "totp-disable-form"];
+    const forms = ["profile-form", "guest-form", "email-form", "password-form", "delete-form", "totp-form", "totp-regenerate-form",
+      "totp-disable-form"];
     for (const form of forms) $(form).reset();
-    const errors = ["guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error", "totp-manage-error",
-      "totp-disable-error"];
+    const errors = ["profile-error", "guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error",
+      "totp-manage-error", "totp-disable-error"];
     for (const error of errors) showError(error, null);
     $("email-current-box").hidden = true;
     $("passkey-name").value = "";
