@@ -1,10 +1,11 @@
 internal import CCrypto
 
-/// A freshly generated libcrypto key pair (EC P-256 or RSA-2048) that signs with SHA-256: the
-/// software authenticator of tests and benchmarks signs WebAuthn assertions with it. The server
-/// itself never holds private keys.
+/// A libcrypto key pair (EC P-256 or RSA-2048) that signs with SHA-256: the server's access-token
+/// signing keys (JWS ES256 and RS256), and the software authenticator of tests and benchmarks,
+/// which signs WebAuthn assertions with it. Generated, or read back from its DER encoding
+/// (``derEncoded()``), which is what a key's owner seals for storage.
 ///
-/// Owns one `EVP_PKEY`, freed in `deinit`; never changed after generation, and every signature
+/// Owns one `EVP_PKEY`, freed in `deinit`; never changed after it is made, and every signature
 /// makes its own `EVP_MD_CTX`, so any thread may use an instance.
 public final class PrivateKey: @unchecked Sendable {
     /// The two kinds of key WebAuthn's ES256 (-7) and RS256 (-257) use.
@@ -41,7 +42,68 @@ public final class PrivateKey: @unchecked Sendable {
         self.kind = kind
     }
 
+    /// Reads a key from its DER encoding (what ``derEncoded()`` wrote: SEC 1 `ECPrivateKey` for
+    /// P-256, PKCS #1 `RSAPrivateKey` for RSA; PKCS #8 is accepted too). Anything else, another
+    /// curve or an RSA modulus of another size included, is refused with
+    /// ``SignatureError/invalidKey(_:)``; the description never quotes key material.
+    public init(der: [UInt8]) throws(SignatureError) {
+        let decoded = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_AutoPrivateKey(nil, &cursor, buffer.count)
+        }
+        guard let decoded else {
+            ERR_clear_error()
+            throw SignatureError.invalidKey("not a DER-encoded private key")
+        }
+        let kind: Kind
+        if EVP_PKEY_is_a(decoded, gatehouse_key_type_ec()) == 1 {
+            var name = [CChar](repeating: 0, count: 64)
+            var length = 0
+            let isP256 = EVP_PKEY_get_group_name(decoded, &name, name.count, &length) == 1
+                && String(decoding: name.prefix(length).map { UInt8(bitPattern: $0) }, as: UTF8.self)
+                    == String(cString: gatehouse_group_p256())
+            ERR_clear_error()
+            guard isP256 else {
+                EVP_PKEY_free(decoded)
+                throw SignatureError.invalidKey("an EC private key on another curve than P-256")
+            }
+            kind = .p256
+        } else if EVP_PKEY_is_a(decoded, gatehouse_key_type_rsa()) == 1 {
+            let bits = EVP_PKEY_get_bits(decoded)
+            guard bits == 2048 else {
+                EVP_PKEY_free(decoded)
+                throw SignatureError.invalidKey("an RSA private key of \(bits) bits (2048 expected)")
+            }
+            kind = .rsa2048
+        } else {
+            EVP_PKEY_free(decoded)
+            throw SignatureError.invalidKey("a private key that is neither EC P-256 nor RSA")
+        }
+        self.key = decoded
+        self.kind = kind
+    }
+
     deinit { EVP_PKEY_free(key) }
+
+    /// The key's DER encoding (SEC 1 `ECPrivateKey` for P-256, PKCS #1 `RSAPrivateKey` for RSA),
+    /// which ``init(der:)`` reads back. It is the private key itself: seal it before it leaves memory.
+    public func derEncoded() throws(SignatureError) -> [UInt8] {
+        let length = i2d_PrivateKey(key, nil)
+        guard length > 0 else {
+            ERR_clear_error()
+            throw SignatureError.cryptoFailure("i2d_PrivateKey")
+        }
+        var der = [UInt8](repeating: 0, count: Int(length))
+        let written = der.withUnsafeMutableBufferPointer { buffer in
+            var cursor = buffer.baseAddress
+            return i2d_PrivateKey(key, &cursor)
+        }
+        guard written == length else {
+            ERR_clear_error()
+            throw SignatureError.cryptoFailure("i2d_PrivateKey")
+        }
+        return der
+    }
 
     /// The public key's numbers (for a COSE key or a JWK).
     public func publicNumbers() throws(SignatureError) -> PublicNumbers {
