@@ -93,6 +93,7 @@ public enum AuthGraphQL {
         bindAccounts(&r, auth: auth, log: log)
         bindSessions(&r, auth: auth, log: log)
         bindPasskeys(&r, auth: auth, log: log)
+        bindTokens(&r, auth: auth, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in

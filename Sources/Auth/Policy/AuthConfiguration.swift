@@ -16,11 +16,14 @@ public struct AuthConfiguration: Sendable {
     /// The WebAuthn relying party of passkeys (`GATEHOUSE_WEBAUTHN_RP_ID`, `GATEHOUSE_WEBAUTHN_ORIGINS`,
     /// `GATEHOUSE_APP_NAME`); nil: the host and origin of `accounts.publicURL`, named "Gatehouse".
     public var relyingParty: RelyingParty?
+    /// Access tokens: audiences, lifetime, signing algorithm and key rotation (issued by `accounts.publicURL`).
+    public var accessTokens: AccessTokenPolicy
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
         rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
-        accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional, relyingParty: RelyingParty? = nil
+        accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional, relyingParty: RelyingParty? = nil,
+        accessTokens: AccessTokenPolicy = AccessTokenPolicy()
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
@@ -30,6 +33,7 @@ public struct AuthConfiguration: Sendable {
         self.accounts = accounts
         self.mfa = mfa
         self.relyingParty = relyingParty
+        self.accessTokens = accessTokens
     }
 
     /// The relying party for `publicURL`: `id` or else the URL's host, `origins` or else the
