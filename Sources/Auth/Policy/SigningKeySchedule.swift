@@ -57,6 +57,11 @@ public struct SigningKeySchedule: Sendable, Equatable {
     public struct Addition: Sendable, Hashable {
         public var generation: Int64
         public var signsFrom: Date
+
+        public init(generation: Int64, signsFrom: Date) {
+            self.generation = generation
+            self.signsFrom = signsFrom
+        }
     }
 
     /// Seconds between a replacement's creation (and publication) and its first signature: twice

@@ -83,7 +83,7 @@ public final class SigningKeys: Sendable {
 
     /// The key that signs now; nil when none could be opened (or before the first refresh).
     func signer() -> JSONWebSigningKey? {
-        let time = now()
+        let time = timestamp()
         return state.withLock { state in
             state.schedule.signer(at: time).flatMap { state.opened[$0.keyId] }
         }
@@ -101,7 +101,7 @@ public final class SigningKeys: Sendable {
     public func refresh() throws -> Report {
         var report = Report()
         var rows = try store.all()
-        let time = now()
+        let time = timestamp()
         var schedule = SigningKeySchedule(rows.map(\.key))
         if let addition = schedule.dueAddition(at: time, rotationDays: policy.rotationDays, algorithm: policy.algorithm) {
             if let made = try add(addition, at: time) { report.made.append(made) }
@@ -150,7 +150,7 @@ public final class SigningKeys: Sendable {
     /// signing ``SigningKeySchedule/publicationLead`` later; the first key signs at once.
     public func rotate() throws -> Rotation {
         for _ in 0..<3 {
-            let time = now()
+            let time = timestamp()
             let schedule = SigningKeySchedule(try store.all().map(\.key))
             guard let addition = schedule.replacement(at: time) else { return .waiting(schedule.waiting(at: time)!) }
             if let made = try add(addition, at: time) {
@@ -175,7 +175,7 @@ public final class SigningKeys: Sendable {
     /// before it signs again while published, else the waiting one at once; if it was the last
     /// key, a new one is made that signs at once.
     public func revoke(keyId: String) throws -> Revocation {
-        let time = now()
+        let time = timestamp()
         let revocation = try store.revoke(keyId: keyId) { generation in
             let key = try make(SigningKeySchedule.Addition(generation: generation + 1, signsFrom: time), at: time)
             return (key.schedule, key.sealed)
@@ -189,9 +189,15 @@ public final class SigningKeys: Sendable {
 
     /// Every stored key with its state now, in schedule order (`gatehouse keys list`).
     public func list() throws -> [(key: SigningKeySchedule.Key, state: SigningKeySchedule.State)] {
-        let time = now()
+        let time = timestamp()
         let schedule = SigningKeySchedule(try store.all().map(\.key))
         return schedule.keys.map { ($0, schedule.state(of: $0, at: time)) }
+    }
+
+    /// Now, to the millisecond: what the database keeps of the keys' times, so that a time read
+    /// back equals the one written.
+    private func timestamp() -> Date {
+        Date(timeIntervalSince1970: (now().timeIntervalSince1970 * 1000).rounded(.down) / 1000)
     }
 
     // MARK: Making and opening keys
