@@ -28,6 +28,8 @@ public final class GatehouseAuth: Sendable {
     let store: any SessionStore
     let transport: GraphQLTransport
     let state: AuthState
+    /// Access tokens of the session, by audience (``accessToken(audience:)``).
+    let accessTokens = AccessTokenCache()
 
     /// Creates the client and loads the stored session, if any.
     ///
