@@ -280,7 +280,7 @@ extension Settings {
              { $0.accessTokenAudiences.isEmpty ? "(the issuer)" : $0.accessTokenAudiences.joined(separator: ",") }),
         integer("access-token-ttl", "GATEHOUSE_ACCESS_TOKEN_TTL", "Seconds an access token is valid", AccessTokenPolicy.lifetimes, \.accessTokenTTL),
         text("access-token-alg", "GATEHOUSE_ACCESS_TOKEN_ALG", "ALG",
-             "The algorithm of new access-token signing keys: `ES256` (P-256) or `RS256` (RSA-2048). A change takes effect by rotation: the next key is of the new algorithm, made at once",
+             "The algorithm of access-token signing keys: `ES256` (P-256) or `RS256` (RSA-2048). After a change, a key of the new algorithm is made at start and signs 10 minutes later (the same rule as rotation); every instance must have the same",
              { settings, value throws(SettingsError) in
                  guard let algorithm = SigningAlgorithm(rawValue: value) else {
                      throw SettingsError("GATEHOUSE_ACCESS_TOKEN_ALG (--access-token-alg) must be ES256 or RS256, not \"\(value)\".")
