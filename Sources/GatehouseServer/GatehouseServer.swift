@@ -368,7 +368,7 @@ public final class GatehouseServer: Sendable {
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
     }
 
-    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox), under
+    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox, signing keys), under
     /// `GATEHOUSE_SECRET_KEY` or else the key file in `keyDirectory` (the embedded default's data
     /// directory; made on first start). Without either (`DATABASE_URL`) a key must be given:
     /// instances sharing a database must share the key.
@@ -381,7 +381,7 @@ public final class GatehouseServer: Sendable {
         }
         guard let key else {
             throw StartError(
-                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and the links of mail waiting to be sent, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
+                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets, the links of mail waiting to be sent and the access-token signing keys, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
         }
         do { return try SecretBox(secretKey: key, purpose: purpose) } catch {
             let source = settings.secretKey == nil
