@@ -5,8 +5,9 @@ internal import CCrypto
 /// which signs WebAuthn assertions with it. Generated, or read back from its DER encoding
 /// (``derEncoded()``), which is what a key's owner seals for storage.
 ///
-/// Owns one `EVP_PKEY`, freed in `deinit`; never changed after it is made, and every signature
-/// makes its own `EVP_MD_CTX`, so any thread may use an instance.
+/// Owns one `EVP_PKEY` and one `EVP_MD_CTX` set up to sign with it (``signer``), both freed in
+/// `deinit`; neither is changed after the key is made. Every signature signs with its own copy of
+/// that context, and copying only reads the original, so any thread may use an instance.
 public final class PrivateKey: @unchecked Sendable {
     /// The two kinds of key WebAuthn's ES256 (-7) and RS256 (-257) use.
     public enum Kind: Sendable { case p256, rsa2048 }
@@ -20,6 +21,12 @@ public final class PrivateKey: @unchecked Sendable {
     }
 
     private let key: OpaquePointer
+    /// A SHA-256 signing context over `key`, made once: a signature copies it instead of setting
+    /// one up (fetching the digest and the signature algorithm), the costly part of a signature
+    /// beside the arithmetic.
+    private let signer: OpaquePointer
+    /// The longest signature of `key`, in bytes (DER ECDSA: 72; RSA: the modulus size).
+    private let signatureSize: Int
     /// Which kind of key this is.
     public let kind: Kind
 
@@ -37,6 +44,10 @@ public final class PrivateKey: @unchecked Sendable {
         guard EVP_PKEY_keygen(context, &made) == 1, let made else {
             ERR_clear_error()
             throw SignatureError.cryptoFailure("EVP_PKEY_keygen")
+        }
+        do { (signer, signatureSize) = try Self.signer(made) } catch {
+            EVP_PKEY_free(made)
+            throw error
         }
         self.key = made
         self.kind = kind
@@ -79,11 +90,28 @@ public final class PrivateKey: @unchecked Sendable {
             EVP_PKEY_free(decoded)
             throw SignatureError.invalidKey("a private key that is neither EC P-256 nor RSA")
         }
+        do { (signer, signatureSize) = try Self.signer(decoded) } catch {
+            EVP_PKEY_free(decoded)
+            throw error
+        }
         self.key = decoded
         self.kind = kind
     }
 
-    deinit { EVP_PKEY_free(key) }
+    /// A SHA-256 signing context over `key` and the longest signature it makes.
+    private static func signer(_ key: OpaquePointer) throws(SignatureError) -> (OpaquePointer, Int) {
+        guard let context = EVP_MD_CTX_new() else { throw SignatureError.cryptoFailure("EVP_MD_CTX_new") }
+        do { try PublicKey.check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit") } catch {
+            EVP_MD_CTX_free(context)
+            throw error
+        }
+        return (context, Int(EVP_PKEY_get_size(key)))
+    }
+
+    deinit {
+        EVP_MD_CTX_free(signer)
+        EVP_PKEY_free(key)
+    }
 
     /// The key's DER encoding (SEC 1 `ECPrivateKey` for P-256, PKCS #1 `RSAPrivateKey` for RSA),
     /// which ``init(der:)`` reads back. It is the private key itself: seal it before it leaves memory.
@@ -128,9 +156,8 @@ public final class PrivateKey: @unchecked Sendable {
     public func signSHA256(_ message: [UInt8]) throws(SignatureError) -> [UInt8] {
         guard let context = EVP_MD_CTX_new() else { throw SignatureError.cryptoFailure("EVP_MD_CTX_new") }
         defer { EVP_MD_CTX_free(context) }
-        try PublicKey.check(EVP_DigestSignInit(context, nil, EVP_sha256(), nil, key), "EVP_DigestSignInit")
-        var length = 0
-        try PublicKey.check(EVP_DigestSign(context, nil, &length, message, message.count), "EVP_DigestSign")
+        try PublicKey.check(EVP_MD_CTX_copy_ex(context, signer), "EVP_MD_CTX_copy_ex")
+        var length = signatureSize
         var signature = [UInt8](repeating: 0, count: length)
         try PublicKey.check(EVP_DigestSign(context, &signature, &length, message, message.count), "EVP_DigestSign")
         return Array(signature.prefix(length))

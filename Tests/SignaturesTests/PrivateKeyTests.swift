@@ -1,4 +1,5 @@
 import Foundation
+import Synchronization
 import TestSupport
 import Signatures
 import Testing
@@ -15,6 +16,23 @@ struct PrivateKeyTests {
         #expect(try !publicKey.verifySHA256(signature: signature, message: message + [0]))
         let other = try PrivateKey(generating: kind).publicKey()
         #expect(try !other.verifySHA256(signature: signature, message: message))
+    }
+
+    /// Threads signing with one key at once (each copies the key's signing context) all make
+    /// signatures that verify.
+    @Test(arguments: [PrivateKey.Kind.p256, .rsa2048])
+    func concurrentSignaturesVerify(kind: PrivateKey.Kind) throws {
+        let key = try PrivateKey(generating: kind)
+        let publicKey = try key.publicKey()
+        let failures = Mutex(0)
+        DispatchQueue.concurrentPerform(iterations: 8) { thread in
+            for index in 0..<25 {
+                let message = Array("thread \(thread) message \(index)".utf8)
+                let verified = (try? key.signSHA256(message)).map { (try? publicKey.verifySHA256(signature: $0, message: message)) == true }
+                if verified != true { failures.withLock { $0 += 1 } }
+            }
+        }
+        #expect(failures.withLock { $0 } == 0)
     }
 
     @Test func p256CoordinatesAre32BytesEach() throws {
