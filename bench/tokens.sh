@@ -4,7 +4,8 @@
 # rounds (each pair's order alternates between rounds, so the machine's drift falls on both), on
 # one release server with the session cache on (64 connections, keep-alive). First `openssl speed`
 # of ECDSA P-256 on the same machine: what one signature costs, which a token adds to the viewer.
-# Prints each round and the medians, and the ratio the contract sets (tokens at least 0.4 of the viewer).
+# Prints each round and the medians: rates, the ratio the contract sets (tokens at least 0.4 of
+# the viewer), and the server's CPU per request (which depends less on the machine's other load).
 #   bench/tokens.sh [rounds (3)] [seconds per run (5)]   BENCH_USERS_N (200)
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
@@ -22,8 +23,8 @@ log "load average at start: $(load_avg)"
 # Every session cached and the key in memory before the rounds.
 run_wrk "$OUT/warmup" 64 2 2 token.lua "$SERVER_URL"
 
-run() {  # run NAME SCRIPT URL [EXPECT]: one run of round $r, its output in $OUT/NAME.$r
-    BENCH_EXPECT="${4:-}" run_wrk "$OUT/$1.$r" 64 2 "$D" "$2" "$3"
+run() {  # run NAME SCRIPT URL [EXPECT]: one run of round $r, its output (and the CPU spent) in $OUT/NAME.$r
+    BENCH_EXPECT="${4:-}" run_wrk_cpu "$OUT/$1.$r" 64 2 "$D" "$2" "$3"
 }
 
 : >"$OUT/rounds"
@@ -37,15 +38,16 @@ for r in $(seq "$ROUNDS"); do
     run jwks get.lua "$BASE/.well-known/jwks.json" '"keys":[{"kty":"EC"'
     run discovery get.lua "$BASE/.well-known/openid-configuration" '"jwks_uri"'
 
-    line=""; errors=0
+    line=""; cpu=""; errors=0
     for k in viewer token health jwks discovery; do
         line="$line $(wrk_rps "$OUT/$k.$r")"
+        cpu="$cpu $(cpu_per_request "$OUT/$k.$r" server)"
         errors=$((errors + $(wrk_errors "$OUT/$k.$r")))
         grep FIRST_ERROR "$OUT/$k.$r" >&2 || true
     done
-    echo "$line $errors" >>"$OUT/rounds"
+    echo "$line $errors$cpu" >>"$OUT/rounds"
     set -- $line
-    log "round $r: viewer $1, token $2 ($(ratio "$2" "$1")); health $3, jwks $4 ($(ratio "$4" "$3")), discovery $5 ($(ratio "$5" "$3")) req/s; errors $errors"
+    log "round $r: viewer $1, token $2 ($(ratio "$2" "$1")); health $3, jwks $4 ($(ratio "$4" "$3")), discovery $5 ($(ratio "$5" "$3")) req/s; errors $errors; server CPU µs a request:$cpu"
 done
 log "load average at end: $(load_avg)"
 echo "$OPENSSL"
@@ -60,4 +62,7 @@ print(f"median of {len(rows)} rounds (req/s): viewer {med[0]:.0f}, viewer+access
       f"(ratio {token_ratio:.2f}, min {min(r[1] / r[0] for r in rows):.2f}); health {med[2]:.0f}, "
       f"jwks {med[3]:.0f} ({jwks_ratio:.2f}), discovery {med[4]:.0f} ({discovery_ratio:.2f}); "
       f"errors {int(sum(r[5] for r in rows))}")
+cpu = [statistics.median(r[6 + i] for r in rows) for i in range(5)]
+print(f"server CPU per request (µs, median): viewer {cpu[0]:.0f}, viewer+accessToken {cpu[1]:.0f} "
+      f"(+{cpu[1] - cpu[0]:.0f}); health {cpu[2]:.0f}, jwks {cpu[3]:.0f}, discovery {cpu[4]:.0f}")
 PY

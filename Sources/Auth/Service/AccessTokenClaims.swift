@@ -1,4 +1,3 @@
-import Foundation
 public import JSON
 
 /// The claims of an access token (docs/tokens.md): who the user is, from the ``User``
