@@ -240,4 +240,25 @@ import Testing
         #expect(try h.auth.tokens.introspect(other) == ["active": false])
         #expect(try h.auth.tokens.introspect(session) == ["active": false])
     }
+
+    /// Introspection reads the database, not this instance's session cache: a session ended
+    /// elsewhere (here: its row deleted without this instance hearing of it) is inactive at once,
+    /// though the cache still serves it to `viewer`.
+    @Test func introspectionDoesNotTrustTheSessionCache() throws {
+        let h = try Harness()
+        let cache = SessionCache()
+        cache.reset(live: true)
+        let auth = AuthService(pool: h.pool, hashing: h.hashing, options: .init(sessionCache: cache, keyBox: h.keyBox))
+        try auth.tokens.keys.refresh()
+        let session = try #require(try h.signedUp()["sessionToken"]?.stringValue)
+        let grant = try auth.sessions.viewer(token: session)
+        let token = try auth.tokens.accessToken(for: grant, audience: nil, request: AuthRequest(clientAddress: "192.0.2.1"))
+        #expect(try auth.tokens.introspect(session)["active"] == true)
+        #expect(try auth.tokens.introspect(token.token)["active"] == true)
+
+        try h.execute("DELETE FROM sessions")
+        #expect((try? auth.sessions.viewer(token: session)) != nil, "the cache still has it")
+        #expect(try auth.tokens.introspect(session) == ["active": false])
+        #expect(try auth.tokens.introspect(token.token) == ["active": false])
+    }
 }

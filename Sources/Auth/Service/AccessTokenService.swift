@@ -105,8 +105,8 @@ public final class AccessTokenService: Sendable {
 
     /// RFC 7662 introspection of an access token or a session token: `{"active": false}` for a
     /// token that is malformed, badly signed, of a revoked key, expired, or whose session has ended
-    /// (asked of the database, so an ended session is inactive on every instance at once), or a
-    /// session that may not be used; else `{"active": true, …claims, "token_type": "Bearer"}`.
+    /// (asked of the database, not the session cache, so an ended session is inactive on every
+    /// instance at once), or a session that may not be used; else `{"active": true, …claims, "token_type": "Bearer"}`.
     /// Blocks on the database.
     public func introspect(_ token: String) throws(AuthError) -> JSONObject {
         let inactive: JSONObject = ["active": false]
@@ -145,15 +145,10 @@ public final class AccessTokenService: Sendable {
 
     /// What introspection says of a live session token: the claims an access token of it would
     /// carry, but its session's times (`iat` its creation, `exp` its expiry) and no `aud` or
-    /// `jti`; nil for no usable session.
+    /// `jti`; nil for no usable session. The session is read from the database, as an access
+    /// token's is.
     private func introspectSessionToken(_ token: String) throws(AuthError) -> JSONObject? {
-        let grant: SessionGrant
-        do { grant = try sessions.viewer(token: token) } catch {
-            switch error {
-            case .invalidSession, .sessionExpired: return nil
-            default: throw error
-            }
-        }
+        guard let grant = try sessions.liveGrant(token: token) else { return nil }
         do { try requireUsable(grant, nil) } catch { return nil }
         return tokenClaims(
             grant, audience: nil, issuedAt: Int(grant.session.createdAt.timeIntervalSince1970.rounded(.down)), notBefore: nil,
