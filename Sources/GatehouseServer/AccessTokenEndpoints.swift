@@ -72,8 +72,8 @@ final class AccessTokenEndpoints: Sendable {
                 response = Self.json(try auth.tokens.introspect(token), status: 200)
             } catch {
                 // The database funnel has logged the detail.
-                let status = error == .databaseUnavailable ? 503 : 500
-                response = Self.json(["error": "temporarily_unavailable"], status: status)
+                let unavailable = error == .databaseUnavailable
+                response = Self.json(["error": unavailable ? "temporarily_unavailable" : "server_error"], status: unavailable ? 503 : 500)
                 if let retry = error.retryAfter { response.headers.replaceOrAdd(name: "Retry-After", value: String(retry)) }
             }
         } else {

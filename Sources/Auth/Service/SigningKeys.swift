@@ -55,8 +55,6 @@ public final class SigningKeys: Sendable {
         var opened: [String: JSONWebSigningKey] = [:]
         var published = Published([])
         var unreadable: Set<String> = []
-        /// Completed refreshes, for tests that wait for one.
-        var refreshes = 0
     }
 
     let store: SigningKeyStore
@@ -77,9 +75,6 @@ public final class SigningKeys: Sendable {
 
     /// The current key set document (as of the last refresh).
     public var published: Published { state.withLock { $0.published } }
-
-    /// Completed refreshes so far.
-    public var refreshCount: Int { state.withLock { $0.refreshes } }
 
     /// The key that signs now; nil when none could be opened (or before the first refresh).
     func signer() -> JSONWebSigningKey? {
@@ -133,7 +128,6 @@ public final class SigningKeys: Sendable {
             state.opened = opened
             state.unreadable = unreadable
             state.published = published
-            state.refreshes += 1
         }
         return report
     }
