@@ -30,7 +30,7 @@ let package = Package(
         .target(name: "Postgres", dependencies: ["CLibPQ", "Threading"]),
         // Auth domain: users, sessions, policies, services per feature over a shared core (AuthService wires them), stores.
         .target(
-            name: "Auth", dependencies: ["OneTimeCodes", "Signatures", "IPNetworks", "JSON", "Mail", "Postgres", "Providers", "Sodium", "Threading", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
+            name: "Auth", dependencies: ["OneTimeCodes", "Signatures", "IPNetworks", "JSON", "JWT", "Mail", "Postgres", "Providers", "Sodium", "Threading", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
         .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Threading"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Threading"]),
@@ -38,7 +38,7 @@ let package = Package(
         .target(name: "Providers", dependencies: ["Curl", "JSON", "JWT", "Threading"]),
         // libcurl's client side: SMTP delivery (STARTTLS, implicit TLS, AUTH) and HTTPS GETs.
         .target(name: "Curl", dependencies: ["CCurl"]),
-        // JSON Web Tokens and Keys: RS256 and ES256 signatures (libcrypto), ID token claims.
+        // JSON Web Tokens and Keys: RS256 and ES256 signatures made and verified (libcrypto), ID token claims.
         // libcrypto's one importer: public and private keys (RS256, ES256), HMAC, SHA-1.
         .target(name: "Signatures", dependencies: ["CCrypto"]),
         // Time-based one-time passwords (RFC 6238) and their Base32 secrets, over Signatures' HMAC.
@@ -66,7 +66,7 @@ let package = Package(
         // pages, whose HTML, CSS, JavaScript and texts are files in Pages/, compiled in.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "Threading", "Mail", "Postgres", "Providers", "Sodium"],
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "JWT", "Threading", "Mail", "Postgres", "Providers", "Sodium"],
             exclude: ["Pages"], plugins: ["EmbedText"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),
@@ -101,7 +101,7 @@ let package = Package(
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Threading", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "OneTimeCodes", "Signatures", "GraphQL", "JSON", "Mail", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
+        .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "OneTimeCodes", "Signatures", "GraphQL", "JSON", "JWT", "Mail", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
         .testTarget(name: "SignaturesTests", dependencies: ["Signatures", "TestSupport"]),
@@ -121,6 +121,6 @@ let package = Package(
             name: "GatehouseClientTests",
             dependencies: ["GatehouseClient", "GatehouseServer", "OneTimeCodes", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
         .testTarget(name: "BrowserTests", dependencies: ["OneTimeCodes", "GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "OneTimeCodes", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "OneTimeCodes", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "JWT", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

@@ -103,6 +103,7 @@ public enum AuthGraphQL {
         bindSessions(&r, auth: auth, log: log)
         bindPasskeys(&r, auth: auth, log: log)
         bindParse37Users(&r, auth: auth, userFields: userFields, log: log)
+        bindTokens(&r, auth: auth, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in

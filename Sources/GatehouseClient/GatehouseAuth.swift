@@ -29,6 +29,8 @@ public final class GatehouseAuth: Sendable {
     let transport: GraphQLTransport
     let state: AuthState
     let userSelections = UserSelections()
+    /// Access tokens of the session, by audience (``accessToken(audience:)``).
+    let accessTokens = AccessTokenCache()
 
     /// Creates the client and loads the stored session, if any.
     ///

@@ -81,6 +81,11 @@ public enum GatehouseError: Error, Sendable, Hashable {
     case invalidPasskey
     /// 142 `Invalid passkey registration.`: the server refused the new credential.
     case invalidPasskeyRegistration
+    /// 142 `Unknown audience <audience>.`: the server issues no access tokens for that audience
+    /// (its `GATEHOUSE_ACCESS_TOKEN_AUDIENCES`).
+    case unknownAudience(String)
+    /// 142 `Access token too large.`: the user's claims would make a token past the server's limit.
+    case accessTokenTooLarge
     /// 155: too many attempts; `retryAfter` is the server's `Retry-After` in seconds, when sent.
     case rateLimited(retryAfter: Int?)
     /// HTTP 403 `{"error":"unauthorized"}`: the application id is missing or wrong.
@@ -107,6 +112,9 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case 141 where message == "Invalid recovery code.": self = .invalidRecoveryCode
         case 142 where message == "Invalid MFA secret": self = .invalidTOTPSecret
         case 142 where message == "Invalid passkey registration.": self = .invalidPasskeyRegistration
+        case 142 where message.hasPrefix(Self.unknownAudiencePrefix) && message.hasSuffix("."):
+            self = .unknownAudience(String(message.dropFirst(Self.unknownAudiencePrefix.count).dropLast()))
+        case 142 where message == "Access token too large.": self = .accessTokenTooLarge
         case 101 where message == "Invalid passkey.": self = .invalidPasskey
         case 206 where message == "Second factor enrolment required.": self = .secondFactorEnrollmentRequired
         case 206 where message == "Second factor required.": self = .secondFactorLogInRequired
@@ -142,6 +150,8 @@ public enum GatehouseError: Error, Sendable, Hashable {
             || message.contains(" is too large (at most ") || message.contains(" has too many items (at most ")
             || message.hasSuffix(" must not contain a NUL character.")
     }
+    /// The start of the server's 142 message for an audience it has no tokens for; the audience follows.
+    private static let unknownAudiencePrefix = "Unknown audience "
 
     /// The Parse error code of a server error, or `nil` for client-side failures.
     public var code: Int? {
@@ -150,7 +160,7 @@ public enum GatehouseError: Error, Sendable, Hashable {
         case .emailTaken: 203
         case .invalidEmail: 125
         case .weakPassword, .commonPassword, .fieldTooLong, .invalidFieldValue, .lastLogInMethod, .anonymousIdOfRegularUser,
-            .invalidTOTPSecret, .invalidPasskeyRegistration:
+            .invalidTOTPSecret, .invalidPasskeyRegistration, .unknownAudience, .accessTokenTooLarge:
             142
         case .invalidCredentials, .invalidProviderToken, .invalidPasskey: 101
         case .invalidSecondFactorCode, .invalidRecoveryCode: 141
@@ -223,6 +233,8 @@ extension GatehouseError: LocalizedError {
             return "Log in with your authenticator app's code or your passkey first, then add another second factor."
         case .invalidPasskey: return "The passkey was not accepted. Try again, or log in another way."
         case .invalidPasskeyRegistration: return "The passkey could not be added. Try again."
+        case .unknownAudience(let audience): return "This server issues no access tokens for \(audience)."
+        case .accessTokenTooLarge: return "Your profile holds too much to fit in an access token."
         case .unauthorized: return "The server did not accept this app's application id."
         case .network(let detail): return "Cannot reach the server (\(detail)). Check the address and your connection."
         case .storage(let detail): return "The session could not be saved or read on this device (\(detail))."

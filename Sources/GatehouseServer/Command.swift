@@ -4,8 +4,8 @@ import GraphQL
 import Postgres
 import Auth
 
-/// The `gatehouse` command line: `serve` (the default), `migrate`, `schema print`,
-/// `schema diff OLD NEW`, `settings --markdown`, `--help` for each, `--version`.
+/// The `gatehouse` command line: `serve` (the default), `migrate`, `keys rotate|list|revoke KID`,
+/// `schema print`, `schema diff OLD NEW`, `settings --markdown`, `--help` for each, `--version`.
 public enum Command {
     public static let version = "0.1.0"
 
@@ -27,6 +27,23 @@ public enum Command {
         case "migrate":
             if wantsHelp { print(migrateHelp); return 0 }
             return withSettings(arguments, environment) { settings in migrate(settings) }
+        case "keys":
+            if wantsHelp || arguments.isEmpty { print(keysHelp); return wantsHelp ? 0 : 2 }
+            let action = arguments.removeFirst()
+            var keyId: String? = nil
+            switch action {
+            case "rotate", "list": break
+            case "revoke":
+                guard let first = arguments.first, !first.hasPrefix("-") else {
+                    fail("keys revoke needs the id of the key (see gatehouse keys list)\n\n\(keysHelp)")
+                    return 2
+                }
+                keyId = arguments.removeFirst()
+            default:
+                fail("unknown keys command \"\(action)\"\n\n\(keysHelp)")
+                return 2
+            }
+            return withSettings(arguments, environment) { settings in keys(action, keyId: keyId, settings) }
         case "schema":
             if wantsHelp || arguments.isEmpty { print(schemaHelp); return wantsHelp ? 0 : 2 }
             return schema(arguments, environment)
@@ -105,6 +122,86 @@ public enum Command {
         }
     }
 
+    // MARK: keys
+
+    /// `keys rotate|list|revoke`: on the database of `settings`, migrated first (as `serve` would).
+    /// Running servers hear of the change at once (the table's notification) or within a minute.
+    private static func keys(_ action: String, keyId: String?, _ settings: Settings) -> Int32 {
+        var settings = settings
+        settings.port = 0  // listens on nothing: no privileged port to open before dropping root
+        let logger = Logger(level: .warn)
+        do {
+            let (settings, _) = try Privileges.dropRoot(settings)
+            // A running server's embedded database is used as it is and left running.
+            let wasRunning = settings.databaseURL == nil
+                && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
+            let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
+            defer {
+                pool.close()
+                if let embedded, !wasRunning { try? embedded.stop() }
+            }
+            _ = try GatehouseServer.migrate(settings, pool, logger)
+            let box = try GatehouseServer.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .signingKeys)
+            let keys = SigningKeys(pool: pool, box: box, policy: GatehouseServer.accessTokenPolicy(settings))
+            switch action {
+            case "rotate":
+                switch try keys.rotate() {
+                case .added(let key):
+                    print("added \(key.keyId) (\(key.algorithm.rawValue)): published now, signs from \(time(key.signsFrom))")
+                    return 0
+                case .waiting(let key):
+                    fail("\(key.keyId) is waiting to sign already (from \(time(key.signsFrom))): nothing added")
+                    return 1
+                }
+            case "revoke":
+                switch try keys.revoke(keyId: keyId!) {
+                case .noSuchKey:
+                    fail("no signing key \(keyId!) (see gatehouse keys list)")
+                    return 1
+                case .revoked(let replacement):
+                    print("revoked \(keyId!): no longer published; the tokens it signed no longer verify")
+                    if let replacement {
+                        print("added \(replacement.keyId) (\(replacement.algorithm.rawValue)), signing now: no other key was left")
+                    }
+                    return 0
+                }
+            default:
+                let listed = try keys.list()
+                print(keyTable(listed))
+                return 0
+            }
+        } catch {
+            fail("keys \(action): \(error)")
+            return 1
+        }
+    }
+
+    /// One line per key: id, algorithm, state, and its dates.
+    static func keyTable(_ keys: [(key: SigningKeySchedule.Key, state: SigningKeySchedule.State)]) -> String {
+        var rows = [["KID", "ALG", "STATE", "CREATED", "SIGNS FROM", "PUBLISHED UNTIL"]]
+        for (key, state) in keys {
+            let (name, until): (String, String) = switch state {
+            case .next: ("next", "-")
+            case .signing: ("signing", "-")
+            case .retired(let publishedUntil): ("retired", time(publishedUntil))
+            case .ended: ("ended", "-")
+            }
+            rows.append([key.keyId, key.algorithm.rawValue, name, time(key.createdAt), time(key.signsFrom), until])
+        }
+        let widths = (0..<rows[0].count).map { column in rows.map { $0[column].count }.max()! }
+        return rows.map { row in
+            zip(row, widths).map { $0.padding(toLength: $1, withPad: " ", startingAt: 0) }.joined(separator: "  ")
+                .trimmingCharacters(in: .whitespaces)
+        }.joined(separator: "\n")
+    }
+
+    /// A time as `2026-12-06T10:00:00Z`.
+    private static func time(_ date: Date) -> String {
+        let formatter = ISO8601DateFormatter()
+        formatter.formatOptions = [.withInternetDateTime]
+        return formatter.string(from: date)
+    }
+
     // MARK: schema
 
     private static func schema(_ arguments: [String], _ environment: [String: String]) -> Int32 {
@@ -176,6 +273,8 @@ public enum Command {
         Commands:
           serve                 Run the server (the default)
           migrate               Apply the database migrations and exit
+          keys list|rotate      List the access-token signing keys; add a replacement
+          keys revoke KID       Remove a signing key at once (its tokens stop verifying)
           schema print          Print the served schema (SDL), with GATEHOUSE_USER_FIELDS' fields
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
@@ -211,6 +310,21 @@ public enum Command {
         instances start: migrations are serialised with an advisory lock (a row lock with
         GATEHOUSE_POLL_INTERVAL). While the database is unreachable or read-only (a failover)
         it tries again for up to GATEHOUSE_DATABASE_WAIT seconds. Takes the same database
+        options as serve (see gatehouse serve --help).
+        """
+
+    static let keysHelp = """
+        Usage:
+          gatehouse keys list [OPTIONS]        Each signing key: id, algorithm, state, dates
+          gatehouse keys rotate [OPTIONS]      Add the next key: published now, signing 10 minutes later
+          gatehouse keys revoke KID [OPTIONS]  Remove a key at once (after a leak); its tokens stop verifying
+
+        The keys that sign access tokens live in the database, sealed under GATEHOUSE_SECRET_KEY;
+        running servers pick up a change at once (or within a minute without notifications).
+        States: next (published, signs from its date), signing, retired (published until every
+        token it signed has expired). Revoking the signing key lets the key before it sign again
+        while it is published, else the next key at once; revoking the last key makes a new one.
+        Keys are also replaced every GATEHOUSE_SIGNING_KEY_ROTATION_DAYS. Takes the same database
         options as serve (see gatehouse serve --help).
         """
 

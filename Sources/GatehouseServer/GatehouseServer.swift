@@ -24,6 +24,8 @@ public final class GatehouseServer: Sendable {
     private let readPool: Pool?
     private let hashing: PasswordHashingPool
     private let janitor: SessionJanitorThread
+    /// Reloads the access-token signing keys and does their schedule's work (``keyRefreshInterval``).
+    private let keyRefresher: PeriodicThread
     private let listener: NotificationListener?
     private let mailSender: MailSender?
     private let http: HTTPServer
@@ -117,6 +119,7 @@ public final class GatehouseServer: Sendable {
         }
         let totpBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .totp)
         let linkBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .mailLinks)
+        let keyBox = try Self.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .signingKeys)
         do {
             let applied = try Self.migrate(settings, pool, logger)
             for migration in applied { logger.info("migration applied", ["version": .int(migration.version), "name": .string(migration.name)]) }
@@ -141,7 +144,17 @@ public final class GatehouseServer: Sendable {
             publicURL: publicURL, name: settings.appName, id: settings.webAuthnRPID,
             origins: settings.webAuthnOrigins.isEmpty ? nil : Set(settings.webAuthnOrigins))
         let log: @Sendable (String) -> Void = { logger.error("internal error", ["detail": .string($0)]) }
-        let (cache, listener) = Self.sessionCache(settings, connection, logger)
+        // The auth service's signing keys, once it is made: the refresher and the listener's key
+        // notifications are made before it.
+        let signingKeys = Lock<SigningKeys?>(nil)
+        let keyRefresher = PeriodicThread(name: "gatehouse-signing-keys", interval: Self.keyRefreshInterval) {
+            guard let keys = signingKeys.withLock({ $0 }) else { return }
+            do { Self.log(try keys.refresh(), logger) } catch {
+                logger.warn("reading the access-token signing keys failed", ["error": .string(String(describing: error))])
+            }
+        }
+        self.keyRefresher = keyRefresher
+        let (cache, listener) = Self.sessionCache(settings, connection, logger, onKeysChanged: keyRefresher.wake)
         self.listener = listener
         defer { if !started { listener?.stop() } }
         let auth = AuthService(pool: pool, hashing: hashing, options: AuthService.Options(
@@ -158,9 +171,10 @@ public final class GatehouseServer: Sendable {
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
                 mfa: settings.mfa,
-                relyingParty: relyingParty, userFields: userFields?.fields ?? .none),
+                relyingParty: relyingParty, userFields: userFields?.fields ?? .none,
+                accessTokens: Self.accessTokenPolicy(settings)),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
-            linkBox: linkBox, readPool: readPool, onStandbyChange: { event in
+            linkBox: linkBox, keyBox: keyBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
                 case .unavailable(let error):
                     logger.warn("read database unavailable, session lookups go to the primary", ["error": .string(error)])
@@ -178,6 +192,11 @@ public final class GatehouseServer: Sendable {
         }
         refreshHashKinds()
         try Self.checkStoredFields(auth)
+        // The first instance to start makes the first key; every instance has its keys before it serves.
+        signingKeys.withLock { $0 = auth.tokens.keys }
+        do { Self.log(try auth.tokens.keys.refresh(), logger) } catch {
+            throw StartError("access-token signing keys: \(error)")
+        }
         let janitorRuns = Lock(0)
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
@@ -241,6 +260,7 @@ public final class GatehouseServer: Sendable {
             throw StartError("cannot listen: \(error)")
         }
         janitor.start()
+        keyRefresher.start()
         if let mailSender, let smtp {
             mailSender.start()
             logger.info("mail delivery on", ["smtp": .string(smtp.description)])
@@ -291,6 +311,7 @@ public final class GatehouseServer: Sendable {
         let drained = http.stop(deadline: .now + .milliseconds(Int(settings.shutdownTimeout * 1000)))
         if !drained { logger.warn("shutdown deadline passed with requests in flight") }
         janitor.stop()
+        keyRefresher.stop()
         mailSender?.stop()
         listener?.stop()
         hashing.shutdown()
@@ -380,7 +401,7 @@ public final class GatehouseServer: Sendable {
             connection: connection, size: settings.poolSize, checkoutTimeoutSeconds: settings.poolTimeout))
     }
 
-    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox), under
+    /// The box for `purpose` (TOTP secrets, the links of mail in the outbox, signing keys), under
     /// `GATEHOUSE_SECRET_KEY` or else the key file in `keyDirectory` (the embedded default's data
     /// directory; made on first start). Without either (`DATABASE_URL`) a key must be given:
     /// instances sharing a database must share the key.
@@ -393,12 +414,41 @@ public final class GatehouseServer: Sendable {
         }
         guard let key else {
             throw StartError(
-                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets and the links of mail waiting to be sent, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
+                "GATEHOUSE_SECRET_KEY (--secret-key) must be set with DATABASE_URL: it seals TOTP secrets, the links of mail waiting to be sent and the access-token signing keys, and must be the same for every instance and restart (make one with `openssl rand -hex 32`).")
         }
         do { return try SecretBox(secretKey: key, purpose: purpose) } catch {
             let source = settings.secretKey == nil
                 ? "the key file \(((keyDirectory ?? "") as NSString).appendingPathComponent(SecretKeyFile.name))" : "(--secret-key)"
             throw StartError("GATEHOUSE_SECRET_KEY \(source) \(error).")
+        }
+    }
+
+    /// The access-token settings.
+    static func accessTokenPolicy(_ settings: Settings) -> AccessTokenPolicy {
+        AccessTokenPolicy(
+            audiences: settings.accessTokenAudiences, lifetime: settings.accessTokenTTL, algorithm: settings.accessTokenAlgorithm,
+            rotationDays: settings.signingKeyRotationDays, clientId: settings.appId ?? "gatehouse")
+    }
+
+    /// Seconds between reads of the signing keys when no notification comes sooner: well within the
+    /// key set's max-age, which the key schedule relies on instances to pick up a new key within.
+    static let keyRefreshInterval = 60.0
+
+    /// Logs what a refresh of the signing keys did (key ids only: they are public).
+    static func log(_ report: SigningKeys.Report, _ logger: Logger) {
+        for key in report.made {
+            logger.info("access-token signing key made", [
+                "kid": .string(key.keyId), "alg": .string(key.algorithm.rawValue),
+                "signsAfterSeconds": .int(max(0, Int(key.signsFrom.timeIntervalSince(key.createdAt).rounded()))),
+            ])
+        }
+        for keyId in report.deleted {
+            logger.info("access-token signing key deleted: every token it signed has expired", ["kid": .string(keyId)])
+        }
+        for keyId in report.unreadable {
+            logger.error("an access-token signing key cannot be opened: GATEHOUSE_SECRET_KEY is not the key it was sealed with", [
+                "kid": .string(keyId)
+            ])
         }
     }
 
@@ -422,9 +472,12 @@ public final class GatehouseServer: Sendable {
     /// The session cache and the listener that keeps it honest: notifications drop
     /// changed sessions and users; a dropped listening connection empties the cache
     /// and bypasses it until listening resumes; every (re)connect empties it again, as
-    /// notifications may have been missed meanwhile.
+    /// notifications may have been missed meanwhile. The same listener hears of changed
+    /// signing keys (`onKeysChanged`, also on every (re)connect); without it they are read
+    /// every ``keyRefreshInterval``.
     static func sessionCache(
-        _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger
+        _ settings: Settings, _ connection: ConnectionConfiguration, _ logger: Logger,
+        onKeysChanged: @escaping @Sendable () -> Void = {}
     ) -> (SessionCache?, NotificationListener?) {
         guard settings.sessionCache else { return (nil, nil) }
         if settings.pollInterval > 0 {
@@ -438,16 +491,18 @@ public final class GatehouseServer: Sendable {
         // Whether the connection was lost (or never made) since the cache was last switched on.
         let wasLost = Lock(false)
         let listener = NotificationListener(
-            configuration: connection, channels: [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users],
+            configuration: connection,
+            channels: [AuthMigrations.Channel.sessions, AuthMigrations.Channel.users, AuthMigrations.Channel.signingKeys],
             onNotification: { notification in
-                if notification.channel == AuthMigrations.Channel.sessions {
-                    cache.invalidate(digestHex: notification.payload)
-                } else {
-                    cache.invalidate(userId: notification.payload)
+                switch notification.channel {
+                case AuthMigrations.Channel.sessions: cache.invalidate(digestHex: notification.payload)
+                case AuthMigrations.Channel.signingKeys: onKeysChanged()
+                default: cache.invalidate(userId: notification.payload)
                 }
             },
             onConnect: {
                 cache.reset(live: true)
+                onKeysChanged()
                 if wasLost.withLock({ lost in defer { lost = false }; return lost }) {
                     logger.info("session cache on again: notification connection restored, cache emptied")
                 } else {

@@ -10,7 +10,7 @@ import Postgres
 import Sodium
 
 /// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
+/// the key set, discovery and introspection of access tokens (``AccessTokenEndpoints``), `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
 /// log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
@@ -27,6 +27,7 @@ final class Router: HTTPHandler {
     /// The session cache and the listener that keeps it honest (none when polling), for `/metrics`.
     let sessionCache: SessionCache?
     let sessionListener: NotificationListener?
+    let accessTokens: AccessTokenEndpoints
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
@@ -34,6 +35,7 @@ final class Router: HTTPHandler {
         pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil,
         sessionCache: SessionCache? = nil, sessionListener: NotificationListener? = nil
     ) {
+        self.accessTokens = AccessTokenEndpoints(auth: contexts.auth)
         self.responder = responder
         self.contexts = contexts
         self.cors = cors
@@ -67,6 +69,16 @@ final class Router: HTTPHandler {
             return .blocking { [self] in finish(request, linkForm(request), operation: nil) }
         case "/favicon.ico" where request.method == "GET":
             return .now(finish(request, Pages.favicon, operation: nil))
+        case AccessTokenEndpoints.keySetPath where request.method == "GET":
+            return .now(finish(request, accessTokens.keySet, operation: nil))
+        case AccessTokenEndpoints.discoveryPath where request.method == "GET":
+            return .now(finish(request, accessTokens.discovery, operation: nil))
+        case AccessTokenEndpoints.introspectionPath where request.method == "POST":
+            return .blocking { [self] in finish(request, accessTokens.introspect(request), operation: nil) }
+        case AccessTokenEndpoints.introspectionPath:
+            var response = Self.json(["error": "invalid_request", "error_description": "Use POST."], status: 405)
+            response.headers.replaceOrAdd(name: "Allow", value: "POST")
+            return .now(finish(request, response, operation: nil))
         case "/health":
             return .now(finish(request, Self.json(["status": "ok"]), operation: nil))
         case "/ready":

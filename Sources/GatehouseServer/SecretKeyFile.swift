@@ -3,7 +3,7 @@ import Sodium
 
 /// The embedded default's `GATEHOUSE_SECRET_KEY`: `secret-key` in the data directory, made
 /// (random, mode 0600) on first start and read on later ones. Opened without following
-/// symbolic links. Losing the file loses every sealed TOTP secret: back it up with the database.
+/// symbolic links. Losing the file loses every sealed TOTP secret and signing key: back it up with the database.
 enum SecretKeyFile {
     static let name = "secret-key"
 

@@ -2,6 +2,7 @@ import Auth
 import Foundation
 import HTTPServer
 import IPNetworks
+import JWT
 import Sodium
 
 /// Every setting of the server, from flags and the environment (flags win).
@@ -75,6 +76,11 @@ public struct Settings: Sendable, Hashable {
     public var recentAuth = 300
     public var sessionIdleTimeout = 0
     public var mfa = SecondFactorMode.optional
+    /// The audiences access tokens may be asked for, the default first; empty: the issuer.
+    public var accessTokenAudiences: [String] = []
+    public var accessTokenTTL = 300
+    public var accessTokenAlgorithm = SigningAlgorithm.es256
+    public var signingKeyRotationDays = 30
     /// 64 hex characters; nil: the embedded default's key file (an external database needs one).
     public var secretKey: String? = nil
     public var logLevel = LogLevel.info
@@ -264,7 +270,30 @@ extension Settings {
                  }
                  settings.mfa = mode
              }, { $0.mfa.rawValue }),
-        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (`openssl rand -hex 32`) from which the keys sealing TOTP secrets and the links of mail waiting in the outbox are derived; the same on every instance, kept outside the database. Unset: generated into `<data directory>/secret-key` with the embedded database (required with `DATABASE_URL`)",
+        text("access-token-audiences", "GATEHOUSE_ACCESS_TOKEN_AUDIENCES", "LIST",
+             "Comma-separated audiences (`aud`) access tokens may be asked for, the first the default; another gets error 142. Unset: the issuer (`GATEHOUSE_PUBLIC_URL`) alone",
+             { settings, value throws(SettingsError) in
+                 var audiences: [String] = []
+                 for entry in value.split(separator: ",").map({ $0.trimmingCharacters(in: .whitespaces) }) where !entry.isEmpty {
+                     guard !entry.contains(where: { $0.isNewline || $0 == "\0" }), entry.utf8.count <= 1024 else {
+                         throw SettingsError("GATEHOUSE_ACCESS_TOKEN_AUDIENCES (--access-token-audiences): an audience must be one line of at most 1024 bytes.")
+                     }
+                     if !audiences.contains(entry) { audiences.append(entry) }
+                 }
+                 settings.accessTokenAudiences = audiences
+             },
+             { $0.accessTokenAudiences.isEmpty ? "(the issuer)" : $0.accessTokenAudiences.joined(separator: ",") }),
+        integer("access-token-ttl", "GATEHOUSE_ACCESS_TOKEN_TTL", "Seconds an access token is valid", AccessTokenPolicy.lifetimes, \.accessTokenTTL),
+        text("access-token-alg", "GATEHOUSE_ACCESS_TOKEN_ALG", "ALG",
+             "The algorithm of access-token signing keys: `ES256` (P-256) or `RS256` (RSA-2048). After a change, a key of the new algorithm is made at start and signs 10 minutes later (the same rule as rotation); every instance must have the same",
+             { settings, value throws(SettingsError) in
+                 guard let algorithm = SigningAlgorithm(rawValue: value) else {
+                     throw SettingsError("GATEHOUSE_ACCESS_TOKEN_ALG (--access-token-alg) must be ES256 or RS256, not \"\(value)\".")
+                 }
+                 settings.accessTokenAlgorithm = algorithm
+             }, { $0.accessTokenAlgorithm.rawValue }),
+        integer("signing-key-rotation-days", "GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "Days after which the access-token signing key is replaced (the next key is published at once and signs 10 minutes later); `0`: never (`gatehouse keys rotate` still does)", 0...3650, \.signingKeyRotationDays),
+        text("secret-key", "GATEHOUSE_SECRET_KEY", "KEY", "64 hex characters (`openssl rand -hex 32`) from which the keys sealing TOTP secrets, the links of mail waiting in the outbox and the access-token signing keys are derived; the same on every instance, kept outside the database. Unset: generated into `<data directory>/secret-key` with the embedded database (required with `DATABASE_URL`)",
              { settings, value throws(SettingsError) in
                  if value.isEmpty { settings.secretKey = nil; return }
                  do { _ = try SecretBox(secretKey: value, purpose: .totp) } catch {

@@ -133,6 +133,26 @@ public final class PublicKey: @unchecked Sendable {
         return der
     }
 
+    /// Converts a DER `ECDSA-Sig-Value` (what ``PrivateKey/signSHA256(_:)`` makes with a P-256 key)
+    /// to the JWS ES256 form: r || s, each left-padded to 32 bytes.
+    public static func rawECDSASignature(der: [UInt8]) throws(SignatureError) -> [UInt8] {
+        let decoded = der.withUnsafeBufferPointer { buffer -> OpaquePointer? in
+            var cursor = buffer.baseAddress
+            return d2i_ECDSA_SIG(nil, &cursor, buffer.count)
+        }
+        guard let decoded else {
+            ERR_clear_error()
+            throw SignatureError.invalidKey("not a DER ECDSA signature")
+        }
+        defer { ECDSA_SIG_free(decoded) }
+        var raw = [UInt8](repeating: 0, count: 64)
+        // Both numbers are below the P-256 group order, so 32 bytes always hold them.
+        let rWritten = raw.withUnsafeMutableBufferPointer { BN_bn2binpad(ECDSA_SIG_get0_r(decoded), $0.baseAddress, 32) }
+        let sWritten = raw.withUnsafeMutableBufferPointer { BN_bn2binpad(ECDSA_SIG_get0_s(decoded), $0.baseAddress! + 32, 32) }
+        guard rWritten == 32, sWritten == 32 else { throw SignatureError.invalidKey("an ECDSA signature wider than P-256's") }
+        return raw
+    }
+
     /// Builds a public key of `type` (a `gatehouse_key_type_…` name) from the parameters `fill`
     /// pushes and, when `fullCheck` is true, runs libcrypto's public key check on it (for P-256: the
     /// point is on the curve and of the group's order, one scalar multiplication); `refusal` says

@@ -17,6 +17,8 @@ public struct SecretBox: Sendable {
         case totp = "gh-totp_"
         /// The links (with their tokens) of mail waiting in the outbox.
         case mailLinks = "gh-mail_"
+        /// The private keys that sign access tokens.
+        case signingKeys = "gh-sign_"
     }
 
     /// Why a secret key was refused (never quotes the key).

@@ -14,6 +14,7 @@ let usage = """
                                            configured OpenID Connect provider) with its ID token
       unlink PROVIDER                      unlink a provider from your account
       whoami                               ask the server who is logged in
+      token [AUDIENCE]                     get an access token for one of your services and print its claims
       logout                               log out
       forgot EMAIL                         mail a password reset link
       reset USERNAME TOKEN NEW-PASSWORD    set a new password with a reset link's username and token
@@ -307,6 +308,30 @@ func revokeOthers() async throws(GatehouseError) {
     print("Signed out \(count) other device\(count == 1 ? "" : "s").")
 }
 
+/// Gets an access token and prints it with its claims: what a service reads from it once the
+/// signature checks out against the server's key set.
+func printAccessToken(audience: String?) async throws(GatehouseError) {
+    let token = try await auth.accessToken(audience: audience)
+    print("Access token for \(token.audience), valid until \(token.expiresAt):")
+    print(token.token)
+    var components = URLComponents(url: configuration.serverURL, resolvingAgainstBaseURL: false)
+    components?.path = "/.well-known/jwks.json"
+    print("Its claims (a service checks the signature with the keys at \(components?.string ?? "/.well-known/jwks.json")):")
+    print(claimsText(token.token))
+}
+
+/// The claims of a compact JWT, as indented JSON with sorted keys.
+func claimsText(_ token: String) -> String {
+    let parts = token.split(separator: ".", omittingEmptySubsequences: false)
+    guard parts.count == 3 else { return "(not a JWT)" }
+    var base64 = parts[1].replacingOccurrences(of: "-", with: "+").replacingOccurrences(of: "_", with: "/")
+    base64 += String(repeating: "=", count: (4 - base64.count % 4) % 4)
+    guard let data = Data(base64Encoded: base64), let claims = try? JSONSerialization.jsonObject(with: data),
+        let text = try? JSONSerialization.data(withJSONObject: claims, options: [.prettyPrinted, .sortedKeys, .withoutEscapingSlashes])
+    else { return "(claims not readable)" }
+    return String(decoding: text, as: UTF8.self)
+}
+
 /// One command; returns the exit status.
 func run(_ command: String, _ rest: [String]) async -> Int32 {
     do {
@@ -346,6 +371,9 @@ func run(_ command: String, _ rest: [String]) async -> Int32 {
                 return 1
             }
             print(welcome(user))
+        case ("token", 0), ("token", 1):
+            guard signedInUser() != nil else { return 1 }
+            try await printAccessToken(audience: rest.first)
         case ("logout", 0):
             let wasSignedIn = auth.currentUser != nil
             try await auth.logOut()

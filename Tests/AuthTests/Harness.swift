@@ -22,6 +22,8 @@ final class Harness: Sendable {
     let clock: TestClock
     /// Seals the outbox's links (``OutboxRow`` opens them with it).
     let linkBox: SecretBox
+    /// Seals the access-token signing keys.
+    let keyBox: SecretBox
     /// Everything passed to the `log` closures of AuthService and AuthGraphQL.
     let logs = LogCapture()
 
@@ -53,6 +55,8 @@ final class Harness: Sendable {
         self.clock = clock
         let linkBox = try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .mailLinks)
         self.linkBox = linkBox
+        let keyBox = try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .signingKeys)
+        self.keyBox = keyBox
         let logs = self.logs
         let log: @Sendable (String) -> Void = { line in logs.append(line) }
         auth = AuthService(
@@ -60,8 +64,10 @@ final class Harness: Sendable {
             options: .init(
                 configuration: configuration, limiterCapacity: limiterCapacity,
                 providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
-                totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), linkBox: linkBox,
+                totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), linkBox: linkBox, keyBox: keyBox,
                 now: { clock.now() }, log: log))
+        // As the server does before it serves: the first signing key.
+        try auth.tokens.keys.refresh()
         let schema = try fieldsFile.map { try AuthGraphQL.schema(userFields: $0) } ?? base
         let executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log)
         service = GraphQLService(executable: executable)

@@ -106,6 +106,29 @@ struct DemoTests {
         #expect(usage.error.contains("usage: gatehouse-demo"))
     }
 
+    /// `token`: an access token and the claims a service reads from it.
+    @Test func tokenPrintsTheClaims() throws {
+        let server = try InProcessServer { $0.accessTokenAudiences = ["orders", "reports"] }
+        defer { server.stop() }
+        let sessions = TemporaryDirectory.url(prefix: "gh-demo").appendingPathComponent("session")
+        defer { try? FileManager.default.removeItem(at: sessions.deletingLastPathComponent()) }
+        let signedOut = try demo(["token"], server: server, sessionDirectory: sessions)
+        #expect(signedOut.status == 1 && signedOut.output == "Not logged in.\n")
+        #expect(try demo(["register", "dora", "larch-ridge-123", "dora@example.com"], server: server, sessionDirectory: sessions).status == 0)
+
+        let run = try demo(["token", "reports"], server: server, sessionDirectory: sessions)
+        #expect(run.status == 0, "\(run.error)")
+        let lines = run.output.split(separator: "\n").map(String.init)
+        #expect(lines.first?.hasPrefix("Access token for reports, valid until ") == true, "\(run.output)")
+        #expect(lines.count > 2 && lines[1].split(separator: ".").count == 3, "the compact token: \(run.output)")
+        #expect(run.output.contains("keys at http://127.0.0.1:\(server.server.port)/.well-known/jwks.json"), "\(run.output)")
+        for claim in [#""aud" : "reports""#, #""preferred_username" : "dora""#, #""email" : "dora@example.com""#, #""amr" : ["#] {
+            #expect(run.output.contains(claim), "\(claim) in \(run.output)")
+        }
+        let unknown = try demo(["token", "billing"], server: server, sessionDirectory: sessions)
+        #expect(unknown.status == 1 && unknown.error == "This server issues no access tokens for billing.\n", "\(unknown.error)")
+    }
+
     @Test func theInteractivePromptWalksTheSameFlow() throws {
         let server = try InProcessServer()
         defer { server.stop() }

@@ -82,6 +82,10 @@ let settingCases: [SettingCase] = [
     SettingCase("verify-emails", "GATEHOUSE_VERIFY_EMAILS", "required", { $0.verifyEmails == .required }),
     SettingCase("dev-mailbox", "GATEHOUSE_DEV_MAILBOX", "on", { $0.devMailbox == .on }),
     SettingCase("mfa", "GATEHOUSE_MFA", "required", { $0.mfa == .required }),
+    SettingCase("access-token-audiences", "GATEHOUSE_ACCESS_TOKEN_AUDIENCES", " orders , billing,orders,, ", { $0.accessTokenAudiences == ["orders", "billing"] }),
+    SettingCase("access-token-ttl", "GATEHOUSE_ACCESS_TOKEN_TTL", "900", { $0.accessTokenTTL == 900 }),
+    SettingCase("access-token-alg", "GATEHOUSE_ACCESS_TOKEN_ALG", "RS256", { $0.accessTokenAlgorithm == .rs256 }),
+    SettingCase("signing-key-rotation-days", "GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "0", { $0.signingKeyRotationDays == 0 }),
     SettingCase("secret-key", "GATEHOUSE_SECRET_KEY", String(repeating: "ab", count: 32), { $0.secretKey == String(repeating: "ab", count: 32) }),
     SettingCase("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "600", { $0.verifyTokenTTL == 600 }),
     SettingCase("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "900", { $0.resetTokenTTL == 900 }),
@@ -184,6 +188,10 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_WEBAUTHN_RP_ID", "webauthn-rp-id", "https://example.com", #"GATEHOUSE_WEBAUTHN_RP_ID (--webauthn-rp-id) must be a lowercase domain name such as example.com, not "https://example.com"."#),
         ("GATEHOUSE_WEBAUTHN_ORIGINS", "webauthn-origins", "https://example.com/path", #"GATEHOUSE_WEBAUTHN_ORIGINS (--webauthn-origins): "https://example.com/path" is not an origin (https://host[:port] or android:apk-key-hash:…)."#),
         ("GATEHOUSE_RESET_TOKEN_TTL", "reset-token-ttl", "10", #"GATEHOUSE_RESET_TOKEN_TTL (--reset-token-ttl) must be a whole number from 60 to 2592000, not "10"."#),
+        ("GATEHOUSE_ACCESS_TOKEN_TTL", "access-token-ttl", "30", #"GATEHOUSE_ACCESS_TOKEN_TTL (--access-token-ttl) must be a whole number from 60 to 3600, not "30"."#),
+        ("GATEHOUSE_ACCESS_TOKEN_ALG", "access-token-alg", "HS256", #"GATEHOUSE_ACCESS_TOKEN_ALG (--access-token-alg) must be ES256 or RS256, not "HS256"."#),
+        ("GATEHOUSE_ACCESS_TOKEN_AUDIENCES", "access-token-audiences", "a,b\u{0}c", "GATEHOUSE_ACCESS_TOKEN_AUDIENCES (--access-token-audiences): an audience must be one line of at most 1024 bytes."),
+        ("GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "signing-key-rotation-days", "-1", #"GATEHOUSE_SIGNING_KEY_ROTATION_DAYS (--signing-key-rotation-days) must be a whole number from 0 to 3650, not "-1"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }

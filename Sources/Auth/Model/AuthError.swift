@@ -1,3 +1,5 @@
+import JSON
+
 /// Everything the auth domain refuses, each with Parse's numeric code and exact
 /// message (Parse Server 7's where it has one; docs/api.md lists them all under "Errors").
 public enum AuthError: Error, Sendable, Hashable {
@@ -107,6 +109,10 @@ public enum AuthError: Error, Sendable, Hashable {
     case invalidPasskeyRegistration
     /// 101: a passkey log-in failed a check (which one goes to the log only).
     case invalidPasskey
+    /// 142: an access token for an audience not in `GATEHOUSE_ACCESS_TOKEN_AUDIENCES`.
+    case unknownAudience(String)
+    /// 142: the user's claims would make an access token longer than its limit.
+    case accessTokenTooLarge
 
     /// Parse's error code.
     public var code: Int {
@@ -134,6 +140,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .authAlreadyUsed: 208
         case .lastWayToLogIn, .guestIdOfRegularUser, .invalidPasskeyRegistration: 142
         case .invalidPasskey: 101
+        case .unknownAudience, .accessTokenTooLarge: 142
         case .secondFactorMissing: -1
         case .invalidMFAToken, .invalidRecoveryCode: 141
         case .invalidMFASecret: 142
@@ -195,8 +202,14 @@ public enum AuthError: Error, Sendable, Hashable {
         case .secondFactorSessionRequired: "Second factor required."
         case .invalidPasskeyRegistration: "Invalid passkey registration."
         case .invalidPasskey: "Invalid passkey."
+        case .unknownAudience(let audience): "Unknown audience \(audience.utf8Prefix(AuthError.quotedInputBytes))."
+        case .accessTokenTooLarge: "Access token too large."
         }
     }
+
+    /// The most UTF-8 bytes of a client's input a message quotes (an audience), so that no
+    /// request makes a long message.
+    static let quotedInputBytes = 256
 
     /// Seconds a client should wait before retrying, for errors that have one.
     public var retryAfter: Int? {

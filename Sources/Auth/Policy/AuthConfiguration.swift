@@ -18,12 +18,14 @@ public struct AuthConfiguration: Sendable {
     public var relyingParty: RelyingParty?
     /// The fields the app declares on users (`GATEHOUSE_USER_FIELDS`) and their rules.
     public var userFields: UserFields
+    /// Access tokens: audiences, lifetime, signing algorithm and key rotation (issued by `accounts.publicURL`).
+    public var accessTokens: AccessTokenPolicy
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
         rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
         accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional, relyingParty: RelyingParty? = nil,
-        userFields: UserFields = .none
+        userFields: UserFields = .none, accessTokens: AccessTokenPolicy = AccessTokenPolicy()
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
@@ -34,6 +36,7 @@ public struct AuthConfiguration: Sendable {
         self.mfa = mfa
         self.relyingParty = relyingParty
         self.userFields = userFields
+        self.accessTokens = accessTokens
     }
 
     /// The relying party for `publicURL`: `id` or else the URL's host, `origins` or else the

@@ -20,6 +20,8 @@ public final class AuthService: Sendable {
     public let secondFactors: SecondFactorService
     /// Passkey registration and log-in.
     public let passkeys: PasskeyService
+    /// Access tokens, their signing keys and introspection.
+    public let tokens: AccessTokenService
 
     /// What an ``AuthService`` is built with beside its pools; every option has a default, so
     /// a caller sets only what it needs.
@@ -40,6 +42,10 @@ public final class AuthService: Sendable {
         /// `GATEHOUSE_SECRET_KEY`, purpose `mailLinks`); whoever delivers the mail opens them with
         /// the same. Nil: sending a link mail fails with an internal error.
         public var linkBox: SecretBox?
+        /// Seals the private keys that sign access tokens (a key from `GATEHOUSE_SECRET_KEY`,
+        /// purpose `signingKeys`); nil: no key can be made or opened, and `accessToken` fails with
+        /// an internal error.
+        public var keyBox: SecretBox?
         /// A standby that answers viewer lookups while it is current (`GATEHOUSE_READ_DATABASE_URL`); nil: the primary.
         public var readPool: Pool?
         /// Hears when the standby stops or starts serving lookups.
@@ -55,7 +61,7 @@ public final class AuthService: Sendable {
             configuration: AuthConfiguration = AuthConfiguration(), limiterCapacity: Int = RateLimiter.defaultCapacity,
             sessionCache: SessionCache? = nil, providers: ProviderRegistry? = nil,
             sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches, totpBox: SecretBox? = nil, linkBox: SecretBox? = nil,
-            readPool: Pool? = nil, onStandbyChange: @escaping @Sendable (StandbyReads.Event) -> Void = { _ in },
+            keyBox: SecretBox? = nil, readPool: Pool? = nil, onStandbyChange: @escaping @Sendable (StandbyReads.Event) -> Void = { _ in },
             now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in },
             refused: (@Sendable (String) -> Void)? = nil
         ) {
@@ -66,6 +72,7 @@ public final class AuthService: Sendable {
             self.sessionLookupBatches = sessionLookupBatches
             self.totpBox = totpBox
             self.linkBox = linkBox
+            self.keyBox = keyBox
             self.readPool = readPool
             self.onStandbyChange = onStandbyChange
             self.now = now
@@ -80,9 +87,11 @@ public final class AuthService: Sendable {
         self.core = core
         let secondFactors = SecondFactorService(core: core, pool: pool, totpBox: options.totpBox)
         self.secondFactors = secondFactors
-        self.sessions = SessionService(
+        let sessions = SessionService(
             core: core, secondFactors: secondFactors, pool: pool, readPool: options.readPool,
             onStandbyChange: options.onStandbyChange)
+        self.sessions = sessions
+        self.tokens = AccessTokenService(core: core, sessions: sessions, secondFactors: secondFactors, pool: pool, keyBox: options.keyBox)
         let providers = ProviderService(core: core, secondFactors: secondFactors, pool: pool, providers: options.providers)
         self.providers = providers
         self.accounts = AccountService(core: core, secondFactors: secondFactors, providers: providers, pool: pool)

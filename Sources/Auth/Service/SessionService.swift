@@ -75,6 +75,18 @@ public final class SessionService: Sendable {
         }
     }
 
+    /// The live session of `token`, read from the primary database (neither the cache nor a
+    /// standby, which may not have heard yet that it ended); nil when there is none, or it has
+    /// expired or been idle past the timeout. Not a use of the session. For introspection, which
+    /// must see a session that ended on any instance as ended at once.
+    func liveGrant(token: String) throws(AuthError) -> SessionGrant? {
+        let digest = SHA256.digest(token)
+        guard let found = try core.database({ () throws in try users.sessions(digests: [digest])[digest] }),
+            isLive(found.session, at: core.timestamp())
+        else { return nil }
+        return SessionGrant(sessionToken: token, user: found.user, session: found.session)
+    }
+
     /// The grant for a looked-up session (209 when none, or expired or idle: then it is deleted).
     /// Counts as a use of the session (`noteUse`).
     func grant(

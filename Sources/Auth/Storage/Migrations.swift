@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        passkeyUserVerification, signInNotices, sealedMailLinks, profiles,
+        passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -19,6 +19,8 @@ public enum AuthMigrations {
         public static let users = "gatehouse_users"
         /// No payload: a message was added to the mail outbox.
         public static let mail = "gatehouse_mail"
+        /// No payload: an access-token signing key was added, changed or removed.
+        public static let signingKeys = "gatehouse_keys"
     }
 
     /// The custom run-time parameter that, set to `off` on a connection, keeps the change triggers
@@ -398,5 +400,33 @@ public enum AuthMigrations {
                 AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
                     display_name, photo_url, custom_fields OR DELETE ON users
                 FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
+            """)
+
+    /// Migration 13: the keys that sign access tokens, shared by every instance. The private key
+    /// is sealed (`SecretBox`, under a key derived from `GATEHOUSE_SECRET_KEY`), so a database read
+    /// gives no key away. `generation` numbers the keys: two instances replacing the same key at
+    /// once both insert the next number, and the unique index lets one of them in. When a key is
+    /// published and signs follows from `created_at` and `signs_from` (`SigningKeySchedule`).
+    /// Every change is announced on `gatehouse_keys`, so instances reload their keys at once.
+    static let signingKeys = Migration(
+        version: 13, name: "access token signing keys",
+        sql: """
+            CREATE TABLE signing_keys (
+                kid text PRIMARY KEY,
+                generation bigint NOT NULL CONSTRAINT signing_keys_generation_key UNIQUE,
+                algorithm text NOT NULL CONSTRAINT signing_keys_algorithm CHECK (algorithm IN ('ES256', 'RS256')),
+                -- SecretBox: nonce, ciphertext and tag of the private key's DER encoding.
+                sealed_private_key bytea NOT NULL,
+                created_at timestamptz NOT NULL,
+                signs_from timestamptz NOT NULL
+            );
+            CREATE FUNCTION gatehouse_notify_signing_keys() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_keys', '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER signing_keys_notify AFTER INSERT OR UPDATE OR DELETE ON signing_keys
+                FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_signing_keys();
             """)
 }

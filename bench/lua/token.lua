@@ -1,0 +1,14 @@
+-- viewer { accessToken { token } } with valid tokens spread over the seeded sessions: the cached
+-- viewer plus one signature a request.
+package.path = os.getenv("BENCH_LUA") .. "/?.lua;" .. package.path
+local c = require "common"
+local users
+local body = '{"query":"{ viewer { accessToken { token } } }"}'
+function setup(thread) c.setup(thread) end
+function init(args) users = c.load_users(); math.randomseed(tid * 7919 + os.time()) end
+function request()
+  local u = users[math.random(#users)]
+  return wrk.format("POST", nil, { ["Content-Type"] = "application/json", ["X-Parse-Session-Token"] = u.token }, body)
+end
+function response(status, headers, b) c.check(status, b, '{"data":{"viewer":{"accessToken":{"token":"ey') end
+function done(s, l, r) c.done(s, l, r) end
