@@ -37,15 +37,18 @@ for r in $(seq "$ROUNDS"); do
     log "round $r: viewer ${RPS[viewer.$r]}, with the profile ${RPS[viewer-profile.$r]} requests/s"
 done
 median() { printf '%s\n' "$@" | sort -g | awk '{ v[NR] = $1 } END { print (NR % 2) ? v[(NR + 1) / 2] : (v[NR / 2] + v[NR / 2 + 1]) / 2 }'; }
-plain=(); profile=()
-for r in $(seq "$ROUNDS"); do plain+=("${RPS[viewer.$r]}"); profile+=("${RPS[viewer-profile.$r]}"); done
+plain=(); profile=(); ratios=()
+for r in $(seq "$ROUNDS"); do
+    plain+=("${RPS[viewer.$r]}"); profile+=("${RPS[viewer-profile.$r]}")
+    ratios+=("$(ratio "${RPS[viewer-profile.$r]}" "${RPS[viewer.$r]}")")
+done
 echo "| round | viewer { user { username } } (req/s) | + displayName photoURL bio newsletter plan (req/s) | ratio |"
 echo "| --- | ---: | ---: | ---: |"
 for r in $(seq "$ROUNDS"); do
     echo "| $r | ${RPS[viewer.$r]} | ${RPS[viewer-profile.$r]} | $(ratio "${RPS[viewer-profile.$r]}" "${RPS[viewer.$r]}") |"
 done
 m1="$(median "${plain[@]}")"; m2="$(median "${profile[@]}")"
-echo "| median | $m1 | $m2 | $(ratio "$m2" "$m1") |"
+echo "| median | $m1 | $m2 | $(ratio "$m2" "$m1") (of the rounds' ratios: $(median "${ratios[@]}")) |"
 echo "load average after the timed runs: $(load_avg)"
 
 if [ "$CG_SECONDS" != 0 ]; then
