@@ -79,6 +79,35 @@ def seed(url, n, out, parallel=16, prefix='u'):
     print(f'seeded {n} users in {time.time() - t0:.1f} s', file=sys.stderr)
 
 
+PROFILE = ('mutation U($id: ID!, $f: UpdateUserFieldsInput) { updateUser(input: {id: $id, fields: $f}) '
+           '{ user { objectId } } }')
+
+
+def profiles(url, users_file, parallel=8):
+    """Sets every seeded user's displayName, photoURL and bench/user-fields.graphql's fields."""
+    users = [l.split() for l in open(users_file) if l.strip()]
+    lock, it, failures = threading.Lock(), iter(users), []
+
+    def worker():
+        c = Client(url, timeout=120)
+        while True:
+            with lock:
+                u = next(it, None)
+            if u is None: return
+            name, _, token, object_id = u[:4]
+            fields = {'displayName': f'User {name}', 'photoURL': f'https://example.com/avatars/{name}.png',
+                      'bio': f'Hello, I am {name} and I like benchmarks.', 'newsletter': True, 'plan': 'PRO'}
+            status, doc = c.post(PROFILE, {'id': object_id, 'f': fields}, token=token)
+            if status != 200 or (doc or {}).get('errors'):
+                with lock: failures.append((name, status, doc))
+    ts = [threading.Thread(target=worker) for _ in range(parallel)]
+    for t in ts: t.start()
+    for t in ts: t.join()
+    if failures:
+        print(f'profiles: {len(failures)} failures, first: {failures[0]}', file=sys.stderr); sys.exit(1)
+    print(f'profiles set for {len(users)} users', file=sys.stderr)
+
+
 def pct(values, p):
     v = sorted(values)
     return v[min(len(v) - 1, int(round(p / 100 * (len(v) - 1))))]
@@ -325,6 +354,7 @@ if __name__ == '__main__':
     cmd, args = sys.argv[1], sys.argv[2:]
     if cmd == 'seed': seed(args[0], int(args[1]), args[2], int(args[3]) if len(args) > 3 else 16,
                            args[4] if len(args) > 4 else 'u')
+    elif cmd == 'profiles': profiles(args[0], args[1])
     elif cmd == 'invalidation': invalidation(args[0], args[1], args[2], int(args[3]))
     elif cmd == 'enumeration': enumeration(args[0], int(args[1]), float(args[2]), args[3:])
     elif cmd == 'burst': burst(args[0], int(args[1]), args[2])

@@ -22,29 +22,9 @@ BIN="$(dirname "$BASE_BIN")" SERVER_AS_ACCOUNT=1 start_server "$DIR/db" /dev/nul
 python3 "$ROOT/bench/client.py" seed "$SERVER_URL" 64 "$BENCH_USERS" 8
 CONNINFO="$(pg_conninfo "$DIR/db")"
 
-# As root, both builds run as the gatehouse account (which the new one would drop to), and so does
-# callgrind_control: vgdb reaches a process of its own user only.
-AS_ACCOUNT=()
-mkdir -p "$DIR/runs"
-if [ "$(id -u)" = 0 ]; then
-    AS_ACCOUNT=(setpriv --reuid=gatehouse --regid=gatehouse --clear-groups)
-    chown gatehouse: "$DIR/runs"  # where callgrind writes
-fi
-
+callgrind_account "$DIR/runs"
 measure() {  # measure BINARY SCRIPT [CACHE]: prints instructions per request (CACHE: true or false)
-    local bin="$1" script="$2" cache="${3:-true}" port=$((20000 + RANDOM % 20000)) out="$DIR/runs/run.$RANDOM"
-    GATEHOUSE_SESSION_CACHE="$cache" DATABASE_URL="$CONNINFO" GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 \
-        "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
-        >"$out.stdout" 2>/dev/null &
-    local pid=$!
-    BENCH_PIDS+=("$pid")
-    for _ in $(seq 600); do grep -q "listening on" "$out.stdout" 2>/dev/null && break; sleep 0.2; done
-    run_wrk "$out.warm" 2 1 5 "$script" "http://127.0.0.1:$port/graphql"
-    "${AS_ACCOUNT[@]}" callgrind_control -z "$pid" >/dev/null
-    run_wrk "$out.wrk" 2 1 "$D" "$script" "http://127.0.0.1:$port/graphql"
-    "${AS_ACCOUNT[@]}" callgrind_control -d "$pid" >/dev/null  # the counts since the zeroing, in the first numbered dump
-    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
-    awk -v n="$(wrk_field "$out.wrk" requests)" '/^(summary|totals):/ { printf "%.0f\n", $2 / n; exit }' "$out.cg.$pid.1"
+    callgrind_per_request "$1" "$2" "$D" "$DIR/runs" GATEHOUSE_SESSION_CACHE="${3:-true}" DATABASE_URL="$CONNINFO"
 }
 
 # Every base run before the first new one: the new build migrates the database when it starts, and

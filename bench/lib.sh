@@ -211,6 +211,39 @@ run_wrk() {
     timeout $((d + 30)) wrk -t"$t" -c"$c" -d"${d}s" --timeout 10s --latency -s "$ROOT/bench/lua/$script" "$url" >"$out" 2>&1 || true
 }
 
+# callgrind_account RUNS_DIR: AS_ACCOUNT, the prefix that runs a command as the gatehouse account
+# when root (a server under callgrind runs as the account it would drop to, and so must
+# callgrind_control: vgdb reaches a process of its own user only), and RUNS_DIR made writable by it.
+callgrind_account() {
+    AS_ACCOUNT=()
+    mkdir -p "$1"
+    if [ "$(id -u)" = 0 ]; then
+        AS_ACCOUNT=(setpriv --reuid=gatehouse --regid=gatehouse --clear-groups)
+        chown gatehouse: "$1"  # where callgrind writes
+    fi
+}
+
+# callgrind_per_request BINARY SCRIPT SECONDS RUNS_DIR [env assignments...]: the instructions per
+# request of BINARY (serving under callgrind with 2 HTTP event threads, rate limits off, the
+# assignments in its environment, DATABASE_URL among them) for the wrk script SCRIPT: a 5-second
+# warm-up, the counters zeroed, then SECONDS of load. Call callgrind_account RUNS_DIR first.
+callgrind_per_request() {
+    local bin="$1" script="$2" seconds="$3" port=$((20000 + RANDOM % 20000)) out="$4/run.$RANDOM"; shift 4
+    env GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 "$@" \
+        "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
+        >"$out.stdout" 2>/dev/null &
+    local pid=$!
+    BENCH_PIDS+=("$pid")
+    for _ in $(seq 600); do grep -q "listening on" "$out.stdout" 2>/dev/null && break; sleep 0.2; done
+    run_wrk "$out.warm" 2 1 5 "$script" "http://127.0.0.1:$port/graphql"
+    "${AS_ACCOUNT[@]}" callgrind_control -z "$pid" >/dev/null
+    run_wrk "$out.wrk" 2 1 "$seconds" "$script" "http://127.0.0.1:$port/graphql"
+    "${AS_ACCOUNT[@]}" callgrind_control -d "$pid" >/dev/null  # the counts since the zeroing, in the first numbered dump
+    kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+    [ "$(wrk_errors "$out.wrk")" = 0 ] || { echo "errors in $script:" >&2; grep -E "FIRST_ERROR|Socket errors" "$out.wrk" >&2 || true; }
+    awk -v n="$(wrk_field "$out.wrk" requests)" '/^(summary|totals):/ { printf "%.0f\n", $2 / n; exit }' "$out.cg.$pid.1"
+}
+
 # CPU milliseconds used so far by the server and by its database, as "server database": the
 # server's utime+stime; for the database (the embedded cluster of the server's data directory
 # DIR, whose postmaster runs on its own) the postmaster's and its backends' utime+stime plus what

@@ -89,13 +89,18 @@ public enum AuthGraphQL {
             }
         }
         r.field("User.authDataResponse", on: User.self, runs: .pure) { user, _, _, _ in user.authDataResponse.map { .json(.object($0)) } ?? .null }
-        r.field("User.displayName", \User.displayName)
-        r.field("User.photoURL", \User.photoURL)
-        // Declared fields read the user already loaded (the cached viewer's too): pure.
+        // The profile reads the user already loaded (the cached viewer's too): pure. Neither key
+        // paths nor the engine's `on:` bindings: both run generic code (the parent's cast,
+        // `Optional`'s conversion) that looks type metadata up on every call.
+        r.field("User.displayName", runs: .pure) { source, _, _, _ in
+            try Self.user(source, "displayName").displayName.map(ResolvedValue.string) ?? .null
+        }
+        r.field("User.photoURL", runs: .pure) { source, _, _, _ in
+            try Self.user(source, "photoURL").photoURL.map(ResolvedValue.string) ?? .null
+        }
         for field in userFields.declared {
-            let name = field.name
-            r.field("User.\(name)", on: User.self, runs: .pure) { user, _, context, _ in
-                userFields.value(name, of: user, isMaster: context.request.isMaster).map(ResolvedValue.init) ?? .null
+            r.field("User.\(field.name)", runs: .pure) { source, _, context, _ in
+                field.value(of: try Self.user(source, field.name), isMaster: context.request.isMaster).map(ResolvedValue.init) ?? .null
             }
         }
 
@@ -110,6 +115,13 @@ public enum AuthGraphQL {
             log("unexpected resolver error: \(error)")
             return GraphQLError("Internal server error", extensions: ["code": .int(1)])
         }
+    }
+
+    /// The `User` parent of the field `name`.
+    @inline(__always)
+    static func user(_ source: ResolvedValue, _ name: String) throws(GraphQLError) -> User {
+        if case .value(let user as User) = source { return user }
+        throw GraphQLError("Resolver for User.\(name) expected a parent of type User.")
     }
 
     // MARK: Sources

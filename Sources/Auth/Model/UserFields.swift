@@ -104,12 +104,6 @@ public struct UserFields: Sendable, Hashable {
         return values
     }
 
-    /// The value of the declared field `name` of `user` that a caller sees: nil (null) for a
-    /// `@hidden` field unless `isMaster`.
-    public func value(_ name: String, of user: User, isMaster: Bool) -> JSON? {
-        if !isMaster, field(name)?.access == .hidden { return nil }
-        return user.fields[name]
-    }
 
     // MARK: Checking input
 
@@ -174,6 +168,13 @@ public struct UserFields: Sendable, Hashable {
 }
 
 extension UserFields.Field {
+    /// This field's value of `user` as a caller sees it: nil (null) for a `@hidden` field unless
+    /// `isMaster` (asked only then).
+    public func value(of user: User, isMaster: @autoclosure () -> Bool) -> JSON? {
+        if access == .hidden && !isMaster() { return nil }
+        return user.fieldValue(name)
+    }
+
     /// Checks a non-null value of this field, of its type already: 142 past a limit.
     func check(_ value: JSON) throws(AuthError) {
         if isList {

@@ -39,8 +39,8 @@ public final class ProviderService: Sendable {
     /// Logs in with a provider's `authData` (exactly one provider): the user its id is linked to
     /// gets a new session; an id linked to no one makes a new user with a random username and
     /// no password (`fields`: its ACL, email, profile fields and, with the master key,
-    /// `emailVerified`, checked as at sign-up, in the transaction that makes it), never linked to an existing account by email. Counts against the client
-    /// address limit like signUp. Costs no password hash. A user with TOTP also needs its code
+    /// `emailVerified`, checked as at sign-up, written with the user), never linked to an existing
+    /// account by email. Counts against the client address limit like signUp. Costs no password hash. A user with TOTP also needs its code
     /// beside the provider's data (`authData.mfa`, as at `logIn`), counted against the account's
     /// limit and lockout. `GATEHOUSE_VERIFY_EMAILS` applies as at signUp: a new user's email gets
     /// the verification mail (`on`, `required`), and with `required` a user whose email is not

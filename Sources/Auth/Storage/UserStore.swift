@@ -68,8 +68,10 @@ struct UserStore: Sendable {
     }
 
     /// The `custom_fields` object from its JSON text (`{}` without parsing: most users have none).
+    /// Its values came through GraphQL input, whose nesting the document and request limits keep
+    /// far below this parser's depth.
     static func customFields(json: String) -> JSONObject {
-        guard json != "{}", let object = (try? JSON.parse(json))?.objectValue else { return [:] }
+        guard json != "{}", let object = (try? JSON.parse(json, maxDepth: 512))?.objectValue else { return [:] }
         return object
     }
 
