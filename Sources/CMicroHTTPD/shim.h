@@ -2,7 +2,6 @@
 #include <stdint.h>
 #include <sys/types.h>
 #include <sys/socket.h>
-#include <fcntl.h>
 #include <microhttpd.h>
 
 // MHD_get_connection_info and MHD_get_daemon_info are variadic, so Swift cannot
@@ -23,20 +22,20 @@ gatehouse_mhd_daemon_info(struct MHD_Daemon *daemon,
 }
 
 
-#include <sys/syscall.h>
+#include <asm/unistd.h>
 #include <unistd.h>
 
 // accept4 and pipe2 are GNU extensions the Glibc module does not export. HTTPServer's acceptor
 // opens every descriptor close-on-exec atomically through them (no window in which a process
 // spawned by another thread inherits one).
 static inline int
-gatehouse_accept_cloexec(int fd, struct sockaddr *address, socklen_t *length)
+gatehouse_accept4(int fd, struct sockaddr *address, socklen_t *length, int flags)
 {
-  return (int) syscall(SYS_accept4, fd, address, length, SOCK_NONBLOCK | SOCK_CLOEXEC);
+  return (int) syscall(__NR_accept4, fd, address, length, flags);
 }
 
 static inline int
-gatehouse_pipe_cloexec(int fds[2])
+gatehouse_pipe2(int fds[2], int flags)
 {
-  return (int) syscall(SYS_pipe2, fds, O_CLOEXEC);
+  return (int) syscall(__NR_pipe2, fds, flags);
 }

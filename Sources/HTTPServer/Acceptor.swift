@@ -22,7 +22,7 @@ final class Acceptor: Sendable {
     /// Takes ownership of `listener` (closed by ``stop()``).
     init(listener: Int32, maxConnections: Int, core: ServerCore) throws(HTTPServerError) {
         var pipe: [Int32] = [-1, -1]
-        guard gatehouse_pipe_cloexec(&pipe) == 0 else { throw .startFailed("pipe: errno \(errno)") }
+        guard gatehouse_pipe2(&pipe, O_CLOEXEC) == 0 else { throw .startFailed("pipe: errno \(errno)") }
         _ = fcntl(listener, F_SETFL, fcntl(listener, F_GETFL) | O_NONBLOCK)
         self.listener = listener
         self.maxConnections = maxConnections
@@ -70,7 +70,7 @@ final class Acceptor: Sendable {
                 var length = socklen_t(MemoryLayout<sockaddr_storage>.size)
                 let fd = withUnsafeMutablePointer(to: &storage) {
                     $0.withMemoryRebound(to: sockaddr.self, capacity: 1) {
-                        gatehouse_accept_cloexec(listener, $0, &length)
+                        gatehouse_accept4(listener, $0, &length, Int32(SOCK_NONBLOCK.rawValue | SOCK_CLOEXEC.rawValue))
                     }
                 }
                 if fd < 0 {

@@ -1,3 +1,6 @@
+// The socket constants (SOCK_STREAM, SOCK_CLOEXEC) reach this file through the libmicrohttpd shim,
+// whose headers (it includes <unistd.h> for the acceptor) own <sys/socket.h> in the module graph.
+internal import CMicroHTTPD
 internal import Glibc
 
 extension HTTPServer {
