@@ -11,6 +11,9 @@ import Threading
 /// and the one that loses the race aborts the process ("Failed to remove listen FD from epoll
 /// set"). Here stopping is ours: ``stop()`` wakes the thread, waits for it, and closes the
 /// socket, so connections are refused from then on.
+///
+/// It also keeps ``HTTPServer/Configuration/maxConnections``: a connection past it is closed as
+/// it opens (libmicrohttpd's own limit is set out of reach, see `HTTPServer.startDaemon`).
 final class Acceptor: Sendable {
     let listener: Int32
     private let maxConnections: Int

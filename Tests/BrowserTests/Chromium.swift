@@ -262,6 +262,8 @@ final class Chromium: @unchecked Sendable {
     /// over two lines has nothing of its own at the centre of both), as a person would.
     func click(_ selector: String) async throws {
         try await waitForVisible(selector)
+        // A region still filling in (aria-busy) may move the element after its place is measured.
+        try await waitFor("!document.querySelector('[aria-busy=\"true\"]')")
         guard let rect = try await evaluate("""
             (() => { const e = document.querySelector(\(quoted(selector))); e.scrollIntoView({block: 'center'});
               const r = e.getClientRects()[0] || e.getBoundingClientRect(); return [r.x + r.width / 2, r.y + r.height / 2]; })()

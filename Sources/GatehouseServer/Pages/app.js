@@ -462,9 +462,14 @@
     showAccount(loadSession().user);
     showTOTP(null);
     show("account");
-    readViewerAgain();
-    run($("totp-start"), "totp-status-error", loadTOTP);
-    run($("passkey-add"), "passkey-error", loadPasskeys);
+    // The screen fills in as the user, two-step status and passkeys arrive, moving what is below
+    // them: aria-busy says so until all three are in (assistive technology waits, and so do tests).
+    $("account").setAttribute("aria-busy", "true");
+    Promise.allSettled([
+      readViewerAgain(),
+      run($("totp-start"), "totp-status-error", loadTOTP),
+      run($("passkey-add"), "passkey-error", loadPasskeys),
+    ]).then(() => $("account").removeAttribute("aria-busy"));
   });
 
   // Without a recent log-in (206) the passkey and two-step settings want a fresh one; a session
