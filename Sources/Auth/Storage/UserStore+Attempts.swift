@@ -61,9 +61,9 @@ extension UserStore {
     /// attempt will be checked (not past the limit, or from a known installation; the account not
     /// locked), takes its lockout reservation.
     ///
-    /// Input, the statement's CTEs before it: `attempt`, one row of the parameters (`network`,
-    /// `window_end`, `per_account`, `ceiling`, `installation`, `known_since`, `threshold` (0:
-    /// lockout off), `now`, `lock_until`), then `found`, the account (`object_id`, `lockout_until`;
+    /// Input, the statement's CTEs before it: `attempt` (written `attempt AS (\(attemptRow: a))`),
+    /// one row of the parameters (`network`, `window_end`, `per_account`, `ceiling`,
+    /// `installation`, `known_since`, `threshold` (0: lockout off), `now`, `lock_until`), then `found`, the account (`object_id`, `lockout_until`;
     /// no row: nothing is counted), locked (``rowLock(_:)``) when lockout is on, so that the user's
     /// row is locked before its `login_attempts` row, as every other transaction touching both does.
     /// Output: CTEs `judged` (`limited`, `installation_known`) and `reserved`; select
@@ -133,13 +133,7 @@ extension UserStore {
         try pool.withConnection(retry: .never) { connection in try connection.transaction { tx in
             try tx.execute("SET LOCAL synchronous_commit TO off")
             guard let row = try tx.queryFirst("""
-                WITH attempt AS (
-                    SELECT \(attempt.network)::text AS network, \(attempt.windowEnd)::timestamptz AS window_end,
-                           \(attempt.perAccount)::integer AS per_account, \(attempt.ceiling)::integer AS ceiling,
-                           \(attempt.installation)::bytea AS installation, \(attempt.knownSince)::timestamptz AS known_since,
-                           \(attempt.lockout?.threshold ?? 0)::integer AS threshold, \(attempt.now)::timestamptz AS now,
-                           \(attempt.lockout?.lockUntil)::timestamptz AS lock_until
-                ), found AS (
+                WITH attempt AS (\(attemptRow: attempt)), found AS (
                     SELECT u.object_id, u.lockout_until FROM users u WHERE u.object_id = \(userId) \(sql: Self.rowLock(attempt))
                 ), \(sql: Self.countAttempt)
                 SELECT \(sql: Self.attemptColumns) FROM found, judged
@@ -161,5 +155,22 @@ extension UserStore {
                 WHERE object_id = \(reservation.userId)
                 """)
         }
+    }
+}
+
+extension PostgresQuery.StringInterpolation {
+    /// The `attempt` row of a statement ending in ``UserStore/countAttempt``: the attempt's
+    /// parameters, each a bound value.
+    mutating func appendInterpolation(attemptRow attempt: UserStore.Attempt) {
+        appendLiteral("SELECT ")
+        appendInterpolation(attempt.network); appendLiteral("::text AS network, ")
+        appendInterpolation(attempt.windowEnd); appendLiteral("::timestamptz AS window_end, ")
+        appendInterpolation(attempt.perAccount); appendLiteral("::integer AS per_account, ")
+        appendInterpolation(attempt.ceiling); appendLiteral("::integer AS ceiling, ")
+        appendInterpolation(attempt.installation); appendLiteral("::bytea AS installation, ")
+        appendInterpolation(attempt.knownSince); appendLiteral("::timestamptz AS known_since, ")
+        appendInterpolation(attempt.lockout?.threshold ?? 0); appendLiteral("::integer AS threshold, ")
+        appendInterpolation(attempt.now); appendLiteral("::timestamptz AS now, ")
+        appendInterpolation(attempt.lockout?.lockUntil); appendLiteral("::timestamptz AS lock_until")
     }
 }

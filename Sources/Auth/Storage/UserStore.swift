@@ -147,13 +147,7 @@ struct UserStore: Sendable {
         try pool.withConnection(retry: .never) { connection in try connection.transaction { tx in
             try tx.execute("SET LOCAL synchronous_commit TO off")
             guard let row = try tx.queryFirst("""
-                WITH attempt AS (
-                    SELECT \(attempt.network)::text AS network, \(attempt.windowEnd)::timestamptz AS window_end,
-                           \(attempt.perAccount)::integer AS per_account, \(attempt.ceiling)::integer AS ceiling,
-                           \(attempt.installation)::bytea AS installation, \(attempt.knownSince)::timestamptz AS known_since,
-                           \(attempt.lockout?.threshold ?? 0)::integer AS threshold, \(attempt.now)::timestamptz AS now,
-                           \(attempt.lockout?.lockUntil)::timestamptz AS lock_until
-                ), found AS (
+                WITH attempt AS (\(attemptRow: attempt)), found AS (
                     SELECT \(sql: Self.userColumns), u.password_hash, u.lockout_until
                     FROM users u
                     WHERE lower(u.username) = lower(\(name)) OR lower(u.email) = lower(\(name))
