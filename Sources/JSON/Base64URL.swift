@@ -38,23 +38,49 @@ public enum Base64URL {
     /// Encodes `bytes` without padding. Concrete, so that a caller in another module (a JWT's
     /// signer, whose parts are a kilobyte) runs a loop compiled for bytes, not a generic call per byte.
     public static func encode(_ bytes: [UInt8]) -> String {
-        var out: [UInt8] = []
-        out.reserveCapacity((bytes.count * 4 + 2) / 3)
-        var buffer: UInt32 = 0
-        var bits = 0
-        alphabet.withUnsafeBufferPointer { alphabet in
-            for byte in bytes {
-                buffer = (buffer << 8) | UInt32(byte)
-                bits += 8
-                while bits >= 6 {
-                    bits -= 6
-                    out.append(alphabet[Int((buffer >> UInt32(bits)) & 0x3f)])
-                }
-                buffer &= (1 << UInt32(bits)) - 1
+        bytes.withUnsafeBufferPointer { input in
+            let count = encodedCount(input.count)
+            guard count > 0 else { return "" }
+            return String(unsafeUninitializedCapacity: count) { output in
+                write(input, to: output.baseAddress!)
+                return count
             }
-            if bits > 0 { out.append(alphabet[Int((buffer << UInt32(6 - bits)) & 0x3f)]) }
         }
-        return String(decoding: out, as: UTF8.self)
+    }
+
+    /// Appends the encoding of `bytes`, without padding, to `output`.
+    public static func append(_ bytes: [UInt8], to output: inout [UInt8]) {
+        let start = output.count, count = encodedCount(bytes.count)
+        output.append(contentsOf: repeatElement(0, count: count))
+        bytes.withUnsafeBufferPointer { input in
+            output.withUnsafeMutableBufferPointer { write(input, to: $0.baseAddress! + start) }
+        }
+    }
+
+    /// How many characters `byteCount` bytes encode to, without padding.
+    static func encodedCount(_ byteCount: Int) -> Int { (byteCount * 4 + 2) / 3 }
+
+    /// Writes the ``encodedCount(_:)`` characters of `input` at `output`: three bytes to four
+    /// characters at a time, then the two or three characters of a last one or two bytes.
+    private static func write(_ input: UnsafeBufferPointer<UInt8>, to output: UnsafeMutablePointer<UInt8>) {
+        alphabet.withUnsafeBufferPointer { alphabet in
+            let count = input.count
+            var index = 0, written = 0
+            while index + 3 <= count {
+                let group = UInt32(input[index]) << 16 | UInt32(input[index + 1]) << 8 | UInt32(input[index + 2])
+                output[written] = alphabet[Int(group >> 18)]
+                output[written + 1] = alphabet[Int(group >> 12 & 0x3f)]
+                output[written + 2] = alphabet[Int(group >> 6 & 0x3f)]
+                output[written + 3] = alphabet[Int(group & 0x3f)]
+                index += 3
+                written += 4
+            }
+            guard index < count else { return }
+            let last = UInt32(input[index]) << 16 | (index + 1 < count ? UInt32(input[index + 1]) << 8 : 0)
+            output[written] = alphabet[Int(last >> 18)]
+            output[written + 1] = alphabet[Int(last >> 12 & 0x3f)]
+            if index + 1 < count { output[written + 2] = alphabet[Int(last >> 6 & 0x3f)] }
+        }
     }
 
     private static let alphabet = Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789-_".utf8)

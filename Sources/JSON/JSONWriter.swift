@@ -63,6 +63,17 @@ public enum JSONWriter {
         byte < 0x20 || byte == UInt8(ascii: "\"") || byte == UInt8(ascii: "\\") || byte == 0xE2
     }
 
+    /// Whether any of the eight bytes of `word` may need escaping (``mayNeedEscaping(_:)-(UInt8)``;
+    /// a false alarm only after a byte that does): a byte below 0x20, or equal to `"`, `\\` or 0xE2.
+    @inlinable
+    static func mayNeedEscaping(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        // A byte below n (n ≤ 0x80) sets its high bit in (x − n·ones) & ~x; a byte equal to c is one of x ^ c·ones below 1.
+        func below(_ x: UInt64, _ n: UInt64) -> UInt64 { (x &- n &* ones) & ~x & highBits }
+        return below(word, 0x20) | below(word ^ (0x22 &* ones), 1) | below(word ^ (0x5C &* ones), 1)
+            | below(word ^ (0xE2 &* ones), 1) != 0
+    }
+
     /// Appends `value` in decimal.
     public static func writeInt(_ value: Int, to output: inout [UInt8]) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
@@ -167,6 +178,13 @@ public enum JSONWriter {
         var index = 0
         let count = bytes.count
         while index < count {
+            // Eight bytes at a time while none of them may need escaping (most text).
+            if index + 8 <= count,
+                !mayNeedEscaping(UnsafeRawPointer(bytes.baseAddress! + index).loadUnaligned(as: UInt64.self))
+            {
+                index += 8
+                continue
+            }
             let byte = bytes[index]
             if !mayNeedEscaping(byte) {
                 index += 1

@@ -98,8 +98,15 @@ extension JSONWebToken {
         var header: JSONObject = ["alg": .string(key.algorithm.rawValue)]
         if let type { header["typ"] = .string(type) }
         header["kid"] = .string(key.keyId)
-        let signingInput = Base64URL.encode(JSON.object(header).serialized()) + "." + Base64URL.encode(JSON.object(claims).serialized())
-        let signature = try key.signature(of: Array(signingInput.utf8))
-        return signingInput + "." + Base64URL.encode(signature)
+        let claimBytes = JSON.object(claims).serialized()
+        var compact: [UInt8] = []
+        compact.reserveCapacity(160 + claimBytes.count * 4 / 3)
+        Base64URL.append(JSON.object(header).serialized(), to: &compact)
+        compact.append(UInt8(ascii: "."))
+        Base64URL.append(claimBytes, to: &compact)
+        let signature = try key.signature(of: compact)
+        compact.append(UInt8(ascii: "."))
+        Base64URL.append(signature, to: &compact)
+        return String(decoding: compact, as: UTF8.self)
     }
 }

@@ -1,3 +1,4 @@
+import Foundation
 import JSON
 import Testing
 
@@ -20,6 +21,21 @@ struct Base64URLTests {
         for length in 0..<40 {
             let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 37 + length) }
             #expect(Base64URL.decode(Base64URL.encode(bytes)) == bytes)
+        }
+    }
+
+    /// Foundation's base64, made URL-safe and unpadded, as an independent encoder: every length
+    /// (each tail of one and two bytes) and every byte value.
+    @Test func agreesWithFoundationsEncoder() {
+        for length in 0..<300 {
+            let bytes = (0..<length).map { UInt8(truncatingIfNeeded: $0 * 131 + length * 7) }
+            let foundation = Data(bytes).base64EncodedString()
+                .replacingOccurrences(of: "+", with: "-").replacingOccurrences(of: "/", with: "_")
+                .replacingOccurrences(of: "=", with: "")
+            #expect(Base64URL.encode(bytes) == foundation)
+            var appended = Array("head.".utf8)
+            Base64URL.append(bytes, to: &appended)
+            #expect(appended == Array("head.".utf8) + Array(foundation.utf8))
         }
     }
 

@@ -107,6 +107,26 @@ import Testing
         #expect(JSON.object(["a": .null]).description == #"{"a":null}"#)
     }
 
+    /// Strings are scanned eight bytes at a time: every character that needs escaping (and the
+    /// lead byte of U+2028 in text that does not), at every position of strings longer than a
+    /// word, is found, and comes out as the byte-by-byte form writes it.
+    @Test func escapesAtEveryPositionOfLongStrings() throws {
+        let special: [(String, String)] = [
+            ("\"", #"\""#), ("\\", #"\\"#), ("\n", #"\n"#), ("\u{1}", #"\u0001"#), ("\u{1F}", #"\u001f"#),
+            ("\u{2028}", #"\u2028"#), ("\u{2029}", #"\u2029"#), ("€", "€"), ("\u{7F}", "\u{7F}"), (" ", " "),
+        ]
+        for length in 1...20 {
+            for position in 0..<length {
+                for (character, escaped) in special {
+                    let before = String(repeating: "a", count: position), after = String(repeating: "b", count: length - position - 1)
+                    let text = before + character + after
+                    #expect(JSON.string(text).serializedString() == "\"" + before + escaped + after + "\"")
+                    #expect(try JSON.parse(JSON.string(text).serializedString()) == .string(text))
+                }
+            }
+        }
+    }
+
     @Test func writesStringsBuiltFromSlices() {
         // Escapes at both ends of the copied runs.
         let text = "xx\"é\u{2028}yy"
