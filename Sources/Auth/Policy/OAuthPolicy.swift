@@ -103,7 +103,7 @@ public struct OAuthPolicy: Sendable, Hashable {
 /// A mistake in `GATEHOUSE_OAUTH_CLIENTS`, naming the entry and the field.
 public struct OAuthClientsError: Error, Sendable, Hashable, CustomStringConvertible {
     public let description: String
-    init(_ description: String) { self.description = description }
+    public init(_ description: String) { self.description = description }
 }
 
 /// A client of the OAuth provider: configured (``OAuthPolicy/clients``) or registered (RFC 7591).

@@ -30,6 +30,9 @@ public final class OAuthService: Sendable {
 
     var policy: OAuthPolicy { core.configuration.oauth }
 
+    /// Whether clients may register themselves (`GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION`).
+    public var registrationEnabled: Bool { policy.dynamicRegistration }
+
     /// The issuer (`iss` of every token, RFC 9207's `iss` of every authorization response).
     public var issuer: String { tokens.issuer }
 
