@@ -56,6 +56,7 @@ for r in $(seq "$ROUNDS"); do
     echo "$l $f $e $(cpu_per_request "$OUT/loginwith.$r" server) $(cpu_per_request "$OUT/refresh.$r" server)" >>"$OUT/rounds"
     log "round $r: logInWith $l req/s, refresh grant $f req/s ($(ratio "$f" "$l")); errors $e; server CPU µs a request: logInWith $(cpu_per_request "$OUT/loginwith.$r" server), refresh $(cpu_per_request "$OUT/refresh.$r" server)"
     grep FIRST_ERROR "$OUT"/*."$r" >&2 || true
+    [ -n "$f" ] || { echo "the refresh run measured nothing; wrk said:" >&2; cat "$OUT/refresh.$r" >&2; }
 done
 log "load average at end: $(load_avg)"
 python3 - "$OUT/rounds" <<'PY'

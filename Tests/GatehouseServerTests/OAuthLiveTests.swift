@@ -302,6 +302,22 @@ struct OAuthLiveTests {
         #expect(try Self.tokenError(try Self.refresh(live, kept)) == (400, "invalid_grant"), "a password change ends every grant")
     }
 
+    /// A mistake in `GATEHOUSE_OAUTH_CLIENTS`, inline or in a file, stops start-up naming the entry and field.
+    @Test func aBadClientStopsStartUp() throws {
+        let bad = #"[{"client_id": "a", "redirect_uris": ["https://a.example/cb"], "name": "A"}, {"client_id": "b", "redirect_uris": ["ftp://b"], "name": "B"}]"#
+        let directory = TemporaryDirectory.make(prefix: "oauthclients")
+        defer { try? FileManager.default.removeItem(atPath: directory) }
+        try bad.write(toFile: directory + "/clients.json", atomically: true, encoding: .utf8)
+        for value in [bad, "@" + directory + "/clients.json"] {
+            do {
+                _ = try InProcessServer { $0.oauthClients = value }
+                Issue.record("started with \(value)")
+            } catch {
+                #expect("\(error)".contains("GATEHOUSE_OAUTH_CLIENTS[1].redirect_uris[0] must use https"), "\(error)")
+            }
+        }
+    }
+
     /// The discovery document names every endpoint and capability.
     @Test func discoveryListsEverything() throws {
         let live = try Self.server()
