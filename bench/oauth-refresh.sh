@@ -10,6 +10,9 @@ source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-5}"
 N="${BENCH_USERS_N:-200}"
+# Each wrk thread's pool of refresh tokens must outnumber its 32 connections (wrk asks a script for
+# one request more than its connections when it starts).
+[ "$N" -ge 128 ] || N=128
 ensure_tools
 build_release gatehouse
 new_dir; DIR="$NEW_DIR"
