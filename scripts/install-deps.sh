@@ -9,9 +9,10 @@ if [ "${1:-}" = "--test" ]; then
   # aiosmtpd and openssl for the SMTP test server, cryptography for the OpenID Connect test provider,
   # pyotp as the independent TOTP implementation the TOTP tests compare with, zbar-tools (zbarimg)
   # to read back the QR code the sample app draws, PyJWT and jwcrypto as the independent JWT
-  # libraries that verify access tokens against the served key set.
+  # libraries that verify access tokens against the served key set, Authlib as the stock OpenID
+  # Connect relying party that signs in through Gatehouse's OAuth provider (over python3-requests).
   packages+=(python3-pip wrk chromium fonts-nanum python3-aiosmtpd openssl python3-cryptography python3-pyotp zbar-tools
-    python3-jwt python3-jwcrypto)
+    python3-jwt python3-jwcrypto python3-authlib python3-requests)
   python3 -c "import yaml" 2>/dev/null || packages+=(python3-yaml)
 fi
 if [ "${1:-}" = "--ha" ]; then

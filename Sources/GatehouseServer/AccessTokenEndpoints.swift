@@ -4,7 +4,8 @@ import HTTPServer
 import JSON
 import Threading
 
-/// The HTTP side of access tokens (docs/tokens.md): the key set and the OpenID discovery document,
+/// The HTTP side of access tokens (docs/tokens.md): the key set and the OpenID discovery document (every
+/// endpoint of the OAuth provider, docs/oauth.md),
 /// both answered from memory and cacheable for the key set's max-age, and RFC 7662 introspection
 /// for the master key.
 final class AccessTokenEndpoints: Sendable {
@@ -37,17 +38,37 @@ final class AccessTokenEndpoints: Sendable {
         let published = auth.tokens.keys.published
         if let cached = documents.withLock({ $0 }), cached.published === published { return (cached.keySet, cached.discovery) }
         let issuer = auth.tokens.issuer
-        let document: JSONObject = [
+        var document: JSONObject = [
             "issuer": .string(issuer),
+            "authorization_endpoint": .string(issuer + OAuthEndpoints.authorizePath),
+            "token_endpoint": .string(issuer + OAuthEndpoints.tokenPath),
+            "userinfo_endpoint": .string(issuer + OAuthEndpoints.userinfoPath),
+            "revocation_endpoint": .string(issuer + OAuthEndpoints.revocationPath),
             "jwks_uri": .string(issuer + Self.keySetPath),
+            "response_types_supported": ["code"],
+            "response_modes_supported": ["query"],
+            "grant_types_supported": ["authorization_code", "refresh_token"],
+            "code_challenge_methods_supported": ["S256"],
+            "scopes_supported": .array(OAuthPolicy.knownScopes.map(JSON.string)),
+            "claims_supported": [
+                "iss", "sub", "aud", "exp", "iat", "auth_time", "nonce", "amr", "sid", "azp", "email", "email_verified",
+                "preferred_username", "name", "picture",
+            ],
+            "prompt_values_supported": ["none", "login", "consent"],
             "id_token_signing_alg_values_supported": .array(published.algorithms.map { .string($0.rawValue) }),
-            // No token endpoint yet: the default method, which saying nothing would mean too.
-            "token_endpoint_auth_methods_supported": ["client_secret_basic"],
+            "token_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
+            "revocation_endpoint_auth_methods_supported": ["client_secret_basic", "none"],
             "subject_types_supported": ["public"],
             "introspection_endpoint": .string(issuer + Self.introspectionPath),
             // RFC 8414 §2: an access token type may name the method; the master key is sent as a bearer token.
-            "introspection_endpoint_auth_methods_supported": ["Bearer"],
+            "introspection_endpoint_auth_methods_supported": ["Bearer", "client_secret_basic"],
+            "authorization_response_iss_parameter_supported": true,
+            "request_parameter_supported": false,
+            "claims_parameter_supported": false,
         ]
+        if auth.oauth.registrationEnabled {
+            document["registration_endpoint"] = .string(issuer + OAuthEndpoints.registrationPath)
+        }
         let keySet = Self.cacheable(published.keySet)
         let discovery = Self.cacheable(JSON.object(document).serialized())
         documents.withLock { $0 = (published, keySet, discovery) }

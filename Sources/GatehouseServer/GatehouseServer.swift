@@ -69,6 +69,9 @@ public final class GatehouseServer: Sendable {
         }
         providers = ProviderRegistry(configuration: providerConfiguration)
 
+        let oauthClients: [OAuthClient]
+        do { oauthClients = try Self.oauthClients(settings.oauthClients) } catch { throw StartError(error.description) }
+
         let from: MailAddress
         if let mailFrom = settings.mailFrom {
             do { from = try MailAddress(parsing: mailFrom) } catch {
@@ -172,7 +175,10 @@ public final class GatehouseServer: Sendable {
                     sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
                 mfa: settings.mfa,
                 relyingParty: relyingParty, userFields: userFields?.fields ?? .none,
-                accessTokens: Self.accessTokenPolicy(settings)),
+                accessTokens: Self.accessTokenPolicy(settings),
+                oauth: OAuthPolicy(
+                    clients: oauthClients, dynamicRegistration: settings.oauthDynamicRegistration,
+                    tokenRequestsPerMinute: settings.oauthTokenRateLimit)),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
             linkBox: linkBox, keyBox: keyBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
@@ -428,6 +434,19 @@ public final class GatehouseServer: Sendable {
         AccessTokenPolicy(
             audiences: settings.accessTokenAudiences, lifetime: settings.accessTokenTTL, algorithm: settings.accessTokenAlgorithm,
             rotationDays: settings.signingKeyRotationDays, clientId: settings.appId ?? "gatehouse")
+    }
+
+    /// The static OAuth clients of `GATEHOUSE_OAUTH_CLIENTS`: its JSON, or `@path` of a file with it.
+    static func oauthClients(_ value: String?) throws(OAuthClientsError) -> [OAuthClient] {
+        guard var text = value else { return [] }
+        if text.hasPrefix("@") {
+            let path = String(text.dropFirst())
+            guard let contents = try? String(contentsOfFile: path, encoding: .utf8) else {
+                throw OAuthClientsError("GATEHOUSE_OAUTH_CLIENTS: cannot read the file \(path).")
+            }
+            text = contents
+        }
+        return try OAuthPolicy.parseClients(text)
     }
 
     /// Seconds between reads of the signing keys when no notification comes sooner: well within the

@@ -24,6 +24,11 @@ struct Pages: Sendable {
     let explorer: HTTPResponse
     /// `/verify-email` and `/reset-password`.
     let links: LinkPages
+    /// The sample app's data block without the words, which the authorization page sends in the
+    /// request's language (``authorize(_:formTarget:acceptLanguage:)``).
+    private let appConfig: JSONObject
+    private let appName: String
+    private let passwordMinLength: Int
 
     /// Where passkeys work: the relying party id the server registers them under, the origins it
     /// accepts ceremonies from, and the address a browser elsewhere is sent to (the public URL).
@@ -68,6 +73,47 @@ struct Pages: Sendable {
             title: "Gatehouse GraphQL explorer", assets: Self.explorerAssets, body: Self.explorerBody.render(),
             config: explorerConfig)
         links = LinkPages(appId: appId, passwordMinLength: passwordMinLength, appName: appName)
+        config["text"] = nil
+        appConfig = config
+        self.appName = appName
+        self.passwordMinLength = passwordMinLength
+    }
+
+    /// `GET /oauth/authorize`: the sample app in the language of `Accept-Language`, with
+    /// `authorize` (the app asking, its scopes, the request's parameters) in its data block, so
+    /// that once signed in it asks for consent and posts the decision. Its form may go to this
+    /// origin and to `formTarget` (the redirect URI's origin): browsers hold the redirect after
+    /// a form's post to `form-action` too. Never cached: it carries the request's parameters.
+    func authorize(_ details: JSONObject, formTarget: String, acceptLanguage: String?) -> HTTPResponse {
+        let language = MailLanguage(acceptLanguage: acceptLanguage)
+        let text = PageText.filled(language, appName: appName, passwordMinLength: passwordMinLength)
+        var config = appConfig
+        config["text"] = PageText.json(text)
+        config["authorize"] = .object(details)
+        let body = Self.appBody.render { name in name.hasPrefix("text.") ? text[String(name.dropFirst("text.".count))] : nil }
+        var response = Self.page(
+            language: language.rawValue, title: appName, assets: Self.appAssets, body: body, config: Self.dataBlock(config),
+            cacheControl: "no-store")
+        response.headers.replaceOrAdd(
+            name: "Content-Security-Policy",
+            value: Self.appAssets.contentSecurityPolicy.replacingOccurrences(
+                of: "form-action 'none'", with: "form-action 'self' \(formTarget)"))
+        return response
+    }
+
+    /// A bad authorization request (an unknown app, or a redirect URI not registered for it): a
+    /// page that says so (HTTP 400), which never sends the browser on.
+    func authorizeError(_ message: String, acceptLanguage: String?) -> HTTPResponse {
+        let language = MailLanguage(acceptLanguage: acceptLanguage)
+        let text = PageText.filled(language, appName: appName, passwordMinLength: passwordMinLength)
+        let body = Self.authorizeErrorBody.render([
+            "app": appName, "title": text["oauth.error.title"]!, "lead": text["oauth.error.lead"]!, "message": message,
+        ])
+        var response = Self.page(
+            language: language.rawValue, title: text["oauth.error.title"]!, assets: Self.authorizeErrorAssets, body: body,
+            config: "{}", cacheControl: "no-store")
+        response.status = 400
+        return response
     }
 
     /// `GET /favicon.ico`: the brand mark (`favicon.svg`), which every page also names in its
@@ -149,6 +195,9 @@ struct Pages: Sendable {
     /// The sample app's; it shows the user's photo, from wherever it is on the web.
     static let appAssets = PageAssets(
         style: appStyle, script: script(PageFiles.preludeJs, PageFiles.qrCodeJs, PageFiles.appJs), photos: true)
+    static let authorizeErrorBody = template("authorize-error.html", PageFiles.authorizeErrorHtml)
+    /// The authorization error page's: the sample app's style, no script.
+    static let authorizeErrorAssets = PageAssets(style: appStyle, script: "")
     static let explorerAssets = PageAssets(
         style: withoutFinalLineBreak(PageFiles.explorerCss), script: script(PageFiles.explorerJs))
 }

@@ -10,7 +10,7 @@ import Postgres
 import Sodium
 
 /// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// the key set, discovery and introspection of access tokens (``AccessTokenEndpoints``), `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
+/// the key set, discovery and introspection of access tokens (``AccessTokenEndpoints``), the OAuth provider's endpoints (``OAuthEndpoints``), `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
 /// log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
@@ -28,6 +28,7 @@ final class Router: HTTPHandler {
     let sessionCache: SessionCache?
     let sessionListener: NotificationListener?
     let accessTokens: AccessTokenEndpoints
+    let oauth: OAuthEndpoints
 
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
@@ -36,6 +37,7 @@ final class Router: HTTPHandler {
         sessionCache: SessionCache? = nil, sessionListener: NotificationListener? = nil
     ) {
         self.accessTokens = AccessTokenEndpoints(auth: contexts.auth)
+        self.oauth = OAuthEndpoints(auth: contexts.auth, pages: pages, authRequest: { [contexts] in contexts.authRequest($0) })
         self.responder = responder
         self.contexts = contexts
         self.cors = cors
@@ -73,11 +75,30 @@ final class Router: HTTPHandler {
             return .now(finish(request, accessTokens.keySet, operation: nil))
         case AccessTokenEndpoints.discoveryPath where request.method == "GET":
             return .now(finish(request, accessTokens.discovery, operation: nil))
+        case AccessTokenEndpoints.introspectionPath where request.method == "POST" && OAuthEndpoints.hasBasicCredentials(request):
+            return .blocking { [self] in finish(request, oauth.introspect(request), operation: nil) }
         case AccessTokenEndpoints.introspectionPath where request.method == "POST":
             return .blocking { [self] in finish(request, accessTokens.introspect(request), operation: nil) }
         case AccessTokenEndpoints.introspectionPath:
             var response = Self.json(["error": "invalid_request", "error_description": "Use POST."], status: 405)
             response.headers.replaceOrAdd(name: "Allow", value: "POST")
+            return .now(finish(request, response, operation: nil))
+        case OAuthEndpoints.authorizePath where request.method == "GET":
+            return .blocking { [self] in finish(request, oauth.authorizePage(request), operation: nil) }
+        case OAuthEndpoints.authorizePath where request.method == "POST":
+            return .blocking { [self] in finish(request, oauth.authorizeForm(request), operation: nil) }
+        case OAuthEndpoints.tokenPath where request.method == "POST":
+            return .blocking { [self] in finish(request, oauth.token(request), operation: nil) }
+        case OAuthEndpoints.userinfoPath where request.method == "GET" || request.method == "POST":
+            return .blocking { [self] in finish(request, oauth.userinfo(request), operation: nil) }
+        case OAuthEndpoints.revocationPath where request.method == "POST":
+            return .blocking { [self] in finish(request, oauth.revoke(request), operation: nil) }
+        case OAuthEndpoints.registrationPath where contexts.auth.oauth.registrationEnabled
+            && (request.method == "POST" || request.method == "GET"):
+            return .blocking { [self] in finish(request, oauth.register(request), operation: nil) }
+        case OAuthEndpoints.authorizePath, OAuthEndpoints.tokenPath, OAuthEndpoints.revocationPath, OAuthEndpoints.userinfoPath:
+            var response = Self.json(["error": "invalid_request", "error_description": "Method not allowed."], status: 405)
+            response.headers.replaceOrAdd(name: "Allow", value: request.path == OAuthEndpoints.authorizePath || request.path == OAuthEndpoints.userinfoPath ? "GET, POST" : "POST")
             return .now(finish(request, response, operation: nil))
         case "/health":
             return .now(finish(request, Self.json(["status": "ok"]), operation: nil))

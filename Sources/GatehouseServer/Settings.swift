@@ -85,6 +85,10 @@ public struct Settings: Sendable, Hashable {
     public var secretKey: String? = nil
     public var logLevel = LogLevel.info
     public var shutdownTimeout = 10.0
+    /// The OAuth provider's static clients: JSON, or `@/path/file.json`; nil: none.
+    public var oauthClients: String? = nil
+    public var oauthDynamicRegistration = false
+    public var oauthTokenRateLimit = 600
 
     public init() {}
 
@@ -308,6 +312,14 @@ extension Settings {
             settings.logLevel = level
         }, { $0.logLevel.rawValue }),
         decimal("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "Seconds to finish in-flight requests on SIGTERM or SIGINT", 0...3600, \.shutdownTimeout),
+        text("oauth-clients", "GATEHOUSE_OAUTH_CLIENTS", "JSON",
+             "The apps that sign users in through Gatehouse with OAuth 2.1 / OpenID Connect: JSON, or `@/path/file.json`, an array of `{\"client_id\", \"client_secret\" (absent for a public client), \"redirect_uris\": [...], \"name\", \"scopes\": [\"openid\", \"profile\", \"email\", \"offline_access\"], \"first_party\": false}`; a mistake stops start-up naming the entry and field. Unset: none",
+             { $0.oauthClients = $1.isEmpty ? nil : $1 }, { $0.oauthClients == nil ? "(none)" : "(set)" }),
+        boolean("oauth-dynamic-registration", "GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION",
+                "Let apps register themselves as OAuth clients (RFC 7591) at `POST /oauth/register`, rate-limited per client network as `signUp` is", \.oauthDynamicRegistration),
+        integer("oauth-token-rate-limit", "GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT",
+                "Requests to `/oauth/token`, `/oauth/revoke` and a client's `/oauth/introspect` per client and per client network per minute, per instance; `0`: off",
+                0...1_000_000, \.oauthTokenRateLimit),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one

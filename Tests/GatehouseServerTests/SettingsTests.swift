@@ -86,6 +86,9 @@ let settingCases: [SettingCase] = [
     SettingCase("access-token-ttl", "GATEHOUSE_ACCESS_TOKEN_TTL", "900", { $0.accessTokenTTL == 900 }),
     SettingCase("access-token-alg", "GATEHOUSE_ACCESS_TOKEN_ALG", "RS256", { $0.accessTokenAlgorithm == .rs256 }),
     SettingCase("signing-key-rotation-days", "GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "0", { $0.signingKeyRotationDays == 0 }),
+    SettingCase("oauth-clients", "GATEHOUSE_OAUTH_CLIENTS", "@/etc/gatehouse/clients.json", { $0.oauthClients == "@/etc/gatehouse/clients.json" }),
+    SettingCase("oauth-dynamic-registration", "GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION", "on", { $0.oauthDynamicRegistration }),
+    SettingCase("oauth-token-rate-limit", "GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT", "0", { $0.oauthTokenRateLimit == 0 }),
     SettingCase("secret-key", "GATEHOUSE_SECRET_KEY", String(repeating: "ab", count: 32), { $0.secretKey == String(repeating: "ab", count: 32) }),
     SettingCase("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "600", { $0.verifyTokenTTL == 600 }),
     SettingCase("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "900", { $0.resetTokenTTL == 900 }),
@@ -192,6 +195,8 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_ACCESS_TOKEN_ALG", "access-token-alg", "HS256", #"GATEHOUSE_ACCESS_TOKEN_ALG (--access-token-alg) must be ES256 or RS256, not "HS256"."#),
         ("GATEHOUSE_ACCESS_TOKEN_AUDIENCES", "access-token-audiences", "a,b\u{0}c", "GATEHOUSE_ACCESS_TOKEN_AUDIENCES (--access-token-audiences): an audience must be one line of at most 1024 bytes."),
         ("GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "signing-key-rotation-days", "-1", #"GATEHOUSE_SIGNING_KEY_ROTATION_DAYS (--signing-key-rotation-days) must be a whole number from 0 to 3650, not "-1"."#),
+        ("GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION", "oauth-dynamic-registration", "sometimes", #"GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION (--oauth-dynamic-registration) must be true or false, not "sometimes"."#),
+        ("GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT", "oauth-token-rate-limit", "-1", #"GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT (--oauth-token-rate-limit) must be a whole number from 0 to 1000000, not "-1"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }

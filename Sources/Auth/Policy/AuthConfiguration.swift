@@ -20,12 +20,14 @@ public struct AuthConfiguration: Sendable {
     public var userFields: UserFields
     /// Access tokens: audiences, lifetime, signing algorithm and key rotation (issued by `accounts.publicURL`).
     public var accessTokens: AccessTokenPolicy
+    /// The OAuth 2.1 / OpenID Connect provider: its clients, registration and limits.
+    public var oauth: OAuthPolicy
 
     public init(
         sessionLength: Int = 365 * 24 * 3600, passwordPolicy: PasswordPolicy = PasswordPolicy(),
         rateLimits: RateLimitPolicy = RateLimitPolicy(), lockout: LockoutPolicy? = nil, masterKey: String? = nil,
         accounts: AccountPolicy = AccountPolicy(), mfa: SecondFactorMode = .optional, relyingParty: RelyingParty? = nil,
-        userFields: UserFields = .none, accessTokens: AccessTokenPolicy = AccessTokenPolicy()
+        userFields: UserFields = .none, accessTokens: AccessTokenPolicy = AccessTokenPolicy(), oauth: OAuthPolicy = OAuthPolicy()
     ) {
         self.sessionLength = sessionLength
         self.passwordPolicy = passwordPolicy
@@ -37,6 +39,7 @@ public struct AuthConfiguration: Sendable {
         self.relyingParty = relyingParty
         self.userFields = userFields
         self.accessTokens = accessTokens
+        self.oauth = oauth
     }
 
     /// The relying party for `publicURL`: `id` or else the URL's host, `origins` or else the

@@ -16,12 +16,15 @@ public final class AccessTokenService: Sendable {
     let secondFactors: SecondFactorService
     /// The keys that sign, and the key set.
     public let keys: SigningKeys
+    /// The grants behind access tokens issued to OAuth clients, which introspection asks after.
+    let oauthGrants: OAuthStore
 
     init(core: AuthCore, sessions: SessionService, secondFactors: SecondFactorService, pool: Pool, keyBox: SecretBox?) {
         self.core = core
         self.sessions = sessions
         self.secondFactors = secondFactors
         self.keys = SigningKeys(pool: pool, box: keyBox, policy: core.configuration.accessTokens, now: core.now)
+        self.oauthGrants = OAuthStore(pool: pool)
     }
 
     /// The `typ` header of access tokens (RFC 9068 §2.1).
@@ -54,8 +57,8 @@ public final class AccessTokenService: Sendable {
             token: try sign(claims), expiresAt: Date(timeIntervalSince1970: Double(expiresAt)), audience: audience)
     }
 
-    /// `claims` signed by the current key, within ``AccessTokenPolicy/maximumBytes``.
-    func sign(_ claims: JSONObject) throws(AuthError) -> String {
+    /// `claims` signed by the current key as a JWT of `type` (`typ`), within ``AccessTokenPolicy/maximumBytes``.
+    func sign(_ claims: JSONObject, type: String = AccessTokenService.type) throws(AuthError) -> String {
         guard let key = keys.signer() else {
             throw .internalError(
                 detail: keys.box == nil
@@ -63,7 +66,7 @@ public final class AccessTokenService: Sendable {
                     : "no access-token signing key could be opened: is GATEHOUSE_SECRET_KEY the key they were sealed with?")
         }
         let token: String
-        do { token = try JSONWebToken.sign(claims: claims, type: Self.type, with: key) } catch {
+        do { token = try JSONWebToken.sign(claims: claims, type: type, with: key) } catch {
             throw .internalError(detail: "signing an access token failed: \(error)")
         }
         guard token.utf8.count <= AccessTokenPolicy.maximumBytes else { throw .accessTokenTooLarge }
@@ -138,9 +141,12 @@ public final class AccessTokenService: Sendable {
             (claims["nbf"]?.doubleValue).map({ $0 <= seconds + leeway }) ?? false,
             let sessionId = claims["sid"]?.stringValue, let userId = claims["sub"]?.stringValue
         else { return nil }
+        let grantId = claims[OAuthService.grantClaim]?.stringValue
         let live = try core.database { () throws in
             try keys.store.isLive(
                 sessionId: sessionId, userId: userId, keyId: keyId, now: time, idleCutoff: sessions.idleCutoff(at: time))
+                // A token issued to an OAuth client is good only while its grant lives.
+                && (try grantId.map { try oauthGrants.liveGrant(id: $0, now: time, idleCutoff: sessions.idleCutoff(at: time)) != nil } ?? true)
         }
         return live ? claims : nil
     }

@@ -22,6 +22,8 @@ public final class AuthService: Sendable {
     public let passkeys: PasskeyService
     /// Access tokens, their signing keys and introspection.
     public let tokens: AccessTokenService
+    /// The OAuth 2.1 / OpenID Connect provider: clients, codes, the token endpoint, the user's apps.
+    public let oauth: OAuthService
 
     /// What an ``AuthService`` is built with beside its pools; every option has a default, so
     /// a caller sets only what it needs.
@@ -91,7 +93,9 @@ public final class AuthService: Sendable {
             core: core, secondFactors: secondFactors, pool: pool, readPool: options.readPool,
             onStandbyChange: options.onStandbyChange)
         self.sessions = sessions
-        self.tokens = AccessTokenService(core: core, sessions: sessions, secondFactors: secondFactors, pool: pool, keyBox: options.keyBox)
+        let tokens = AccessTokenService(core: core, sessions: sessions, secondFactors: secondFactors, pool: pool, keyBox: options.keyBox)
+        self.tokens = tokens
+        self.oauth = OAuthService(core: core, sessions: sessions, secondFactors: secondFactors, tokens: tokens, pool: pool)
         let providers = ProviderService(core: core, secondFactors: secondFactors, pool: pool, providers: options.providers)
         self.providers = providers
         self.accounts = AccountService(core: core, secondFactors: secondFactors, providers: providers, pool: pool)

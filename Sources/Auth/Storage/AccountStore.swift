@@ -290,6 +290,8 @@ struct AccountStore: Sendable {
                 if change.passwordHash != nil {
                     // Whoever knew the old password keeps no session and no device's exemption.
                     try SessionStore.endSessions(.init(keeping: change.keepSession), userId: userId, now: context.now, in: tx)
+                    // Nor does any app it let in: the grants of the kept session end too.
+                    try OAuthStore.endGrants(userId: userId, in: tx)
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
                 if emailChanged {

@@ -9,6 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys,
+        oauthProvider,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -428,5 +429,64 @@ public enum AuthMigrations {
             $$;
             CREATE TRIGGER signing_keys_notify AFTER INSERT OR UPDATE OR DELETE ON signing_keys
                 FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_signing_keys();
+            """)
+
+    /// Migration 15: the OAuth 2.1 / OpenID Connect provider. Registered clients keep only their
+    /// secret's SHA-256 digest; codes and refresh tokens are stored as digests too. A grant (what
+    /// one approval made: the codes and refresh tokens of one chain) belongs to the session it was
+    /// approved from and is deleted with it, in the same statement (ON DELETE CASCADE): a log-out,
+    /// a revoke, a password change or reset, the account's deletion or the session's expiry ends
+    /// the grants made from that session. Consents are the user's, per client, and outlive sessions.
+    static let oauthProvider = Migration(
+        version: 15, name: "oauth clients, grants, codes, refresh tokens and consents",
+        sql: """
+            CREATE TABLE oauth_clients (
+                client_id text PRIMARY KEY,
+                -- SHA-256 of the client secret; NULL: a public client (token_endpoint_auth_method none).
+                secret_digest bytea,
+                redirect_uris jsonb NOT NULL CONSTRAINT oauth_clients_redirect_uris_array CHECK (jsonb_typeof(redirect_uris) = 'array'),
+                name text NOT NULL,
+                created_at timestamptz NOT NULL
+            );
+            CREATE TABLE oauth_grants (
+                grant_id text PRIMARY KEY,
+                client_id text NOT NULL,
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                session_id text NOT NULL REFERENCES sessions (object_id) ON DELETE CASCADE,
+                -- Space-separated, as OAuth writes them.
+                scopes text NOT NULL,
+                resource text,
+                created_at timestamptz NOT NULL
+            );
+            CREATE INDEX oauth_grants_session_id_idx ON oauth_grants (session_id);
+            CREATE INDEX oauth_grants_user_id_client_id_idx ON oauth_grants (user_id, client_id);
+            CREATE TABLE oauth_codes (
+                -- SHA-256 of the code; the code itself is never stored.
+                code_digest bytea PRIMARY KEY,
+                grant_id text NOT NULL REFERENCES oauth_grants (grant_id) ON DELETE CASCADE,
+                redirect_uri text NOT NULL,
+                code_challenge text NOT NULL,
+                nonce text,
+                expires_at timestamptz NOT NULL,
+                used_at timestamptz
+            );
+            CREATE INDEX oauth_codes_grant_id_idx ON oauth_codes (grant_id);
+            CREATE INDEX oauth_codes_expires_at_idx ON oauth_codes (expires_at);
+            CREATE TABLE oauth_refresh_tokens (
+                -- SHA-256 of the token; the token itself is never stored.
+                token_digest bytea PRIMARY KEY,
+                grant_id text NOT NULL REFERENCES oauth_grants (grant_id) ON DELETE CASCADE,
+                created_at timestamptz NOT NULL,
+                -- Set when the token was exchanged for the next one: presenting it again is a reuse.
+                used_at timestamptz
+            );
+            CREATE INDEX oauth_refresh_tokens_grant_id_idx ON oauth_refresh_tokens (grant_id);
+            CREATE TABLE oauth_consents (
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                client_id text NOT NULL,
+                scopes text NOT NULL,
+                granted_at timestamptz NOT NULL,
+                PRIMARY KEY (user_id, client_id)
+            );
             """)
 }

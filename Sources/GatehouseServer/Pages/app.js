@@ -4,7 +4,9 @@
   const SESSION_KEY = "gatehouse.session";
   const INSTALLATION_KEY = "gatehouse.installationId";
   const USER_FIELDS = "fragment UserFields on User { id objectId username email emailVerified createdAt updatedAt authData displayName photoURL }";
-  const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices"];
+  const SCREENS = ["start", "register", "login", "second-factor", "forgot", "provider", "home", "account", "devices", "consent"];
+  // On /oauth/authorize: the app asking, its scopes and the request's parameters (see signedIn).
+  const AUTHORIZE = config.authorize || null;
   const ANONYMOUS_KEY = "gatehouse.anonymousId";
   // On the account forms 101 is about the current password.
   const CURRENT_PASSWORD = { 101: "error.101.current" };
@@ -125,7 +127,63 @@
   function logInWith(form, viewer) {
     saveSession({ sessionToken: viewer.sessionToken, user: viewer.user });
     form.reset();
-    showHome(viewer.user);
+    signedIn(viewer.user);
+  }
+
+  // Where a signed-in user goes: home, or on the authorization page the app's consent.
+  function signedIn(user) {
+    if (AUTHORIZE) authorizeAs(user); else showHome(user);
+  }
+
+  // The authorization page's form: the request's parameters, the session and (when the page
+  // decides by itself) the decision, posted to /oauth/authorize, which redirects to the app.
+  function authorizeForm(sessionToken, decision) {
+    const fields = $("consent-fields");
+    fields.replaceChildren();
+    const add = (name, value) => {
+      const input = document.createElement("input");
+      input.type = "hidden";
+      input.name = name;
+      input.value = value;
+      fields.append(input);
+    };
+    for (const [name, value] of AUTHORIZE.params) add(name, value);
+    add("session_token", sessionToken || "");
+    if (decision) add("decision", decision);
+    return $("consent-form");
+  }
+
+  // Signed in on the authorization page: the consent screen, unless the app is first-party or
+  // the user consented to these scopes before (and prompt=consent does not ask again).
+  async function authorizeAs(user) {
+    const session = loadSession();
+    let consented = [];
+    const asks = AUTHORIZE.prompt.includes("consent");
+    if (!AUTHORIZE.firstParty && !asks) {
+      try {
+        const data = await gql("query Apps { viewer { authorizedApps { clientId scopes } } }", {}, session.sessionToken);
+        const app = data.viewer.authorizedApps.find((candidate) => candidate.clientId === AUTHORIZE.clientId);
+        if (app) consented = app.scopes;
+      } catch (error) {
+        if (error.code === 209) { clearSession(); showStart(explain(error)); return; }
+      }
+    }
+    if (!asks && (AUTHORIZE.firstParty || AUTHORIZE.scopes.every((scope) => consented.includes(scope)))) {
+      authorizeForm(session.sessionToken, "approve").submit();
+      return;
+    }
+    const client = AUTHORIZE.clientName;
+    $("consent-title").textContent = words("oauth.consent.title", { client });
+    $("consent-lead").textContent = words("oauth.consent.lead", { client, name: nameOf(user) });
+    const list = $("consent-scopes");
+    list.replaceChildren();
+    for (const scope of AUTHORIZE.scopes) {
+      const item = document.createElement("li");
+      item.textContent = words("oauth.scope." + scope);
+      list.append(item);
+    }
+    authorizeForm(session.sessionToken, null);
+    show("consent");
   }
 
   onSubmit("register-form", "register-error", async () => {
@@ -453,7 +511,7 @@
       "totp-disable-form"];
     for (const form of forms) $(form).reset();
     const errors = ["profile-error", "guest-error", "email-error", "password-error", "delete-error", "passkey-error", "totp-error",
-      "totp-manage-error", "totp-disable-error"];
+      "totp-manage-error", "totp-disable-error", "apps-error"];
     for (const error of errors) showError(error, null);
     $("email-current-box").hidden = true;
     $("passkey-name").value = "";
@@ -462,13 +520,14 @@
     showAccount(loadSession().user);
     showTOTP(null);
     show("account");
-    // The screen fills in as the user, two-step status and passkeys arrive, moving what is below
-    // them: aria-busy says so until all three are in (assistive technology waits, and so do tests).
+    // The screen fills in as the user, two-step status, passkeys and apps arrive, moving what is
+    // below them: aria-busy says so until all are in (assistive technology waits, and so do tests).
     $("account").setAttribute("aria-busy", "true");
     Promise.allSettled([
       readViewerAgain(),
       run($("totp-start"), "totp-status-error", loadTOTP),
       run($("passkey-add"), "passkey-error", loadPasskeys),
+      run($("app-list"), "apps-error", loadApps),
     ]).then(() => $("account").removeAttribute("aria-busy"));
   });
 
@@ -845,15 +904,59 @@
   for (const back of document.querySelectorAll(".to-home")) back.addEventListener("click", () => showHome(loadSession().user));
   for (const hint of document.querySelectorAll(".password-hint")) hint.textContent = `At least ${config.passwordMinLength} characters.`;
 
-  // On load: the stored session at once, then the server's word on it.
+  // The Account screen's apps: those the user let sign them in, each with a Remove button.
+  async function loadApps() {
+    const apps = (await gql("query Apps { viewer { authorizedApps { clientId name scopes grantedAt } } }",
+      {}, loadSession().sessionToken)).viewer.authorizedApps;
+    const list = $("app-list");
+    list.replaceChildren();
+    $("apps-none").hidden = apps.length > 0;
+    for (const app of apps) {
+      const item = document.createElement("li");
+      item.dataset.clientId = app.clientId;
+      const name = document.createElement("strong");
+      name.textContent = app.name;
+      const detail = document.createElement("div");
+      detail.className = "hint";
+      detail.textContent = `${app.scopes.join(" · ")} · ${when(app.grantedAt)}`;
+      const button = document.createElement("button");
+      button.type = "button";
+      button.className = "secondary remove";
+      button.textContent = words("app.apps.remove");
+      button.addEventListener("click", () => run(button, "apps-error", async () => {
+        await gql("mutation RevokeApp($input: RevokeAuthorizedAppInput!) { revokeAuthorizedApp(input: $input) { ok } }",
+          { input: { clientId: app.clientId } }, loadSession().sessionToken);
+        accountNotice(words("app.apps.removed", { name: app.name }));
+        await loadApps();
+      }));
+      item.append(name, detail, button);
+      list.append(item);
+    }
+  }
+
+  if (AUTHORIZE) {
+    $("authorize-banner").textContent = words("oauth.banner", { client: AUTHORIZE.clientName });
+    $("authorize-banner").hidden = false;
+    $("consent-switch").addEventListener("click", () => { clearSession(); showStart(); });
+  }
+
+  // On load: the stored session at once, then the server's word on it. On the authorization
+  // page, prompt=none decides at once with whatever session there is (the server answers
+  // login_required or consent_required), and prompt=login signs in afresh.
   async function start() {
+    if (AUTHORIZE && AUTHORIZE.prompt.includes("none")) {
+      const stored = loadSession();
+      authorizeForm(stored && stored.sessionToken, "approve").submit();
+      return;
+    }
+    if (AUTHORIZE && AUTHORIZE.prompt.includes("login")) clearSession();
     const session = loadSession();
     if (!session || !session.sessionToken || !session.user) { showStart(); return; }
-    showHome(session.user);
+    if (!AUTHORIZE) showHome(session.user);
     try {
       const data = await gql(`query Viewer { viewer { sessionToken user { ...UserFields } } } ${USER_FIELDS}`, {}, session.sessionToken);
       saveSession({ sessionToken: session.sessionToken, user: data.viewer.user });
-      showHome(data.viewer.user);
+      await signedIn(data.viewer.user);
     } catch (error) {
       if (error.code === 209) { clearSession(); showStart(explain(error)); }
       else showError("home-error", error);

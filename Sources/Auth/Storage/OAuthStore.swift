@@ -1,0 +1,339 @@
+import Foundation
+import JSON
+import Postgres
+
+/// The OAuth provider's tables (migration 15): registered clients, grants with their codes and
+/// refresh tokens, and consents. Codes and tokens are looked up by their SHA-256 digest. A grant
+/// belongs to a session and goes with it (ON DELETE CASCADE), so every way a session ends ends its
+/// grants in the same statement; a password change also ends the grants of the session it keeps
+/// (``endGrants(userId:in:)``).
+struct OAuthStore: Sendable {
+    let pool: Pool
+
+    // MARK: Clients
+
+    /// The registered client `clientId`, if any.
+    func client(id clientId: String) throws -> OAuthClient? {
+        try pool.withConnection(retry: .once) { connection in
+            try connection.queryFirst("""
+                SELECT client_id, secret_digest, redirect_uris::text, name FROM oauth_clients WHERE client_id = \(clientId)
+                """).map(Self.client)
+        }
+    }
+
+    /// Every registered client, oldest first.
+    func clients() throws -> [(client: OAuthClient, createdAt: Date)] {
+        try pool.withConnection(retry: .once) { connection in
+            try connection.query("""
+                SELECT client_id, secret_digest, redirect_uris::text, name, created_at FROM oauth_clients ORDER BY created_at, client_id
+                """).map { (try Self.client($0), try $0.decode(Date.self, at: 4)) }
+        }
+    }
+
+    private static func client(_ row: PostgresRow) throws -> OAuthClient {
+        let uris = (try? JSON.parse(try row.decode(String.self, at: 2)))?.arrayValue?.compactMap(\.stringValue) ?? []
+        return OAuthClient(
+            clientId: try row.decode(String.self, at: 0), secretDigest: try row.decode([UInt8]?.self, at: 1), redirectURIs: uris,
+            name: try row.decode(String.self, at: 3), scopes: OAuthPolicy.knownScopes, firstParty: false)
+    }
+
+    /// Stores a registered client.
+    func register(_ client: OAuthClient, at time: Date) throws {
+        let uris = PostgresJSON(JSON.array(client.redirectURIs.map(JSON.string)).serializedString())
+        try pool.withConnection(retry: .never) { connection in
+            _ = try connection.execute("""
+                INSERT INTO oauth_clients (client_id, secret_digest, redirect_uris, name, created_at)
+                VALUES (\(client.clientId), \(client.secretDigest), \(uris), \(client.name), \(time))
+                """)
+        }
+    }
+
+    // MARK: Grants
+
+    /// What a code or refresh token was issued for: its grant, the user and the session.
+    struct GrantRecord: Sendable {
+        var grantId: String
+        var clientId: String
+        var scopes: [String]
+        var resource: String?
+        var user: User
+        var session: Session
+        /// The authorization request's `nonce` (codes only).
+        var nonce: String?
+    }
+
+    /// `g` (grant) columns, then the user's and the session's.
+    private static let grantColumns: StaticString = """
+        g.grant_id, g.client_id, g.scopes, g.resource,
+        u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
+        u.display_name, u.photo_url, u.custom_fields::text,
+        s.object_id, s.created_at, s.updated_at, s.expires_at, s.last_used_at, s.installation_id,
+        s.created_with->>'action', s.created_with->>'authProvider', s.user_agent, (s.created_with->'factors')::text
+        """
+
+    private static func grant(_ row: PostgresRow, nonce: String? = nil) throws -> GrantRecord {
+        GrantRecord(
+            grantId: try row.decode(String.self, at: 0), clientId: try row.decode(String.self, at: 1),
+            scopes: try row.decode(String.self, at: 2).split(separator: " ").map(String.init),
+            resource: try row.decode(String?.self, at: 3), user: try UserStore.user(row, from: 4),
+            session: try UserStore.session(row, from: 4 + UserStore.userColumnCount), nonce: nonce)
+    }
+
+    /// A new code: its digest and what the authorization request bound it to.
+    struct NewCode: Sendable {
+        var digest: [UInt8]
+        var grantId: String
+        var clientId: String
+        var userId: String
+        var sessionId: String
+        var scopes: [String]
+        var resource: String?
+        var redirectURI: String
+        var challenge: String
+        var nonce: String?
+        var expiresAt: Date
+        /// Scopes to record as consented for the user and client (nil: none to record).
+        var consent: [String]?
+    }
+
+    /// Stores a code and its grant, and the consent it carries, in one transaction. False when the
+    /// session ended meanwhile (the grant's reference to it fails).
+    func insert(_ code: NewCode, at time: Date) throws -> Bool {
+        do {
+            return try pool.withConnection(retry: .never) { connection in
+                try connection.transaction { tx in
+                    let scopes = code.scopes.joined(separator: " ")
+                    guard try tx.queryFirst("""
+                        INSERT INTO oauth_grants (grant_id, client_id, user_id, session_id, scopes, resource, created_at)
+                        SELECT \(code.grantId), \(code.clientId), s.user_id, s.object_id, \(scopes), \(code.resource), \(time)
+                        FROM sessions s WHERE s.object_id = \(code.sessionId) AND s.user_id = \(code.userId)
+                        RETURNING 1
+                        """) != nil else { return false }
+                    try tx.execute("""
+                        INSERT INTO oauth_codes (code_digest, grant_id, redirect_uri, code_challenge, nonce, expires_at)
+                        VALUES (\(code.digest), \(code.grantId), \(code.redirectURI), \(code.challenge), \(code.nonce), \(code.expiresAt))
+                        """)
+                    try Self.deleteStaleCodes(userId: code.userId, before: time.addingTimeInterval(-Self.staleAfter), in: tx)
+                    if let consent = code.consent {
+                        try tx.execute("""
+                            INSERT INTO oauth_consents (user_id, client_id, scopes, granted_at)
+                            VALUES (\(code.userId), \(code.clientId), \(consent.joined(separator: " ")), \(time))
+                            ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
+                            """)
+                    }
+                    return true
+                }
+            }
+        } catch let error as PostgresError where error.sqlState == "23503" {
+            return false  // the session went between the select and the insert
+        }
+    }
+
+    /// What presenting a code found.
+    enum Redemption: Sendable {
+        /// No such code, or expired, or for another client, redirect URI or verifier.
+        case refused(String)
+        /// Used before: its grant, and everything issued from it, is gone.
+        case reused
+        /// Its session has ended, expired or gone idle.
+        case sessionEnded
+        /// Good: the code is used up; `refreshDigest` (if the decision gave one) is stored.
+        case issued(GrantRecord)
+    }
+
+    /// Redeems the code with this digest for `clientId` at `redirectURI` with the S256 challenge of
+    /// the presented verifier, in one transaction: a code presented twice ends its grant (OAuth 2.1
+    /// §4.1.3: what the first use issued is revoked); one for another client, URI or verifier, or
+    /// expired, is refused and stays as it is. `refreshToken` decides, from the grant, the digest of
+    /// the refresh token to issue with it (nil: none).
+    func redeem(
+        digest: [UInt8], clientId: String, redirectURI: String, challenge: String, now: Date, idleCutoff: Date,
+        refreshToken: (GrantRecord) -> [UInt8]?
+    ) throws -> Redemption {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst("""
+                    SELECT \(sql: Self.grantColumns), c.redirect_uri, c.code_challenge, c.nonce, c.expires_at, c.used_at
+                    FROM oauth_codes c JOIN oauth_grants g ON g.grant_id = c.grant_id
+                    JOIN users u ON u.object_id = g.user_id JOIN sessions s ON s.object_id = g.session_id
+                    WHERE c.code_digest = \(digest)
+                    FOR UPDATE OF c
+                    """) else { return .refused("The code is unknown, or its grant has ended.") }
+                let base = 4 + UserStore.userColumnCount + 10
+                let record = try Self.grant(row, nonce: try row.decode(String?.self, at: base + 2))
+                guard record.clientId == clientId else { return .refused("The code was issued to another client.") }
+                if try row.decode(Date?.self, at: base + 4) != nil {
+                    try tx.execute("DELETE FROM oauth_grants WHERE grant_id = \(record.grantId)")
+                    return .reused
+                }
+                guard try row.decode(Date.self, at: base + 3) > now else { return .refused("The code has expired.") }
+                guard try row.decode(String.self, at: base) == redirectURI else {
+                    return .refused("redirect_uri is not the one the code was issued for.")
+                }
+                guard try row.decode(String.self, at: base + 1) == challenge else {
+                    return .refused("code_verifier does not match the code_challenge.")
+                }
+                guard record.session.expiresAt > now, record.session.lastUsedAt > idleCutoff else { return .sessionEnded }
+                try tx.execute("UPDATE oauth_codes SET used_at = \(now) WHERE code_digest = \(digest)")
+                if let refresh = refreshToken(record) {
+                    try tx.execute("""
+                        INSERT INTO oauth_refresh_tokens (token_digest, grant_id, created_at) VALUES (\(refresh), \(record.grantId), \(now))
+                        """)
+                }
+                return .issued(record)
+            }
+        }
+    }
+
+    /// What presenting a refresh token found.
+    enum Rotation: Sendable {
+        case unknown
+        /// Issued to another client.
+        case wrongClient
+        /// Used before: the session it came from, and with it every grant of that session, has
+        /// ended; the session token's digest, for the session cache.
+        case reused(sessionTokenDigest: [UInt8]?)
+        case sessionEnded
+        /// Good: the token is used up and `next` stored in its place.
+        case rotated(GrantRecord)
+    }
+
+    /// Exchanges the refresh token with this digest for `next`, in one transaction (the token's
+    /// row locked: of two requests with one token, the second sees it used). A token presented
+    /// again after its exchange ends the session its grant came from (and so the whole chain),
+    /// forgetting the session's installation as a revoke does. A use counts as a use of the session.
+    func rotate(digest: [UInt8], clientId: String, next: [UInt8], now: Date, idleCutoff: Date, useResolution: Double) throws -> Rotation {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst("""
+                    SELECT \(sql: Self.grantColumns), r.used_at
+                    FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.grant_id = r.grant_id
+                    JOIN users u ON u.object_id = g.user_id JOIN sessions s ON s.object_id = g.session_id
+                    WHERE r.token_digest = \(digest)
+                    FOR UPDATE OF r
+                    """) else { return .unknown }
+                let record = try Self.grant(row)
+                guard record.clientId == clientId else { return .wrongClient }
+                if try row.decode(Date?.self, at: 4 + UserStore.userColumnCount + 10) != nil {
+                    let ended = try tx.queryFirst("""
+                        WITH ended AS (
+                            DELETE FROM sessions WHERE object_id = \(record.session.objectId)
+                            RETURNING token_digest, user_id, installation_id
+                        ), forgotten AS (
+                            DELETE FROM known_installations k USING ended
+                            WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
+                              AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
+                        SELECT token_digest FROM ended
+                        """).map { try $0.decode([UInt8].self, at: 0) }
+                    return .reused(sessionTokenDigest: ended)
+                }
+                guard record.session.expiresAt > now, record.session.lastUsedAt > idleCutoff else { return .sessionEnded }
+                try tx.execute("UPDATE oauth_refresh_tokens SET used_at = \(now) WHERE token_digest = \(digest)")
+                try tx.execute("""
+                    INSERT INTO oauth_refresh_tokens (token_digest, grant_id, created_at) VALUES (\(next), \(record.grantId), \(now))
+                    """)
+                try tx.execute("""
+                    UPDATE sessions SET last_used_at = \(now)
+                    WHERE object_id = \(record.session.objectId) AND last_used_at <= \(now) - \(useResolution) * interval '1 second'
+                    """)
+                return .rotated(record)
+            }
+        }
+    }
+
+    /// The grant `grantId` while it and its session live (for userinfo and introspection).
+    func liveGrant(id grantId: String, now: Date, idleCutoff: Date) throws -> GrantRecord? {
+        try pool.withConnection(retry: .once) { connection in
+            try connection.queryFirst("""
+                SELECT \(sql: Self.grantColumns)
+                FROM oauth_grants g JOIN users u ON u.object_id = g.user_id JOIN sessions s ON s.object_id = g.session_id
+                WHERE g.grant_id = \(grantId) AND s.expires_at > \(now) AND s.last_used_at > \(idleCutoff)
+                """).map { try Self.grant($0) }
+        }
+    }
+
+    /// Ends the grant of the refresh token with this digest, if it is `clientId`'s; whether there was one.
+    func revokeRefreshToken(digest: [UInt8], clientId: String) throws -> Bool {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.execute("""
+                DELETE FROM oauth_grants g USING oauth_refresh_tokens r
+                WHERE r.token_digest = \(digest) AND g.grant_id = r.grant_id AND g.client_id = \(clientId)
+                """) > 0
+        }
+    }
+
+    /// Ends grant `grantId` if it is `clientId`'s.
+    func revokeGrant(id grantId: String, clientId: String) throws -> Bool {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.execute("DELETE FROM oauth_grants WHERE grant_id = \(grantId) AND client_id = \(clientId)") > 0
+        }
+    }
+
+    /// In `tx`, ends every grant of the user: a password change or reset leaves no app holding a
+    /// refresh token that the old password got it, whichever session it came from.
+    static func endGrants(userId: String, in tx: some PostgresQueryable) throws {
+        try tx.execute("DELETE FROM oauth_grants WHERE user_id = \(userId)")
+    }
+
+    // MARK: Consents and the user's apps
+
+    /// The scopes the user has consented to for `clientId`.
+    func consentedScopes(userId: String, clientId: String) throws -> [String] {
+        try pool.withConnection(retry: .once) { connection in
+            try connection.queryFirst(
+                "SELECT scopes FROM oauth_consents WHERE user_id = \(userId) AND client_id = \(clientId)"
+            ).map { try $0.decode(String.self, at: 0).split(separator: " ").map(String.init) } ?? []
+        }
+    }
+
+    /// The clients the user has authorized: consented to, or holding a grant of (a first-party
+    /// client asks no consent), with the scopes and the latest time, newest first.
+    func authorizedApps(userId: String) throws -> [(clientId: String, scopes: [String], grantedAt: Date)] {
+        try pool.withConnection(retry: .once) { connection in
+            try connection.query("""
+                SELECT client_id, string_agg(DISTINCT scope, ' ' ORDER BY scope), max(at) FROM (
+                    SELECT client_id, unnest(string_to_array(scopes, ' ')) AS scope, granted_at AS at
+                    FROM oauth_consents WHERE user_id = \(userId)
+                    UNION ALL
+                    SELECT client_id, unnest(string_to_array(scopes, ' ')), created_at FROM oauth_grants WHERE user_id = \(userId)
+                ) a
+                GROUP BY client_id ORDER BY max(at) DESC, client_id
+                """).map {
+                (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1).split(separator: " ").map(String.init),
+                 try $0.decode(Date.self, at: 2))
+            }
+        }
+    }
+
+    /// Forgets the user's consent to `clientId` and ends every grant the client holds of the user's,
+    /// in one transaction; whether there was anything.
+    func revokeApp(userId: String, clientId: String) throws -> Bool {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                let consents = try tx.execute("DELETE FROM oauth_consents WHERE user_id = \(userId) AND client_id = \(clientId)")
+                let grants = try tx.execute("DELETE FROM oauth_grants WHERE user_id = \(userId) AND client_id = \(clientId)")
+                return consents + grants > 0
+            }
+        }
+    }
+
+    /// Seconds after which an expired code, and a grant left with neither a code nor a refresh
+    /// token, is deleted: past the code's life and the longest access token of it.
+    static let staleAfter = Double(OAuthPolicy.codeLifetime + AccessTokenPolicy.lifetimes.upperBound)
+
+    /// In `tx`, deletes the user's codes that expired before `cutoff`, and the user's grants made
+    /// before it that are left with neither a code nor a refresh token (an exchange that never came,
+    /// or a grant without `offline_access` whose access tokens have all expired): each new code
+    /// clears what its user's earlier ones left.
+    static func deleteStaleCodes(userId: String, before cutoff: Date, in tx: some PostgresQueryable) throws {
+        try tx.execute("""
+            DELETE FROM oauth_codes c USING oauth_grants g
+            WHERE g.user_id = \(userId) AND c.grant_id = g.grant_id AND c.expires_at < \(cutoff)
+            """)
+        try tx.execute("""
+            DELETE FROM oauth_grants g WHERE g.user_id = \(userId) AND g.created_at < \(cutoff)
+              AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.grant_id = g.grant_id)
+              AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.grant_id = g.grant_id)
+            """)
+    }
+}
