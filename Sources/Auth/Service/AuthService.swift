@@ -56,6 +56,11 @@ public final class AuthService: Sendable {
         public var log: @Sendable (String) -> Void
         /// Says why a credential was refused (a provider token, a passkey); nil: `log`.
         public var refused: (@Sendable (String) -> Void)?
+        /// Where the changes of the event catalogue are recorded (the webhook endpoints and the
+        /// events each takes); none: nothing is recorded.
+        public var events: EventLog = EventLog()
+        /// `beforeSignUp` and `beforeLogIn` (`GATEHOUSE_HOOKS`); nil: none.
+        public var hooks: AuthHooks?
 
         public init(
             configuration: AuthConfiguration = AuthConfiguration(), limiterCapacity: Int = RateLimiter.defaultCapacity,

@@ -68,7 +68,7 @@ public struct SessionJanitor: Sendable {
                     DELETE FROM sessions WHERE object_id IN (
                         SELECT object_id FROM sessions WHERE last_used_at <= \(now.addingTimeInterval(-Double(idleTimeout)))
                         ORDER BY last_used_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
-                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, false AS live),
+                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, false AS live, object_id),
                 \(sql: SessionStore.endedSessions)
                 """)
             sessions.deleted += idle.deleted
