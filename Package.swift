@@ -66,7 +66,7 @@ let package = Package(
         // pages, whose HTML, CSS, JavaScript and texts are files in Pages/, compiled in.
         .target(
             name: "GatehouseServer",
-            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "JWT", "Threading", "Mail", "Postgres", "Providers", "Sodium"],
+            dependencies: ["Auth", "AuthGraphQL", "Curl", "GraphQL", "GraphQLHTTP", "HTTPServer", "IPNetworks", "JSON", "JWT", "Threading", "Mail", "Postgres", "Providers", "Signatures", "Sodium"],
             exclude: ["Pages"], plugins: ["EmbedText"]),
         // The executable: main.swift only parses the command and runs.
         .executableTarget(name: "gatehouse", dependencies: ["GatehouseServer"]),

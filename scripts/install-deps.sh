@@ -26,7 +26,14 @@ ensure_pyyaml() {
   [ "${1:-}" = "--test" ] || return 0
   python3 -c "import yaml" 2>/dev/null || python3 -m pip install --quiet pyyaml >&2 || true
 }
-trap 'ensure_pyyaml "${1:-}"' EXIT
+ensure_standardwebhooks() {
+  # The independent verifier of webhook deliveries (scripts/webhook_receiver.py, run by Debian's
+  # python3): the Standard Webhooks reference library, from PyPI.
+  [ "${1:-}" = "--test" ] || return 0
+  /usr/bin/python3 -c "import standardwebhooks" 2>/dev/null \
+    || /usr/bin/python3 -m pip install --quiet --break-system-packages standardwebhooks >&2 || true
+}
+trap 'ensure_pyyaml "${1:-}"; ensure_standardwebhooks "${1:-}"' EXIT
 missing=()
 for p in "${packages[@]}"; do
   dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "install ok installed" || missing+=("$p")

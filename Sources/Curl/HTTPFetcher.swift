@@ -55,6 +55,47 @@ public struct HTTPFetcher: Sendable {
         }
     }
 
+    /// POSTs `body` with `headers` (each `Name: value`), allowing `timeoutMilliseconds` for the
+    /// whole exchange; the same URLs as ``get(_:)``. The status of the answer (its body is read
+    /// up to ``maxBodySize``); a failure to get one (refused, timed out) throws.
+    public func post(
+        _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int
+    ) throws(FetchError) -> (status: Int, body: [UInt8]) {
+        try Self.validate(url)
+        let response = Response()
+        var list: UnsafeMutablePointer<curl_slist>?
+        defer { curl_slist_free_all(list) }
+        do {
+            for header in headers {
+                guard let appended = header.withCString({ curl_slist_append(list, $0) }) else {
+                    throw FetchError("out of memory for the headers")
+                }
+                list = appended
+            }
+            let easy = try EasyHandle()
+            try easy.set(CURLOPT_URL, url)
+            try easy.set(CURLOPT_PROTOCOLS_STR, "https,http")
+            try easy.set(CURLOPT_TIMEOUT_MS, max(1, timeoutMilliseconds))
+            try easy.set(CURLOPT_CONNECTTIMEOUT_MS, max(1, timeoutMilliseconds))
+            if let caFile { try easy.set(CURLOPT_CAINFO, caFile) }
+            try easy.set(CURLOPT_HTTPHEADER, pointer: UnsafeMutableRawPointer(list))
+            try easy.set(CURLOPT_POSTFIELDSIZE, body.count)
+            // COPYPOSTFIELDS copies POSTFIELDSIZE bytes at once (a body of text: no NUL inside).
+            try easy.set(CURLOPT_COPYPOSTFIELDS, String(decoding: body, as: UTF8.self))
+            let context = Unmanaged.passUnretained(response).toOpaque()
+            try easy.set(CURLOPT_WRITEDATA, pointer: context)
+            try easy.setWriteFunction(CURLOPT_WRITEFUNCTION, appendBody)
+            let failure = withExtendedLifetime(response) { easy.perform { _, _ in false } }
+            if response.tooLarge { throw FetchError("\(Self.origin(url)): the response is larger than \(Self.maxBodySize) bytes") }
+            if let failure { throw FetchError("\(Self.origin(url)): \(failure.description)") }
+            return (easy.responseCode, response.body)
+        } catch let error as FetchError {
+            throw error
+        } catch {
+            throw FetchError("\(Self.origin(url)): \(error)")
+        }
+    }
+
     /// Throws unless `url` is one ``get(_:)`` would fetch: an `https://` URL, or `http://` to a
     /// loopback address. For checking configured URLs at start-up.
     public static func validate(_ url: String) throws(FetchError) {

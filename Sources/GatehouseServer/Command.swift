@@ -55,6 +55,14 @@ public enum Command {
             }
             print(Settings.markdown, terminator: "")
             return 0
+        case "webhooks":
+            guard arguments == ["secret"] else {
+                if wantsHelp { print(webhooksHelp); return 0 }
+                fail("webhooks needs secret\n\n\(webhooksHelp)")
+                return 2
+            }
+            print(WebhookSecret.generate())
+            return 0
         case "help":
             print(usage)
             return 0
@@ -278,6 +286,7 @@ public enum Command {
           schema print          Print the served schema (SDL), with GATEHOUSE_USER_FIELDS' fields
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
+          webhooks secret       Print a new webhook or hook secret (whsec_…) for GATEHOUSE_WEBHOOKS or GATEHOUSE_HOOKS
 
         Run "gatehouse COMMAND --help" for a command's options; "gatehouse --version" for the version.
         """
@@ -311,6 +320,14 @@ public enum Command {
         GATEHOUSE_POLL_INTERVAL). While the database is unreachable or read-only (a failover)
         it tries again for up to GATEHOUSE_DATABASE_WAIT seconds. Takes the same database
         options as serve (see gatehouse serve --help).
+        """
+
+    static let webhooksHelp = """
+        Usage: gatehouse webhooks secret
+
+        Prints a new secret for an endpoint of GATEHOUSE_WEBHOOKS or a hook of GATEHOUSE_HOOKS:
+        whsec_ and the base64 of 32 random bytes. Give the same secret to the receiver, which
+        verifies each request's webhook-signature with it (any Standard Webhooks library).
         """
 
     static let keysHelp = """

@@ -28,6 +28,7 @@ public final class GatehouseServer: Sendable {
     private let keyRefresher: PeriodicThread
     private let listener: NotificationListener?
     private let mailSender: MailSender?
+    private let webhookSender: WebhookSender?
     private let http: HTTPServer
     /// The `logInWith` providers of `GATEHOUSE_AUTH_PROVIDERS`.
     let providers: ProviderRegistry
@@ -68,6 +69,14 @@ public final class GatehouseServer: Sendable {
             throw StartError("GATEHOUSE_AUTH_PROVIDERS (--auth-providers): \(error)")
         }
         providers = ProviderRegistry(configuration: providerConfiguration)
+        let webhookEndpoints: [WebhookEndpoint]
+        let hookEndpoints: [AuthHooks.Point: HookEndpoint]
+        do {
+            webhookEndpoints = try EventConfiguration.webhooks(settings.webhooks)
+            hookEndpoints = try EventConfiguration.hooks(settings.hooks)
+        } catch {
+            throw StartError(error.description)
+        }
 
         let oauthClients: [OAuthClient]
         do { oauthClients = try Self.oauthClients(settings.oauthClients) } catch { throw StartError(error.description) }
@@ -190,7 +199,9 @@ public final class GatehouseServer: Sendable {
                     logger.info("read database serving session lookups")
                 }
             },
-            log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) }))
+            log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) },
+            events: EventLog(subscribers: webhookEndpoints.map { EventLog.Subscriber(endpoint: $0.url, kinds: $0.kinds) }),
+            hooks: hookEndpoints.isEmpty ? nil : HookCaller(hooks: hookEndpoints, logger: logger).authHooks))
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.core.refreshHashKinds() } catch {
                 logger.warn("reading the kinds of stored password hash failed", ["error": .string(String(describing: error))])
@@ -224,6 +235,11 @@ public final class GatehouseServer: Sendable {
                 pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         }
         self.mailSender = mailSender
+        let webhookSender = webhookEndpoints.isEmpty ? nil : WebhookSender(
+            store: WebhookOutboxStore(pool: pool), endpoints: webhookEndpoints,
+            connection: settings.pollInterval > 0 ? nil : connection, logger: logger,
+            pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
+        self.webhookSender = webhookSender
         let devMailbox = DevMailbox.isServed(mode: settings.devMailbox, embeddedDatabase: embedded != nil, smtpConfigured: smtp != nil)
             ? DevMailbox(store: outbox, composer: composer, linkBox: linkBox, smtpConfigured: smtp != nil) : nil
         let connectionCounts = HTTPServer.ConnectionCounts()
@@ -237,7 +253,7 @@ public final class GatehouseServer: Sendable {
                 passkeys: Pages.PasskeySite(
                     relyingPartyId: relyingParty.id, origins: relyingParty.origins.sorted(), url: publicURL),
                 secondFactors: settings.mfa),
-            mailSender: mailSender, devMailbox: devMailbox,
+            mailSender: mailSender, webhookSender: webhookSender, devMailbox: devMailbox,
             sessionCache: cache, sessionListener: listener)
 
         janitor = SessionJanitorThread(
@@ -267,6 +283,10 @@ public final class GatehouseServer: Sendable {
         }
         janitor.start()
         keyRefresher.start()
+        if let webhookSender {
+            webhookSender.start()
+            logger.info("webhook delivery on", ["endpoints": .int(webhookEndpoints.count)])
+        }
         if let mailSender, let smtp {
             mailSender.start()
             logger.info("mail delivery on", ["smtp": .string(smtp.description)])
@@ -319,6 +339,7 @@ public final class GatehouseServer: Sendable {
         janitor.stop()
         keyRefresher.stop()
         mailSender?.stop()
+        webhookSender?.stop()
         listener?.stop()
         hashing.shutdown()
         pool.close()

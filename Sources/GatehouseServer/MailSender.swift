@@ -6,18 +6,15 @@ import Mail
 import Postgres
 import Sodium
 
-/// Delivers the mail outbox over SMTP: one thread per instance, woken by `NOTIFY gatehouse_mail`
-/// (a message was written), by the listening connection (re)connecting (notifications may have
-/// been missed), and by a timer when the next retry is due or, at the latest, every
-/// `pollInterval` seconds (the only wake-up without a listening connection: for engines
-/// without `LISTEN/NOTIFY`).
+/// Delivers the mail outbox over SMTP on an ``OutboxWorker`` (woken by `NOTIFY gatehouse_mail`,
+/// its rows held by a renewed lease, see there).
 ///
-/// Each round claims a batch of due messages (``OutboxStore/claim(limit:lease:)``), opens each
-/// one's sealed link, renders it with ``MailComposer`` and sends it with ``SMTPClient``, one after
-/// the other in order of creation: a link is in the clear only in memory, for that delivery.
-/// Logs and stored errors name a message by its Message-ID only: never its link, token or body.
+/// Each round's batch is sent one message after the other in order of creation: each one's
+/// sealed link is opened, the message rendered with ``MailComposer`` and sent with
+/// ``SMTPClient``; a link is in the clear only in memory, for that delivery. Logs and stored
+/// errors name a message by its Message-ID only: never its link, token or body.
 final class MailSender: @unchecked Sendable {
-    // @unchecked: every `var` is read and written with `mutex` held.
+    // @unchecked: `worker` is set once, in init, before any other thread sees the sender.
 
     /// Messages delivered, given up and retried since start (for `/metrics`).
     struct Counts: Sendable, Equatable {
@@ -33,23 +30,10 @@ final class MailSender: @unchecked Sendable {
     let linkBox: SecretBox
     /// `GATEHOUSE_MAIL_RETRY_BASE`.
     let retryBase: Int
-    let batchSize: Int
-    let pollInterval: Double
     private let logger: Logger
-    /// Wakes the sender on `NOTIFY` (none when polling); its reconnects are counted for `/metrics`.
-    private(set) var listener: NotificationListener?
+    private var worker: OutboxWorker<OutboxStore.StoredMessage>!
 
-    private let mutex = ConditionMutex()
-    private let wake = ConditionMutex.Condition()
-    private let exited = ConditionMutex.Condition()
-    /// Set by a notification (or a reconnect), cleared by the round it starts.
-    private var woken = true
-    /// Whether the notification connection was lost (or never made) since it last connected.
-    private var lostListener = false
-    private var stopping = false
-    private var running = false
-    private var counts = Counts()
-    private var pending: (count: Int, oldestAge: Double) = (0, 0)
+    private let counts = Lock(Counts())
 
     /// A sender for the outbox of `store`, listening for new mail on `connection` (nil: polling
     /// only); call ``start()``.
@@ -63,116 +47,40 @@ final class MailSender: @unchecked Sendable {
         self.linkBox = linkBox
         self.retryBase = retryBase
         self.logger = logger
-        self.batchSize = batchSize
-        self.pollInterval = pollInterval
-        guard let connection else { return }
-        listener = NotificationListener(
-            configuration: connection, channels: [AuthMigrations.Channel.mail],
-            onNotification: { [unowned self] _ in signal() },
-            onConnect: { [unowned self] in
-                if exchangeListenerLost(false) { logger.info("mail wake-ups on again: notification connection restored") }
-                signal()
-            },
-            onDisconnect: { [unowned self] error in
-                _ = exchangeListenerLost(true)
-                logger.warn("mail wake-ups off, polling every \(Int(pollInterval)) s: notification connection lost", [
-                    "error": .string(String(describing: error)),
-                ])
-            })
+        worker = OutboxWorker(
+            name: "mail", lease: store.lease, channel: AuthMigrations.Channel.mail, connection: connection, logger: logger,
+            batchSize: batchSize, pollInterval: pollInterval,
+            claim: { [store] in try store.claim(limit: $0) }, id: \.id,
+            deliver: { [unowned self] in try deliver($0) })
     }
 
     /// Seconds one delivery may take (the SMTP client's whole-transfer timeout).
     static let smtpTimeout = 30
 
-    /// Seconds a claim holds its messages: enough to try the whole batch even if every attempt
-    /// runs into the SMTP timeout. A message claimed by an instance that died is sent by another
-    /// once this has passed.
-    var lease: Int { batchSize * Self.smtpTimeout + 60 }
+    /// Wakes the sender on `NOTIFY` (none when polling); its reconnects are counted for `/metrics`.
+    var listener: NotificationListener? { worker.listener }
 
     /// Starts listening and the sending thread.
-    func start() {
-        mutex.withLock { running = true }
-        listener?.start()
-        let thread = Thread { [self] in run() }
-        thread.name = "gatehouse-mail"
-        thread.start()
-    }
+    func start() { worker.start() }
 
     /// Stops the thread after the message being sent (if any); messages of its batch not yet
     /// tried are made due again for the other instances (or the next start).
-    func stop() {
-        listener?.stop()
-        mutex.withLock {
-            stopping = true
-            wake.signal()
-            while running { mutex.wait(exited) }
-        }
-    }
+    func stop() { worker.stop() }
 
     /// Delivered, given up and retried messages so far.
-    var deliveryCounts: Counts { mutex.withLock { counts } }
+    var deliveryCounts: Counts { counts.withLock { $0 } }
 
     /// Pending messages and the oldest one's age in seconds, as of the end of the last round.
-    var pendingSummary: (count: Int, oldestAge: Double) { mutex.withLock { pending } }
+    var pendingSummary: (count: Int, oldestAge: Double) { worker.pendingSummary }
 
-    private func signal() {
-        mutex.withLock {
-            woken = true
-            wake.signal()
-        }
-    }
+    private var isStopping: Bool { worker.isStopping }
 
-    private var isStopping: Bool { mutex.withLock { stopping } }
-
-    /// Sets ``lostListener`` and returns what it was.
-    private func exchangeListenerLost(_ value: Bool) -> Bool {
-        mutex.withLock {
-            defer { lostListener = value }
-            return lostListener
-        }
-    }
-
-    private func run() {
-        defer {
-            mutex.withLock {
-                running = false
-                exited.broadcast()
-            }
-        }
-        var summarized = ContinuousClock.now
-        while !isStopping {
-            var wait = pollInterval
-            do {
-                mutex.withLock { woken = false }
-                let batch = try store.claim(limit: batchSize, lease: lease)
-                try deliver(batch)
-                // The backlog for /metrics: after each round, and at most once a second while
-                // full batches follow each other.
-                if batch.count < batchSize || ContinuousClock.now - summarized > .seconds(1) {
-                    let summary = try store.pendingSummary()
-                    mutex.withLock { pending = summary }
-                    summarized = .now
-                }
-                if batch.count == batchSize { continue }
-                if let due = try store.secondsUntilNextDue() { wait = min(wait, due) }
-            } catch {
-                logger.warn("mail outbox unavailable", ["error": .string(String(describing: error))])
-                wait = min(wait, 5)
-            }
-            mutex.withLock {
-                if !woken && !stopping && wait > 0 { _ = mutex.wait(wake, seconds: wait) }
-            }
-        }
-    }
-
-    /// Sends `batch` in order; on stopping, releases the messages not tried.
+    /// Sends `batch` in order, until the sender stops.
     private func deliver(_ batch: [OutboxStore.StoredMessage]) throws {
-        for (index, message) in batch.enumerated() {
-            if isStopping {
-                try store.release(ids: batch[index...].map(\.id))
-                return
-            }
+        for message in batch {
+            if isStopping { return }
             try deliver(message)
+            worker.finished(message)
         }
     }
 
@@ -195,7 +103,7 @@ final class MailSender: @unchecked Sendable {
             return try recordFailure(message, error.description, permanent: error.isPermanent)
         }
         try recordSent(message)
-        mutex.withLock { counts.sent += 1 }
+        counts.withLock { $0.sent += 1 }
         logger.debug("mail sent", ["messageId": .string(message.messageId), "kind": .string(message.kind)])
     }
 
@@ -203,8 +111,8 @@ final class MailSender: @unchecked Sendable {
     private func recordFailure(_ message: OutboxStore.StoredMessage, _ error: String, permanent: Bool) throws {
         let outcome = try store.markFailed(
             id: message.id, attempts: message.attempts, error: error, permanent: permanent, retryBase: retryBase)
-        mutex.withLock {
-            if outcome == .failed { counts.failed += 1 } else { counts.retries += 1 }
+        counts.withLock {
+            if outcome == .failed { $0.failed += 1 } else { $0.retries += 1 }
         }
         logger.warn(
             outcome == .failed ? "mail delivery failed, given up" : "mail delivery failed, will retry",
@@ -215,11 +123,10 @@ final class MailSender: @unchecked Sendable {
 extension MailSender {
     /// Marks a delivered message sent. It is out, so should the database be unreachable or
     /// read-only just then (a failover), marking it (an idempotent update) is tried again every
-    /// half second until the database takes it, the sender stops or the message's lease runs out:
-    /// otherwise the message and the rest of its batch would wait out their lease (minutes) and
-    /// the delivered one would go out again.
+    /// half second until the database takes it, the sender stops or a lease's length has passed:
+    /// otherwise the delivered one would go out again once its lease ran out.
     private func recordSent(_ message: OutboxStore.StoredMessage) throws {
-        let deadline = ContinuousClock.now + .seconds(lease)
+        let deadline = ContinuousClock.now + .seconds(OutboxLease.duration)
         var warned = false
         while true {
             do {

@@ -23,6 +23,7 @@ final class Router: HTTPHandler {
     let connectionCounts: HTTPServer.ConnectionCounts
     let pages: Pages
     let mailSender: MailSender?
+    let webhookSender: WebhookSender?
     let devMailbox: DevMailbox?
     /// The session cache and the listener that keeps it honest (none when polling), for `/metrics`.
     let sessionCache: SessionCache?
@@ -33,7 +34,7 @@ final class Router: HTTPHandler {
     init(
         responder: GraphQLHTTPResponder<RequestContext>, contexts: ContextFactory, cors: CORSPolicy, logger: Logger,
         metrics: Metrics, pool: Pool, hashing: PasswordHashingPool, connectionCounts: HTTPServer.ConnectionCounts = .init(),
-        pages: Pages = Pages(), mailSender: MailSender? = nil, devMailbox: DevMailbox? = nil,
+        pages: Pages = Pages(), mailSender: MailSender? = nil, webhookSender: WebhookSender? = nil, devMailbox: DevMailbox? = nil,
         sessionCache: SessionCache? = nil, sessionListener: NotificationListener? = nil
     ) {
         self.accessTokens = AccessTokenEndpoints(auth: contexts.auth)
@@ -48,6 +49,7 @@ final class Router: HTTPHandler {
         self.connectionCounts = connectionCounts
         self.pages = pages
         self.mailSender = mailSender
+        self.webhookSender = webhookSender
         self.devMailbox = devMailbox
         self.sessionCache = sessionCache
         self.sessionListener = sessionListener
@@ -234,7 +236,7 @@ final class Router: HTTPHandler {
     private func gauges() -> [(name: String, help: String, labels: String, value: Double)] {
         let stats = pool.stats
         let hashingMetrics = hashing.metrics
-        return mailGauges() + notificationGauges() + standbyGauges() + [
+        return mailGauges() + webhookGauges() + notificationGauges() + standbyGauges() + [
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"in_use\"", Double(stats.inUse)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"idle\"", Double(stats.idle)),
             ("gatehouse_db_pool_connections", "PostgreSQL connections of the pool by state.", "state=\"connecting\"", Double(stats.connecting)),
@@ -279,6 +281,9 @@ final class Router: HTTPHandler {
         if let listener = mailSender?.listener {
             gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"mail\"", Double(listener.reconnectCount)))
         }
+        if let listener = webhookSender?.listener {
+            gauges.append(("gatehouse_notification_reconnects_total", help, "listener=\"webhooks\"", Double(listener.reconnectCount)))
+        }
         return gauges
     }
 
@@ -294,6 +299,30 @@ final class Router: HTTPHandler {
             ("gatehouse_mail_pending", "Messages in the outbox waiting for delivery.", "", Double(pending.count)),
             ("gatehouse_mail_oldest_pending_seconds", "Age of the oldest message waiting for delivery.", "", pending.oldestAge),
         ]
+    }
+
+    /// The webhook sender's counts per endpoint index and the outbox's backlog (as of the
+    /// sender's last round: no query per scrape).
+    private func webhookGauges() -> [(name: String, help: String, labels: String, value: Double)] {
+        guard let webhookSender else { return [] }
+        let pending = webhookSender.pendingSummary
+        var gauges: [(name: String, help: String, labels: String, value: Double)] = []
+        let counts = webhookSender.deliveryCounts
+        for (index, count) in counts.enumerated() {
+            gauges.append(("gatehouse_webhook_delivered_total", "Webhook deliveries this instance made (a 2xx answer), by endpoint index.",
+                           "endpoint=\"\(index)\"", Double(count.delivered)))
+        }
+        for (index, count) in counts.enumerated() {
+            gauges.append(("gatehouse_webhook_failed_total", "Webhook deliveries this instance gave up on (3 days of retries), by endpoint index.",
+                           "endpoint=\"\(index)\"", Double(count.failed)))
+        }
+        for (index, count) in counts.enumerated() {
+            gauges.append(("gatehouse_webhook_retries_total", "Failed webhook deliveries this instance scheduled to retry, by endpoint index.",
+                           "endpoint=\"\(index)\"", Double(count.retries)))
+        }
+        gauges.append(("gatehouse_webhook_pending", "Webhook deliveries waiting in the outbox.", "", Double(pending.count)))
+        gauges.append(("gatehouse_webhook_oldest_pending_seconds", "Age of the oldest webhook delivery waiting in the outbox.", "", pending.oldestAge))
+        return gauges
     }
 
     static func json(_ object: JSONObject, status: Int = 200) -> HTTPResponse {

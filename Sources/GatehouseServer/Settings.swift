@@ -89,6 +89,10 @@ public struct Settings: Sendable, Hashable {
     public var oauthClients: String? = nil
     public var oauthDynamicRegistration = false
     public var oauthTokenRateLimit = 600
+    /// Webhook endpoints: JSON, or `@/path/file.json`; nil: none (no event is recorded).
+    public var webhooks: String? = nil
+    /// `beforeSignUp` and `beforeLogIn` hooks: JSON, or `@/path/file.json`; nil: none.
+    public var hooks: String? = nil
 
     public init() {}
 
@@ -320,6 +324,12 @@ extension Settings {
         integer("oauth-token-rate-limit", "GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT",
                 "Requests to `/oauth/token`, `/oauth/revoke` and a client's `/oauth/introspect` per client and per client network per minute, per instance; `0`: off",
                 0...1_000_000, \.oauthTokenRateLimit),
+        text("webhooks", "GATEHOUSE_WEBHOOKS", "JSON",
+             "Webhook endpoints: JSON, or `@/path/file.json`: `[{\"url\": …, \"secret\": \"whsec_…\", \"events\": [\"user.created\", …] or [\"*\"]}]` (https, or http to a loopback address; `gatehouse webhooks secret` prints a secret). Events are delivered signed in the Standard Webhooks format, per user in order, retried for 3 days. Unset: none",
+             { $0.webhooks = $1.isEmpty ? nil : $1 }, { $0.webhooks == nil ? "(none)" : "(set)" }),
+        text("hooks", "GATEHOUSE_HOOKS", "JSON",
+             "Hooks that may refuse a sign-up or log-in: JSON, or `@/path/file.json`: `{\"beforeSignUp\": {\"url\": …, \"secret\": \"whsec_…\", \"timeoutMs\": 2000, \"onError\": \"reject\"}, \"beforeLogIn\": {…}}`. Unset: none",
+             { $0.hooks = $1.isEmpty ? nil : $1 }, { $0.hooks == nil ? "(none)" : "(set)" }),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one

@@ -71,6 +71,8 @@ let settingCases: [SettingCase] = [
     SettingCase("http-blocking-threads", "GATEHOUSE_HTTP_BLOCKING_THREADS", "12", { $0.httpBlockingThreads == 12 }),
     SettingCase("session-lookup-batches", "GATEHOUSE_SESSION_LOOKUP_BATCHES", "3", { $0.sessionLookupBatches == 3 }),
     SettingCase("shutdown-timeout", "GATEHOUSE_SHUTDOWN_TIMEOUT", "0.5", { $0.shutdownTimeout == 0.5 }),
+    SettingCase("webhooks", "GATEHOUSE_WEBHOOKS", "@/etc/gatehouse/webhooks.json", { $0.webhooks == "@/etc/gatehouse/webhooks.json" }),
+    SettingCase("hooks", "GATEHOUSE_HOOKS", "@/etc/gatehouse/hooks.json", { $0.hooks == "@/etc/gatehouse/hooks.json" }),
     SettingCase("public-url", "GATEHOUSE_PUBLIC_URL", "https://auth.example.com", { $0.publicURL == "https://auth.example.com" }),
     SettingCase("app-name", "GATEHOUSE_APP_NAME", "Acme Notes", { $0.appName == "Acme Notes" }),
     SettingCase("webauthn-rp-id", "GATEHOUSE_WEBAUTHN_RP_ID", "example.com", { $0.webAuthnRPID == "example.com" }),

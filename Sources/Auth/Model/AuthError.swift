@@ -113,6 +113,9 @@ public enum AuthError: Error, Sendable, Hashable {
     case unknownAudience(String)
     /// 142: the user's claims would make an access token longer than its limit.
     case accessTokenTooLarge
+    /// 141: a `beforeSignUp` or `beforeLogIn` hook refused (its message, cleaned), or failed with
+    /// `onError` `reject` (the contract's message for the operation).
+    case hookRefused(message: String)
 
     /// Parse's error code.
     public var code: Int {
@@ -142,7 +145,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidPasskey: 101
         case .unknownAudience, .accessTokenTooLarge: 142
         case .secondFactorMissing: -1
-        case .invalidMFAToken, .invalidRecoveryCode: 141
+        case .invalidMFAToken, .invalidRecoveryCode, .hookRefused: 141
         case .invalidMFASecret: 142
         case .secondFactorEnrolmentRequired, .secondFactorSessionRequired: 206
         }
@@ -204,6 +207,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidPasskey: "Invalid passkey."
         case .unknownAudience(let audience): "Unknown audience \(audience.utf8Prefix(AuthError.quotedInputBytes))."
         case .accessTokenTooLarge: "Access token too large."
+        case .hookRefused(let message): message
         }
     }
 

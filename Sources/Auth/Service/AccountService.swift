@@ -94,7 +94,7 @@ public final class AccountService: Sendable {
         let passwordHash = try core.hash(password)
         let updated = try core.database { () throws in
             try accounts.completeReset(
-                digest: digest, userId: user.objectId, passwordHash: passwordHash, context: mail.context(time)
+                digest: digest, userId: user.objectId, passwordHash: passwordHash, context: mail.context(time), events: core.events
             ) { user, removal in
                 guard let email = user.email else { return [] }
                 var messages = [mail.message(.passwordChanged, to: email, about: user, request: request, token: nil)]
@@ -118,7 +118,7 @@ public final class AccountService: Sendable {
         guard !token.isEmpty else { throw .tokenMissing }
         let digest = SHA256.digest(token)
         let time = core.timestamp()
-        guard let userId = try core.database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time) }) else {
+        guard let userId = try core.database({ () throws in try accounts.verifyEmail(digest: digest, name: username, now: time, events: core.events) }) else {
             throw .invalidVerificationLink
         }
         core.sessionCache?.invalidate(userId: userId)
@@ -191,7 +191,7 @@ public final class AccountService: Sendable {
             profile: profile)
         let updated = try core.database { () throws in
             try AuthCore.identityConflicts { try AuthCore.namesTaken {
-                try accounts.update(userId: objectId, change: change, context: mail.context(time)) { old, new, signInChanges in
+                try accounts.update(userId: objectId, change: change, context: mail.context(time), events: core.events) { old, new, signInChanges in
                     var messages: [OutboxStore.Message] = []
                     if !signInChanges.isEmpty, let email = old.email ?? new.email {
                         messages.append(mail.message(
@@ -230,7 +230,7 @@ public final class AccountService: Sendable {
         try core.checkRecentAuthentication(caller, currentPassword, storedHash, current, request)
         let time = core.timestamp()
         let deleted = try core.database { () throws in
-            try accounts.delete(userId: objectId, context: mail.context(time)) { user in
+            try accounts.delete(userId: objectId, context: mail.context(time), events: core.events) { user in
                 user.email.map { mail.message(.accountDeleted, to: $0, about: user, request: request, token: nil) }
             }
         }

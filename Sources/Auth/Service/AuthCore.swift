@@ -1,4 +1,5 @@
 import Foundation
+import JSON
 import Postgres
 import Sodium
 
@@ -32,6 +33,10 @@ public final class AuthCore: Sendable {
     let refused: @Sendable (String) -> Void
     /// Seals the links of mail in the outbox (``AuthService/Options/linkBox``).
     let linkBox: SecretBox?
+    /// Where every change of the event catalogue is recorded, in its transaction.
+    public let events: EventLog
+    /// The hooks that may refuse a sign-up or log-in (nil: none).
+    let hooks: AuthHooks?
 
     init(pool: Pool, hashing: PasswordHashingPool, options: AuthService.Options) {
         let configuration = options.configuration
@@ -51,6 +56,8 @@ public final class AuthCore: Sendable {
         self.log = options.log
         self.refused = options.refused ?? options.log
         self.linkBox = options.linkBox
+        self.events = options.events
+        self.hooks = options.hooks
     }
 
     /// Whether `key` is the configured master key (constant-time compared).
@@ -116,6 +123,34 @@ public final class AuthCore: Sendable {
         _ = try? database { () throws in try users.releaseAttempt(reservation, threshold: lockout.threshold) }
     }
 
+    /// After a wrong credential whose attempt started a lockout (it took the threshold-th
+    /// reservation, and the lock now stays): records `user.locked`. The lock itself was written
+    /// when the attempt was counted, before its check could tell whether it would stay.
+    func noteWrongCredential(_ count: UserStore.AttemptCount) {
+        guard let reservation = count.reservation, let until = reservation.startedLock, events.records(.userLocked) else { return }
+        let event = AuthEvent.locked(userId: reservation.userId, until: until, at: timestamp())
+        _ = try? database { () throws in try users.pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in try events.record(event, in: tx) }
+        } }
+    }
+
+    /// The `data` of a `beforeSignUp` hook's call.
+    func hookData(username: String, email: String?, authProvider: String, request: AuthRequest) -> JSONObject {
+        [
+            "username": .string(username), "email": email.map(JSON.string) ?? .null, "authProvider": .string(authProvider),
+            "ip": .string(request.clientAddress), "userAgent": request.userAgent.map(JSON.string) ?? .null,
+        ]
+    }
+
+    /// The `data` of a `beforeLogIn` hook's call.
+    func hookData(_ user: User, authProvider: String, factors: [String], request: AuthRequest) -> JSONObject {
+        [
+            "userId": .string(user.objectId), "username": .string(user.username), "email": user.email.map(JSON.string) ?? .null,
+            "authProvider": .string(authProvider), "factors": .array(factors.map(JSON.string)),
+            "ip": .string(request.clientAddress), "userAgent": request.userAgent.map(JSON.string) ?? .null,
+        ]
+    }
+
     /// Runs `check`, a check of one of the user's credentials outside `logIn` (a TOTP or recovery
     /// code, a `currentPassword`), counted before it against the account as a log-in attempt is
     /// (contract: a wrong one counts as a failed log-in): refused with 155 past the per-account
@@ -138,7 +173,7 @@ public final class AuthCore: Sendable {
             release(count)
             return result
         } catch {
-            if !isWrong(error) { release(count) }
+            if !isWrong(error) { release(count) } else { noteWrongCredential(count) }
             throw error
         }
     }

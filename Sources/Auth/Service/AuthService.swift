@@ -58,6 +58,11 @@ public final class AuthService: Sendable {
         public var log: @Sendable (String) -> Void
         /// Says why a credential was refused (a provider token, a passkey); nil: `log`.
         public var refused: (@Sendable (String) -> Void)?
+        /// Where the changes of the event catalogue are recorded (the webhook endpoints and the
+        /// events each takes); none: nothing is recorded.
+        public var events: EventLog
+        /// `beforeSignUp` and `beforeLogIn` (`GATEHOUSE_HOOKS`); nil: none.
+        public var hooks: AuthHooks?
 
         public init(
             configuration: AuthConfiguration = AuthConfiguration(), limiterCapacity: Int = RateLimiter.defaultCapacity,
@@ -65,7 +70,7 @@ public final class AuthService: Sendable {
             sessionLookupBatches: Int = AuthService.defaultSessionLookupBatches, totpBox: SecretBox? = nil, linkBox: SecretBox? = nil,
             keyBox: SecretBox? = nil, readPool: Pool? = nil, onStandbyChange: @escaping @Sendable (StandbyReads.Event) -> Void = { _ in },
             now: @escaping @Sendable () -> Date = { Date() }, log: @escaping @Sendable (String) -> Void = { _ in },
-            refused: (@Sendable (String) -> Void)? = nil
+            refused: (@Sendable (String) -> Void)? = nil, events: EventLog = EventLog(), hooks: AuthHooks? = nil
         ) {
             self.configuration = configuration
             self.limiterCapacity = limiterCapacity
@@ -80,6 +85,8 @@ public final class AuthService: Sendable {
             self.now = now
             self.log = log
             self.refused = refused
+            self.events = events
+            self.hooks = hooks
         }
     }
 

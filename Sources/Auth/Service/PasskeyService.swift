@@ -30,7 +30,9 @@ public final class PasskeyService: Sendable {
         let passkeys = PasskeyStore(pool: pool)
         self.passkeyStore = passkeys
         self.passkeyLookups = core.batcher { [now = core.now] in try passkeys.take($0, now: now()) }
-        self.passkeyLogIns = core.batcher { Dictionary(uniqueKeysWithValues: try passkeys.logIn($0).map { ($0, true) }) }
+        self.passkeyLogIns = core.batcher { [events = core.events] in
+            Dictionary(uniqueKeysWithValues: try passkeys.logIn($0, events: events).map { ($0, true) })
+        }
     }
 
     /// The relying party: the configured one, or the host and origin of the public URL.
@@ -88,7 +90,8 @@ public final class PasskeyService: Sendable {
             do {
                 try passkeyStore.insert(
                     passkey, userId: user.objectId, credentialId: registered.credentialId, publicKey: registered.publicKey.encoded,
-                    signCount: registered.signCount, userVerified: registered.userVerified, endingSessions: ending)
+                    signCount: registered.signCount, userVerified: registered.userVerified, endingSessions: ending,
+                    events: core.events)
             } catch is PasskeyStore.CredentialTaken {
                 throw refuse("the credential id is registered already")
             }
@@ -172,9 +175,10 @@ public final class PasskeyService: Sendable {
         try core.requireVerifiedEmail(user)
         var granted = session
         granted.session.factors = [verified.userVerified ? "passkey" : Self.unverifiedFactor]
+        try core.hooks?.check(.beforeLogIn, core.hookData(user, authProvider: "passkey", factors: granted.session.factors, request: request))
         let move = PasskeyStore.CounterMove(
             passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: verified.signCount, userId: user.objectId,
-            session: granted)
+            session: granted, request: request)
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
             throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
@@ -196,7 +200,9 @@ public final class PasskeyService: Sendable {
         try core.checkRecentAuthentication(caller, nil, nil, caller.user, request)
         let objectId = AuthCore.objectId(id, type: "Passkey")
         let removed = try core.database { () throws in
-            try AuthCore.identityConflicts { try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId) }
+            try AuthCore.identityConflicts {
+                try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId, now: core.timestamp(), events: core.events)
+            }
         }
         guard removed else { throw .objectNotFound }
     }

@@ -30,9 +30,13 @@ public final class ProviderService: Sendable {
         self.providers = providers
         self.providerLogIns = core.batcher { [
             withholdingTOTP = core.configuration.mfa != .off,
-            withholdingUnverified = core.configuration.accounts.verifyEmails == .required
+            withholdingUnverified = core.configuration.accounts.verifyEmails == .required,
+            withholdingAll = core.hooks?.points.contains(.beforeLogIn) ?? false,
+            events = core.events
         ] in
-            try users.logIn($0, withholdingTOTP: withholdingTOTP, withholdingUnverified: withholdingUnverified)
+            try users.logIn(
+                $0, withholdingTOTP: withholdingTOTP, withholdingUnverified: withholdingUnverified, withholdingAll: withholdingAll,
+                events: events)
         }
     }
 
@@ -68,9 +72,11 @@ public final class ProviderService: Sendable {
                 if try users.logInNameTaken(email) { throw AuthError.emailTaken }
             }
         }
+        let username = SecureRandom.string(length: 25, alphabet: Self.usernameAlphabet)
+        try core.hooks?.check(.beforeSignUp, core.hookData(username: username, email: email, authProvider: provider, request: request))
         let objectId = SecureRandom.objectId()
         let user = try profile.applied(to: User(
-            objectId: objectId, username: SecureRandom.string(length: 25, alphabet: Self.usernameAlphabet), email: email,
+            objectId: objectId, username: username, email: email,
             emailVerified: request.isMaster ? (fields?.emailVerified ?? false) : false,
             acl: (fields?.acl ?? ACL()).withOwner(objectId), createdAt: time, updatedAt: time))
         let (token, session) = core.newSession(action: "signup", authProvider: provider, request: request, now: time)
@@ -82,6 +88,10 @@ public final class ProviderService: Sendable {
                 try AuthCore.namesTaken {
                     try users.insert(user, passwordHash: nil, session: sessionWithheld ? nil : session) { tx in
                         try UserStore.link(provider: provider, providerUserId: providerUserId, userId: objectId, now: time, in: tx)
+                        try core.events.record(
+                            [.userCreated(user, authProvider: provider, at: time)]
+                                + (sessionWithheld ? [] : [.sessionCreated(session.session, userId: objectId, request: request)]),
+                            in: tx)
                         guard verification, let email else { return }
                         let mailed = mail.verification(to: email, about: user, request: request, token: verifyToken, at: time)
                         try AccountStore.send(mailed.message, token: mailed.token, email: email, context: mail.context(time), in: tx)
@@ -117,7 +127,7 @@ public final class ProviderService: Sendable {
         _ provider: String, _ providerUserId: String, mfa: JSON?, _ request: AuthRequest, _ time: Date
     ) throws(AuthError) -> SessionGrant? {
         let (token, session) = core.newSession(action: "login", authProvider: provider, request: request, now: time)
-        let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session)
+        let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session, request: request)
         guard let linked = try core.database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
         if linked.sessionStarted { return SessionGrant(sessionToken: token, user: linked.user, session: session.session) }
         var withheld = session
@@ -129,8 +139,12 @@ public final class ProviderService: Sendable {
             withheld.session.factors.append("totp")
         }
         try core.requireVerifiedEmail(linked.user)
+        try core.hooks?.check(
+            .beforeLogIn, core.hookData(linked.user, authProvider: provider, factors: withheld.session.factors, request: request))
         try core.database { () throws in
-            try users.completeLogIn(userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withheld, now: time)
+            try users.completeLogIn(
+                userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withheld, now: time, events: core.events,
+                request: request)
         }
         return SessionGrant(sessionToken: token, user: linked.user, session: withheld.session)
     }

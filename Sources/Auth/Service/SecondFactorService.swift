@@ -48,7 +48,7 @@ public final class SecondFactorService: Sendable {
         guard case .object(let mfa) = value else {
             guard value == .null else { throw .invalidMFASecret }
             guard provenSecondFactor else { throw .recentLoginRequired }
-            _ = try core.database { () throws in try totp.remove(userId: userId) }
+            _ = try core.database { () throws in try totp.remove(userId: userId, now: core.timestamp(), events: core.events) }
             return nil
         }
         let time = core.timestamp()
@@ -81,7 +81,8 @@ public final class SecondFactorService: Sendable {
         try core.database { () throws in
             try totp.enrol(
                 userId: userId, sealedSecret: box.seal(secret), step: step, recoveryDigests: digests,
-                upgradeSession: upgrade, endingSessions: sessionsEndedByEnrolment(userId: userId, caller: caller), now: time)
+                upgradeSession: upgrade, endingSessions: sessionsEndedByEnrolment(userId: userId, caller: caller), now: time,
+                events: core.events)
         }
         return ["mfa": ["recovery": .array(codes.map(JSON.string))]]
     }

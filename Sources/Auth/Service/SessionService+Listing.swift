@@ -46,7 +46,8 @@ extension SessionService {
         let objectId = AuthCore.objectId(id, type: "_Session")
         let time = core.timestamp()
         let digest = try core.database { () throws in
-            try sessionStore.delete(objectId: objectId, userId: caller.user.objectId, now: time, idleCutoff: idleCutoff(at: time))
+            try sessionStore.delete(
+                objectId: objectId, userId: caller.user.objectId, now: time, idleCutoff: idleCutoff(at: time), events: core.events)
         }
         guard let digest else { throw .objectNotFound }
         core.sessionCache?.invalidate(digest: digest)
@@ -60,7 +61,8 @@ extension SessionService {
         let time = core.timestamp()
         let ended = try core.database { () throws in
             try sessionStore.deleteOthers(
-                userId: caller.user.objectId, keeping: caller.session.objectId, now: time, idleCutoff: idleCutoff(at: time))
+                userId: caller.user.objectId, keeping: caller.session.objectId, now: time, idleCutoff: idleCutoff(at: time),
+                events: core.events)
         }
         for session in ended { core.sessionCache?.invalidate(digest: session.digest) }
         return ended.count { $0.live }

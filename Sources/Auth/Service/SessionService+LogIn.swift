@@ -33,6 +33,9 @@ extension SessionService {
                 if try users.logInNameTaken(email) { throw AuthError.emailTaken }
             }
         }
+        // The hook runs once the input is valid, between the database's checks and the hash:
+        // it holds neither a connection nor a hashing worker.
+        try core.hooks?.check(.beforeSignUp, core.hookData(username: username, email: email, authProvider: "password", request: request))
         let passwordHash = try core.hash(password)
         let time = core.timestamp()
         let objectId = SecureRandom.objectId()
@@ -49,6 +52,10 @@ extension SessionService {
         try core.database { () throws in
             try AuthCore.namesTaken {
                 try users.insert(user, passwordHash: passwordHash, session: sessionWithheld ? nil : session) { tx in
+                    try core.events.record(
+                        [.userCreated(user, authProvider: "password", at: time)]
+                            + (sessionWithheld ? [] : [.sessionCreated(session.session, userId: objectId, request: request)]),
+                        in: tx)
                     guard verification, let email else { return }
                     let mailed = mail.verification(to: email, about: user, request: request, token: verifyToken, at: time)
                     try AccountStore.send(mailed.message, token: mailed.token, email: email, context: mail.context(time), in: tx)
@@ -136,19 +143,22 @@ extension SessionService {
             }
             // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
             try core.requireVerifiedEmail(credentials.user)
+            // Every credential and factor is right: the hook may still say no, before anything
+            // is written and holding neither a connection nor a hashing worker.
+            try core.hooks?.check(.beforeLogIn, core.hookData(credentials.user, authProvider: "password", factors: factors, request: request))
             // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
             let rehash = verdict.needsRehash ? try core.hash(password) : nil
             let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
             try core.database { () throws in
                 try users.completeLogIn(
                     userId: credentials.user.objectId, rehash: rehash, keepLockout: count.lockedUntil != nil, session: session,
-                    now: time)
+                    now: time, events: core.events, request: request)
             }
             var user = credentials.user
             if rehash != nil { user.updatedAt = time }
             return SessionGrant(sessionToken: token, user: user, session: session.session)
         } catch {
-            if !wrong { core.release(count) }
+            if !wrong { core.release(count) } else { core.noteWrongCredential(count) }
             throw error
         }
     }

@@ -45,7 +45,7 @@ public final class SessionService: Sendable {
     public func logOut(token: String?) throws(AuthError) {
         guard let token, !token.isEmpty else { return }
         let digest = SHA256.digest(token)
-        try core.database { () throws in try sessionStore.delete(digest: digest, now: core.now()) }
+        try core.database { () throws in try sessionStore.delete(digest: digest, now: core.timestamp(), events: core.events) }
         // Other instances hear of it through the database's notification.
         core.sessionCache?.invalidate(digest: digest)
     }

@@ -138,7 +138,7 @@ struct AccountStore: Sendable {
     /// the token was used (or expired, or the address changed) meanwhile: of two concurrent uses, one wins.
     func completeReset(
         digest: [UInt8], userId: String, passwordHash: String, context: MailContext,
-        notice: (User, ResetRemoval) -> [OutboxStore.Message]
+        events: EventLog = EventLog(), notice: (User, ResetRemoval) -> [OutboxStore.Message]
     ) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
@@ -160,16 +160,28 @@ struct AccountStore: Sendable {
                     RETURNING \(sql: Self.userColumns)
                     """) else { return nil }
                 let user = try UserStore.user(row)
-                try tx.execute("DELETE FROM sessions WHERE user_id = \(userId)")
+                let now = context.now
+                var happened: [AuthEvent] = [.passwordChanged(userId: userId, via: .reset, at: now)]
+                if removal.confirmedAddress { happened.append(.emailVerified(userId: userId, email: user.email, at: now)) }
+                for ended in try tx.query("DELETE FROM sessions WHERE user_id = \(userId) RETURNING object_id") {
+                    happened.append(.sessionEnded(sessionId: try ended.decode(String.self, at: 0), userId: userId, reason: .passwordChanged, at: now))
+                }
                 try tx.execute("DELETE FROM known_installations WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
                 if removal.confirmedAddress {
                     removal.providers = try UserStore.unlinkAll(userId: userId, in: tx)
-                    removal.passkeys = try tx.query("DELETE FROM passkeys WHERE user_id = \(userId) RETURNING 1").count
+                    let passkeys = try tx.query("DELETE FROM passkeys WHERE user_id = \(userId) RETURNING object_id, name")
+                    removal.passkeys = passkeys.count
+                    for passkey in passkeys {
+                        happened.append(.passkey(
+                            added: false, passkeyId: try passkey.decode(String.self, at: 0), name: try passkey.decode(String.self, at: 1),
+                            userId: userId, at: now))
+                    }
                     removal.keptTOTP = try tx.queryFirst("SELECT 1 FROM user_totp WHERE user_id = \(userId)") != nil
                 } else {
                     try UserStore.endGuestAccess(userId: userId, in: tx)
                 }
+                try events.record(happened, in: tx)
                 for message in notice(user, removal) { try Self.send(message, context: context, in: tx) }
                 return user
             }
@@ -179,7 +191,8 @@ struct AccountStore: Sendable {
     /// Marks verified the email of the user `name` (username or email, ignoring case) proves with
     /// the verification token, if the token has not expired and is for the address the user has
     /// now: the user's objectId, nil when the token does not.
-    func verifyEmail(digest: [UInt8], name: String, now: Date) throws -> String? {
+    /// A first verification of the address goes into `events` (`user.email_verified`) with the change.
+    func verifyEmail(digest: [UInt8], name: String, now: Date, events: EventLog = EventLog()) throws -> String? {
         try pool.withConnection(retry: .once) { connection in
             guard let row = try connection.queryFirst("""
                 SELECT u.object_id, u.email_verified
@@ -190,7 +203,19 @@ struct AccountStore: Sendable {
                 """) else { return nil }
             let userId = try row.decode(String.self, at: 0)
             if try row.decode(Bool.self, at: 1) { return userId }
-            try connection.execute("UPDATE users SET email_verified = true, updated_at = \(now) WHERE object_id = \(userId) AND NOT email_verified")
+            let statement: PostgresQuery = """
+                UPDATE users SET email_verified = true, updated_at = \(now) WHERE object_id = \(userId) AND NOT email_verified
+                RETURNING email
+                """
+            guard events.records(.userEmailVerified) else {
+                _ = try connection.execute(statement)
+                return userId
+            }
+            try connection.transaction { tx in
+                if let verified = try tx.queryFirst(statement) {
+                    try events.record(.emailVerified(userId: userId, email: try verified.decode(String?.self, at: 0), at: now), in: tx)
+                }
+            }
             return userId
         }
     }
@@ -229,7 +254,7 @@ struct AccountStore: Sendable {
     /// the user's reset and verification tokens and drops their pending mail: those links were
     /// for the address the user no longer has. Nil when there is no such user.
     func update(
-        userId: String, change: Change, context: MailContext,
+        userId: String, change: Change, context: MailContext, events: EventLog = EventLog(),
         mail: (_ old: User, _ new: User, _ signInChanges: [SignInChange]) -> (messages: [OutboxStore.Message], verification: NewToken?)
     ) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
@@ -287,13 +312,19 @@ struct AccountStore: Sendable {
                 if change.passwordHash != nil || !change.links.isEmpty {
                     try UserStore.endGuestAccess(userId: userId, in: tx)
                 }
+                var happened: [AuthEvent] = []
+                let changed = Self.changedFields(old, new, change, providersChanged: !signInChanges.isEmpty)
+                if !changed.isEmpty { happened.append(.userUpdated(userId: userId, changed: changed, at: context.now)) }
                 if change.passwordHash != nil {
+                    happened.append(.passwordChanged(userId: userId, via: .update, at: context.now))
                     // Whoever knew the old password keeps no session and no device's exemption.
-                    try SessionStore.endSessions(.init(keeping: change.keepSession), userId: userId, now: context.now, in: tx)
+                    let ended = try SessionStore.endSessions(.init(keeping: change.keepSession), userId: userId, now: context.now, in: tx)
+                    happened += ended.map { .sessionEnded(sessionId: $0, userId: userId, reason: .passwordChanged, at: context.now) }
                     // Nor does any app it let in: the grants of the kept session end too.
                     try OAuthStore.endGrants(userId: userId, in: tx)
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId) AND kind = 'reset_password'")
                 }
+                try events.record(happened, in: tx)
                 if emailChanged {
                     try tx.execute("DELETE FROM account_tokens WHERE user_id = \(userId)")
                     try tx.execute("""
@@ -312,13 +343,24 @@ struct AccountStore: Sendable {
     }
 
     /// Deletes the user with its sessions, tokens, installations, log-in counts and pending mail,
-    /// and adds `notice` (the "account deleted" mail), in one transaction. Nil when there is no such user.
-    func delete(userId: String, context: MailContext, notice: (User) -> OutboxStore.Message?) throws -> User? {
+    /// and adds `notice` (the "account deleted" mail), in one transaction, with `session.ended`
+    /// for each session and `user.deleted` in `events`. Nil when there is no such user.
+    func delete(
+        userId: String, context: MailContext, events: EventLog = EventLog(), notice: (User) -> OutboxStore.Message?
+    ) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx -> User? in
+                // The sessions would go with the user (ON DELETE CASCADE); their ids are the events'.
+                let sessions = events.records(.sessionEnded)
+                    ? try tx.query("DELETE FROM sessions WHERE user_id = \(userId) RETURNING object_id").map { try $0.decode(String.self, at: 0) }
+                    : []
                 guard let row = try tx.queryFirst("DELETE FROM users u WHERE u.object_id = \(userId) RETURNING \(sql: Self.userColumns)")
                 else { return nil }
                 let user = try UserStore.user(row)
+                try events.record(
+                    sessions.map { .sessionEnded(sessionId: $0, userId: userId, reason: .userDeleted, at: context.now) }
+                        + [.userDeleted(user, at: context.now)],
+                    in: tx)
                 // Sessions, tokens and installations go with the user (ON DELETE CASCADE).
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM mail_outbox WHERE user_id = \(userId) AND state = 'pending'")
@@ -326,5 +368,23 @@ struct AccountStore: Sendable {
                 return user
             }
         }
+    }
+
+    /// The names of the fields an update changed (`user.updated`'s `changed`), as the API names
+    /// them: never their values. `password` when one was set; `authData` when a provider was
+    /// linked, replaced or unlinked.
+    static func changedFields(_ old: User, _ new: User, _ change: Change, providersChanged: Bool) -> [String] {
+        var changed: [String] = []
+        if old.username != new.username { changed.append("username") }
+        if old.email != new.email { changed.append("email") }
+        if old.emailVerified != new.emailVerified { changed.append("emailVerified") }
+        if change.passwordHash != nil { changed.append("password") }
+        if old.acl != new.acl { changed.append("ACL") }
+        if providersChanged { changed.append("authData") }
+        if old.displayName != new.displayName { changed.append("displayName") }
+        if old.photoURL != new.photoURL { changed.append("photoURL") }
+        let names = Set(old.fields.keys).union(new.fields.keys)
+        for name in names.sorted() where old.fields[name] != new.fields[name] { changed.append(name) }
+        return changed
     }
 }

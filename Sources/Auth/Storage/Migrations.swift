@@ -8,7 +8,7 @@ public enum AuthMigrations {
     /// All migrations, in version order.
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
-        passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys,
+        passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
         oauthProvider,
     ]
 
@@ -22,6 +22,8 @@ public enum AuthMigrations {
         public static let mail = "gatehouse_mail"
         /// No payload: an access-token signing key was added, changed or removed.
         public static let signingKeys = "gatehouse_keys"
+        /// No payload: an event was added to the webhook outbox.
+        public static let webhooks = "gatehouse_webhooks"
     }
 
     /// The custom run-time parameter that, set to `off` on a connection, keeps the change triggers
@@ -429,6 +431,46 @@ public enum AuthMigrations {
             $$;
             CREATE TRIGGER signing_keys_notify AFTER INSERT OR UPDATE OR DELETE ON signing_keys
                 FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_signing_keys();
+            """)
+
+    /// Migration 14: the webhook outbox and the leases of both outboxes. An event is written once
+    /// per endpoint that takes it (`EventLog`), in the transaction of its change, with its body;
+    /// `event_id` is the delivery's `webhook-id` (shared by the endpoints of one event), `endpoint`
+    /// the endpoint's URL (never its secret). A user's rows for one endpoint are delivered in `id`
+    /// order. `leased_by` names the sender holding a row (an id per process and start): it renews
+    /// the lease (`next_attempt_at`) while it works on the row, so a row held by a process that
+    /// died is due again within the short lease; mail gets the same column.
+    static let webhooks = Migration(
+        version: 14, name: "webhook outbox; renewed leases of both outboxes",
+        sql: """
+            CREATE TABLE webhook_outbox (
+                id bigint GENERATED ALWAYS AS IDENTITY PRIMARY KEY,
+                event_id text NOT NULL,
+                endpoint text NOT NULL,
+                user_id text NOT NULL,
+                type text NOT NULL,
+                body text NOT NULL,
+                created_at timestamptz NOT NULL,
+                state text NOT NULL DEFAULT 'pending'
+                    CONSTRAINT webhook_outbox_state CHECK (state IN ('pending', 'sent', 'failed')),
+                attempts integer NOT NULL DEFAULT 0,
+                next_attempt_at timestamptz NOT NULL,
+                leased_by text,
+                sent_at timestamptz,
+                last_error text
+            );
+            CREATE INDEX webhook_outbox_due_idx ON webhook_outbox (next_attempt_at, id) WHERE state = 'pending';
+            CREATE INDEX webhook_outbox_order_idx ON webhook_outbox (endpoint, user_id, id) WHERE state = 'pending';
+            CREATE INDEX webhook_outbox_created_at_idx ON webhook_outbox (created_at);
+            CREATE FUNCTION gatehouse_notify_webhooks() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                PERFORM gatehouse_notify('gatehouse_webhooks', '');
+                RETURN NULL;
+            END
+            $$;
+            CREATE TRIGGER webhook_outbox_notify AFTER INSERT ON webhook_outbox
+                FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_webhooks();
+            ALTER TABLE mail_outbox ADD COLUMN leased_by text;
             """)
 
     /// Migration 15: the OAuth 2.1 / OpenID Connect provider. Registered clients keep only their

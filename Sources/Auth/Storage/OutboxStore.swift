@@ -82,12 +82,7 @@ public struct OutboxStore: Sendable {
     }
 
     /// What became of a message whose delivery failed.
-    public enum FailureOutcome: Sendable, Equatable {
-        /// Due again after the backoff.
-        case retry
-        /// Given up: a permanent failure, or the next attempt would fall after ``giveUpAfter``.
-        case failed
-    }
+    public typealias FailureOutcome = OutboxLease.FailureOutcome
 
     /// Seconds after its creation when a message is given up.
     public static let giveUpAfter = 24 * 3600
@@ -96,9 +91,22 @@ public struct OutboxStore: Sendable {
 
     /// The pool each operation borrows a connection from.
     public let pool: Pool
+    /// Claims, leases and marks the messages (the machinery the webhook outbox shares).
+    public let lease: OutboxLease
 
     public init(pool: Pool) {
         self.pool = pool
+        self.lease = OutboxLease(pool: pool, table: Self.table)
+    }
+
+    /// The mail outbox's rows for ``OutboxLease``: a sent or given-up message forgets its link.
+    static let table = OutboxLease.Table(
+        name: "mail_outbox", dueFilter: "", returning: returnedColumns, onSent: ", sealed_link = NULL",
+        onFailure: ", sealed_link = CASE WHEN d.give_up THEN NULL ELSE m.sealed_link END")
+
+    /// Mail's retry schedule with `base` seconds before the first retry.
+    public static func schedule(base: Int) -> OutboxLease.RetrySchedule {
+        OutboxLease.RetrySchedule(base: base, maximum: maximumRetryDelay, giveUpAfter: giveUpAfter)
     }
 
     /// Counts a request for a message of `kind` to `address` and answers whether it is within
@@ -149,95 +157,40 @@ public struct OutboxStore: Sendable {
     /// Seconds to wait after failed attempt number `attempt` (1 for the first delivery):
     /// `base`, doubling, at most ``maximumRetryDelay``.
     public static func retryDelay(attempt: Int, base: Int) -> Int {
-        let doublings = max(0, attempt - 1)
-        guard doublings < 20 else { return maximumRetryDelay }
-        return min(base << doublings, maximumRetryDelay)
+        schedule(base: base).delay(attempt: attempt)
     }
 
-    /// Leases up to `limit` due pending messages for `lease` seconds (they are due again then,
-    /// should this sender die) and counts the attempt; oldest first.
-    public func claim(limit: Int, lease: Int) throws -> [StoredMessage] {
-        let result = try withoutFlush { connection in
-            // A materialized CTE picks the rows once: with `WHERE id IN (subquery)` the plan
-            // returned more than `limit` rows (seen in OutboxStoreTests).
-            try connection.query("""
-                WITH due AS MATERIALIZED (
-                    SELECT id FROM mail_outbox WHERE state = 'pending' AND next_attempt_at <= now()
-                    ORDER BY id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
-                UPDATE mail_outbox m SET next_attempt_at = now() + make_interval(secs => \(lease)), attempts = m.attempts + 1
-                FROM due WHERE m.id = due.id
-                RETURNING \(sql: Self.returnedColumns)
-                """)
-        }
-        return try result.map(Self.message).sorted { $0.id < $1.id }
+    /// Leases up to `limit` due pending messages for `lease` seconds (``OutboxLease``: renewed
+    /// while the sender works on them) and counts the attempt; oldest first.
+    public func claim(limit: Int, lease seconds: Int = OutboxLease.duration) throws -> [StoredMessage] {
+        try lease.claim(limit: limit, seconds: seconds).map(Self.message).sorted { $0.id < $1.id }
     }
 
     /// Makes claimed messages due at once (a sender stopping before it tried them), taking back
     /// the attempt their claim counted.
     public func release(ids: [Int64]) throws {
-        guard !ids.isEmpty else { return }
-        try withoutFlush { connection in
-            _ = try connection.execute("""
-                UPDATE mail_outbox SET next_attempt_at = now(), attempts = greatest(attempts - 1, 0)
-                WHERE id = ANY(\(PostgresArray(ids))) AND state = 'pending'
-                """)
-        }
+        try lease.release(ids: ids)
     }
 
     /// Marks a message delivered, forgetting its link.
     public func markSent(id: Int64) throws {
-        try withoutFlush { connection in
-            _ = try connection.execute("""
-                UPDATE mail_outbox SET state = 'sent', sent_at = now(), sealed_link = NULL, last_error = NULL WHERE id = \(id)
-                """)
-        }
+        try lease.markSent(id: id)
     }
 
-    /// Records a failed attempt of a claimed message with `attempts` attempts: `error` (safe to
-    /// store: no credentials, no content) becomes `last_error`. A permanent failure, or one whose
-    /// retry would fall more than ``giveUpAfter`` seconds after the message's creation, gives
-    /// the message up and forgets its link; otherwise it is due again after ``retryDelay(attempt:base:)``.
+    /// Records a failed attempt of a claimed message with `attempts` attempts (``OutboxLease/markFailed(id:attempts:error:permanent:schedule:)``):
+    /// a message given up forgets its link.
     public func markFailed(id: Int64, attempts: Int, error: String, permanent: Bool, retryBase: Int) throws -> FailureOutcome {
-        let delay = Self.retryDelay(attempt: attempts, base: retryBase)
-        let row = try withoutFlush { connection in
-            try connection.queryFirst("""
-                UPDATE mail_outbox m SET
-                    state = CASE WHEN d.give_up THEN 'failed' ELSE 'pending' END,
-                    sealed_link = CASE WHEN d.give_up THEN NULL ELSE m.sealed_link END,
-                    next_attempt_at = now() + make_interval(secs => \(delay)),
-                    last_error = \(String(error.prefix(1000)))
-                FROM (
-                    SELECT id, \(permanent)
-                        OR now() + make_interval(secs => \(delay)) > created_at + make_interval(secs => \(Self.giveUpAfter)) AS give_up
-                    FROM mail_outbox WHERE id = \(id)) d
-                WHERE m.id = d.id
-                RETURNING m.state
-                """)
-        }
-        guard let row else { return .failed }
-        return try row.decode(String.self, at: 0) == "failed" ? .failed : .retry
+        try lease.markFailed(id: id, attempts: attempts, error: error, permanent: permanent, schedule: Self.schedule(base: retryBase))
     }
 
     /// Seconds until the earliest pending message is due (0 if one is due now); nil when none is pending.
     public func secondsUntilNextDue() throws -> Double? {
-        let row = try pool.withConnection(retry: .once) { connection in
-            try connection.queryFirst("""
-                SELECT extract(epoch FROM min(next_attempt_at) - now())::float8 FROM mail_outbox WHERE state = 'pending'
-                """)
-        }
-        return try row?.decode(Double?.self, at: 0).map { max($0, 0) }
+        try lease.secondsUntilNextDue()
     }
 
     /// Pending messages and the age in seconds of the oldest (0 when none).
     public func pendingSummary() throws -> (count: Int, oldestAge: Double) {
-        let row = try pool.withConnection(retry: .once) { connection in
-            try connection.queryFirst("""
-                SELECT count(*)::int8, coalesce(extract(epoch FROM now() - min(created_at)), 0)::float8
-                FROM mail_outbox WHERE state = 'pending'
-                """)
-        }
-        guard let row else { return (0, 0) }
-        return (try row.decode(Int.self, at: 0), try row.decode(Double.self, at: 1))
+        try lease.pendingSummary()
     }
 
     /// Whether a message's link still works, as the dev mailbox shows it.
@@ -301,19 +254,6 @@ public struct OutboxStore: Sendable {
                 message: try Self.message(row),
                 linkState: try row.decode(String?.self, at: 13).flatMap(LinkState.init(rawValue:)),
                 lastError: try row.decode(String?.self, at: 12))
-        }
-    }
-
-    /// Runs the sender's writes in a transaction that commits without waiting for the WAL flush
-    /// (`synchronous_commit = off`; other sessions see and respect it at once): a database crash
-    /// can lose the last few of them, which only means a message is tried again, as delivery is
-    /// at least once anyway; in exchange, delivery waits for no disk flush per message.
-    private func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.transaction { transaction in
-                try transaction.unsafeExecuteScript("SET LOCAL synchronous_commit = off")
-                return try body(transaction)
-            }
         }
     }
 

@@ -101,6 +101,8 @@ struct PasskeyStore: Sendable {
         var signCount: UInt32
         var userId: String
         var session: UserStore.NewSession
+        /// The log-in's request (its `session.created` event).
+        var request = AuthRequest(clientAddress: "")
 
         static func == (a: Self, b: Self) -> Bool { a.session.session.objectId == b.session.session.objectId }
         func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
@@ -150,12 +152,14 @@ struct PasskeyStore: Sendable {
     /// their users' sessions from the same installations; the log-ins that moved are in the result.
     /// A passkey or an installation id appears once per statement, so a second log-in with one
     /// passkey in a batch finds the counter moved and gets nothing.
-    func logIn(_ moves: [CounterMove]) throws -> Set<CounterMove> {
+    /// The sessions started go into `events` in the statement's transaction.
+    func logIn(_ moves: [CounterMove], events: EventLog = EventLog()) throws -> Set<CounterMove> {
         var moved = Set<CounterMove>()
+        let recording = events.records(.sessionCreated)
         let rounds = UserStore.rounds(moves) { ["passkey " + $0.passkeyId, $0.session.session.installationId.map { "installation " + $0 }] }
         for round in rounds {
             let winners = try pool.withConnection(retry: .never) { connection in
-                guard round.contains(where: { $0.session.session.installationId != nil }) else {
+                guard recording || round.contains(where: { $0.session.session.installationId != nil }) else {
                     return try Self.moveCounters(round, on: connection)
                 }
                 return try connection.transaction { tx in
@@ -163,7 +167,9 @@ struct PasskeyStore: Sendable {
                     try tx.execute("""
                         SELECT 1 FROM users WHERE object_id = ANY(\(PostgresArray(round.map(\.userId)))) ORDER BY object_id FOR UPDATE
                         """)
-                    return try Self.moveCounters(round, on: tx)
+                    let winners = try Self.moveCounters(round, on: tx)
+                    try events.record(winners.map { AuthEvent.sessionCreated($0.session.session, userId: $0.userId, request: $0.request) }, in: tx)
+                    return winners
                 }
             }
             moved.formUnion(winners)
@@ -228,7 +234,7 @@ struct PasskeyStore: Sendable {
     /// `anonymous` link goes with it: the passkey is the account's way in from now on.
     func insert(
         _ passkey: Passkey, userId: String, credentialId: [UInt8], publicKey: [UInt8], signCount: UInt32, userVerified: Bool,
-        endingSessions: SessionStore.Ending?
+        endingSessions: SessionStore.Ending?, events: EventLog = EventLog()
     ) throws {
         do {
             try pool.withConnection(retry: .never) { connection in
@@ -239,7 +245,13 @@ struct PasskeyStore: Sendable {
                                 \(passkey.name), \(passkey.createdAt), \(userVerified))
                         """)
                     try UserStore.endGuestAccess(userId: userId, in: tx)
-                    if let endingSessions { try SessionStore.endSessions(endingSessions, userId: userId, now: passkey.createdAt, in: tx) }
+                    var happened = [AuthEvent.passkey(
+                        added: true, passkeyId: passkey.objectId, name: passkey.name, userId: userId, at: passkey.createdAt)]
+                    if let endingSessions {
+                        let ended = try SessionStore.endSessions(endingSessions, userId: userId, now: passkey.createdAt, in: tx)
+                        happened += ended.map { .sessionEnded(sessionId: $0, userId: userId, reason: .revoked, at: passkey.createdAt) }
+                    }
+                    try events.record(happened, in: tx)
                 }
             }
         } catch let error as PostgresError where error.isUniqueViolation(constraint: AuthMigrations.Constraint.passkeyCredentialIdUnique) {
@@ -249,15 +261,18 @@ struct PasskeyStore: Sendable {
 
     /// Removes the user's passkey; whether there was one. ``AccountStore/LastWayToLogIn`` (and
     /// nothing removed) when the user would be left with no way to log in.
-    func remove(objectId: String, userId: String) throws -> Bool {
+    func remove(objectId: String, userId: String, now: Date = Date(), events: EventLog = EventLog()) throws -> Bool {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 // Serialise with other removals of this user's ways to log in.
                 _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
-                guard try tx.queryFirst("DELETE FROM passkeys WHERE object_id = \(objectId) AND user_id = \(userId) RETURNING 1") != nil else {
+                guard let row = try tx.queryFirst(
+                    "DELETE FROM passkeys WHERE object_id = \(objectId) AND user_id = \(userId) RETURNING name") else {
                     return false
                 }
                 guard try UserStore.hasWayToLogIn(userId: userId, in: tx) else { throw AccountStore.LastWayToLogIn() }
+                try events.record(
+                    .passkey(added: false, passkeyId: objectId, name: try row.decode(String.self, at: 0), userId: userId, at: now), in: tx)
                 return true
             }
         }

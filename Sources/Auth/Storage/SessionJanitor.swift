@@ -31,6 +31,10 @@ public struct SessionJanitor: Sendable {
     /// Seconds a sent or given-up message is kept: an operator may want to look back a few days.
     public static let mailRetention: TimeInterval = 7 * 86400
 
+    /// Seconds a delivered or given-up webhook delivery is kept after its event: the 3 days of
+    /// retries, then 7 days to look back at.
+    public static let webhookRetention: TimeInterval = 10 * 86400
+
     /// Seconds an expired reset or verification token is kept, to be answered as expired.
     public static let expiredLinkMemory: TimeInterval = 86400
 
@@ -68,7 +72,7 @@ public struct SessionJanitor: Sendable {
                     DELETE FROM sessions WHERE object_id IN (
                         SELECT object_id FROM sessions WHERE last_used_at <= \(now.addingTimeInterval(-Double(idleTimeout)))
                         ORDER BY last_used_at LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
-                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, false AS live),
+                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, false AS live, object_id),
                 \(sql: SessionStore.endedSessions)
                 """)
             sessions.deleted += idle.deleted
@@ -101,9 +105,14 @@ public struct SessionJanitor: Sendable {
                 SELECT id FROM mail_outbox WHERE created_at < \(now.addingTimeInterval(-Self.mailRetention)) AND state <> 'pending'
                 LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
+        let webhooks = try deleteInBatches("""
+            DELETE FROM webhook_outbox WHERE id IN (
+                SELECT id FROM webhook_outbox WHERE created_at < \(now.addingTimeInterval(-Self.webhookRetention)) AND state <> 'pending'
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
         return Report(
             deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted,
-            accountRowsDeleted: tokens.deleted + requests.deleted + mail.deleted)
+            accountRowsDeleted: tokens.deleted + requests.deleted + mail.deleted + webhooks.deleted)
     }
 
     /// Runs `statement` until it deletes fewer than `batchSize` rows.

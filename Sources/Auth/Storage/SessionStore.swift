@@ -15,21 +15,34 @@ struct SessionStore: Sendable {
     let pool: Pool
 
     /// The rest of a statement that starts with `WITH ended AS (DELETE FROM sessions … RETURNING
-    /// \(sql: endedColumns))`: the ended sessions' installations stay known until the session's
-    /// end (now, or its expiry if earlier), and it yields each ended token's digest and whether
-    /// that session was live (as the RETURNING list computed it).
+    /// token_digest, user_id, installation_id, ends_at, live, object_id)`: the ended sessions'
+    /// installations stay known until the session's end (now, or its expiry if earlier), and it
+    /// yields each ended session (``EndedSession``).
     static let endedSessions: StaticString = """
         remembered AS (
             UPDATE known_installations k SET session_ends_at = ended.ends_at
             FROM ended
             WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
               AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
-        SELECT token_digest, live FROM ended
+        SELECT token_digest, live, object_id, user_id FROM ended
         """
 
-    /// Decodes a row of ``endedSessions``: the ended token's digest and whether it was live.
-    private static func ended(_ rows: PostgresResult) throws -> [(digest: [UInt8], live: Bool)] {
-        try rows.map { (try $0.decode([UInt8].self, at: 0), try $0.decode(Bool.self, at: 1)) }
+    /// A session a statement ended (a row of ``endedSessions``).
+    struct EndedSession {
+        var digest: [UInt8]
+        /// Whether it was live (as the statement's RETURNING list computed it).
+        var live: Bool
+        var objectId: String
+        var userId: String
+    }
+
+    /// Decodes the rows of ``endedSessions``.
+    private static func ended(_ rows: PostgresResult) throws -> [EndedSession] {
+        try rows.map {
+            EndedSession(
+                digest: try $0.decode([UInt8].self, at: 0), live: try $0.decode(Bool.self, at: 1),
+                objectId: try $0.decode(String.self, at: 2), userId: try $0.decode(String.self, at: 3))
+        }
     }
 
     /// The user's live sessions, newest first.
@@ -54,52 +67,74 @@ struct SessionStore: Sendable {
         }
     }
 
-    /// Deletes the session with this token digest; the digest if there was one.
+    /// Deletes the session with this token digest (a log-out), with its `session.ended` in
+    /// `events`; the digest if there was one.
     @discardableResult
-    func delete(digest: [UInt8], now: Date) throws -> [UInt8]? {
-        try pool.withConnection(retry: .never) { connection in
-            try Self.ended(connection.query("""
-                WITH ended AS (
-                    DELETE FROM sessions WHERE token_digest = \(digest)
-                    RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, true AS live),
-                \(sql: Self.endedSessions)
-                """)).first?.digest
+    func delete(digest: [UInt8], now: Date, events: EventLog = EventLog()) throws -> [UInt8]? {
+        let statement: PostgresQuery = """
+            WITH ended AS (
+                DELETE FROM sessions WHERE token_digest = \(digest)
+                RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, true AS live, object_id),
+            \(sql: Self.endedSessions)
+            """
+        return try pool.withConnection(retry: .never) { connection in
+            guard events.records(.sessionEnded) else { return try Self.ended(connection.query(statement)).first?.digest }
+            return try connection.transaction { tx in
+                let ended = try Self.ended(tx.query(statement))
+                try events.record(ended.map { .sessionEnded(sessionId: $0.objectId, userId: $0.userId, reason: .logout, at: now) }, in: tx)
+                return ended.first?.digest
+            }
         }
     }
 
-    /// Revokes the user's live session `objectId` and forgets its installation; its token's
-    /// digest, nil when there was none.
-    func delete(objectId: String, userId: String, now: Date, idleCutoff: Date) throws -> [UInt8]? {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.queryFirst("""
-                WITH ended AS (
-                    DELETE FROM sessions
-                    WHERE object_id = \(objectId) AND user_id = \(userId)
-                      AND expires_at > \(now) AND last_used_at > \(idleCutoff)
-                    RETURNING token_digest, user_id, installation_id
-                ), forgotten AS (
-                    DELETE FROM known_installations k USING ended
-                    WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
-                      AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
-                SELECT token_digest FROM ended
-                """).map { try $0.decode([UInt8].self, at: 0) }
+    /// Revokes the user's live session `objectId` and forgets its installation, with its
+    /// `session.ended` in `events`; its token's digest, nil when there was none.
+    func delete(objectId: String, userId: String, now: Date, idleCutoff: Date, events: EventLog = EventLog()) throws -> [UInt8]? {
+        let statement: PostgresQuery = """
+            WITH ended AS (
+                DELETE FROM sessions
+                WHERE object_id = \(objectId) AND user_id = \(userId)
+                  AND expires_at > \(now) AND last_used_at > \(idleCutoff)
+                RETURNING token_digest, user_id, installation_id
+            ), forgotten AS (
+                DELETE FROM known_installations k USING ended
+                WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
+                  AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
+            SELECT token_digest FROM ended
+            """
+        return try pool.withConnection(retry: .never) { connection in
+            guard events.records(.sessionEnded) else {
+                return try connection.queryFirst(statement).map { try $0.decode([UInt8].self, at: 0) }
+            }
+            return try connection.transaction { tx in
+                let digest = try tx.queryFirst(statement).map { try $0.decode([UInt8].self, at: 0) }
+                if digest != nil {
+                    try events.record(.sessionEnded(sessionId: objectId, userId: userId, reason: .revoked, at: now), in: tx)
+                }
+                return digest
+            }
         }
     }
 
     /// Revokes every session of the user but `keeping` (expired and idle ones too) and forgets
-    /// every installation of the user but that session's (``forgetInstallations(userId:keeping:on:)``);
-    /// the ended tokens' digests, each with whether its session was still live.
-    func deleteOthers(userId: String, keeping objectId: String, now: Date, idleCutoff: Date) throws -> [(digest: [UInt8], live: Bool)] {
+    /// every installation of the user but that session's (``forgetInstallations(userId:keeping:on:)``),
+    /// with a `session.ended` in `events` for each live one; the ended sessions.
+    func deleteOthers(
+        userId: String, keeping objectId: String, now: Date, idleCutoff: Date, events: EventLog = EventLog()
+    ) throws -> [EndedSession] {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 try Self.forgetInstallations(userId: userId, keeping: objectId, on: tx)
-                return try Self.ended(tx.query("""
+                let ended = try Self.ended(tx.query("""
                     WITH ended AS (
                         DELETE FROM sessions WHERE user_id = \(userId) AND object_id <> \(objectId)
                         RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at,
-                                  (expires_at > \(now) AND last_used_at > \(idleCutoff)) AS live),
+                                  (expires_at > \(now) AND last_used_at > \(idleCutoff)) AS live, object_id),
                     \(sql: Self.endedSessions)
                     """))
+                try events.record(
+                    ended.filter(\.live).map { .sessionEnded(sessionId: $0.objectId, userId: userId, reason: .revoked, at: now) }, in: tx)
+                return ended
             }
         }
     }
@@ -128,14 +163,16 @@ struct SessionStore: Sendable {
     /// the other sessions does: a password change or a second factor required of the account cuts
     /// the other devices off, and none keeps the owner's exemption. The caller drops the user's
     /// sessions from this instance's cache after the commit.
-    static func endSessions(_ ending: Ending, userId: String, now: Date, in tx: some PostgresQueryable) throws {
+    /// Returns the ended sessions' objectIds (for their `session.ended` events).
+    @discardableResult
+    static func endSessions(_ ending: Ending, userId: String, now: Date, in tx: some PostgresQueryable) throws -> [String] {
         try forgetInstallations(userId: userId, keeping: ending.keeping, on: tx)
-        _ = try tx.query("""
+        return try ended(tx.query("""
             WITH ended AS (
                 DELETE FROM sessions WHERE user_id = \(userId) AND object_id IS DISTINCT FROM \(ending.keeping)
-                RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, true AS live),
+                RETURNING token_digest, user_id, installation_id, least(expires_at, \(now)) AS ends_at, true AS live, object_id),
             \(sql: endedSessions)
-            """)
+            """)).map(\.objectId)
     }
 
     /// Sets `last_used_at` of each session (by objectId) to its time of use, unless it is already

@@ -28,7 +28,8 @@ struct TOTPStore: Sendable {
     /// `endingSessions`, those sessions of the user end in the same transaction.
     func enrol(
         userId: String, sealedSecret: [UInt8], step: Int64, recoveryDigests: [[UInt8]],
-        upgradeSession: (objectId: String, factors: String)?, endingSessions: SessionStore.Ending?, now: Date
+        upgradeSession: (objectId: String, factors: String)?, endingSessions: SessionStore.Ending?, now: Date,
+        events: EventLog = EventLog()
     ) throws {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
@@ -45,7 +46,12 @@ struct TOTPStore: Sendable {
                         WHERE object_id = \(upgradeSession.objectId) AND user_id = \(userId)
                         """)
                 }
-                if let endingSessions { try SessionStore.endSessions(endingSessions, userId: userId, now: now, in: tx) }
+                var happened = [AuthEvent.mfa(enabled: true, userId: userId, at: now)]
+                if let endingSessions {
+                    let ended = try SessionStore.endSessions(endingSessions, userId: userId, now: now, in: tx)
+                    happened += ended.map { .sessionEnded(sessionId: $0, userId: userId, reason: .revoked, at: now) }
+                }
+                try events.record(happened, in: tx)
             }
         }
     }
@@ -78,10 +84,16 @@ struct TOTPStore: Sendable {
         }
     }
 
-    /// Removes the user's enrolment and recovery codes; whether there was one.
-    func remove(userId: String) throws -> Bool {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.queryFirst("DELETE FROM user_totp WHERE user_id = \(userId) RETURNING 1") != nil
+    /// Removes the user's enrolment and recovery codes, with `mfa.disabled` in `events`; whether there was one.
+    func remove(userId: String, now: Date = Date(), events: EventLog = EventLog()) throws -> Bool {
+        let statement: PostgresQuery = "DELETE FROM user_totp WHERE user_id = \(userId) RETURNING 1"
+        return try pool.withConnection(retry: .never) { connection in
+            guard events.records(.mfaDisabled) else { return try connection.queryFirst(statement) != nil }
+            return try connection.transaction { tx in
+                guard try tx.queryFirst(statement) != nil else { return false }
+                try events.record(.mfa(enabled: false, userId: userId, at: now), in: tx)
+                return true
+            }
         }
     }
 

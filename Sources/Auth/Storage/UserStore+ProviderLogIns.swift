@@ -11,6 +11,8 @@ extension UserStore {
         var provider: String
         var providerUserId: String
         var session: NewSession
+        /// The log-in's request (its `session.created` event).
+        var request: AuthRequest
 
         static func == (a: Self, b: Self) -> Bool { a.session.session.objectId == b.session.session.objectId }
         func hash(into hasher: inout Hasher) { hasher.combine(session.session.objectId) }
@@ -34,16 +36,25 @@ extension UserStore {
     /// email is not verified: the caller refuses it after any code.
     ///
     /// Log-ins from one installation go into separate statements, in order, so that each replaces
-    /// the one before. A batch with installation ids first locks its users, as `completeLogIn`
+    /// the one before. With `withholdingAll` (a `beforeLogIn` hook), no log-in gets a session
+    /// here: the caller calls the hook first. The sessions started go into `events` in the
+    /// statement's transaction.
+    ///
+    /// A batch with installation ids first locks its users, as `completeLogIn`
     /// does, so that a concurrent log-in's session is committed before this one's delete looks for
     /// it. A user deleted while its log-in waits fails the statement (its session's foreign key):
     /// the batch then runs again and finds that user no longer.
-    func logIn(_ logIns: [ProviderLogIn], withholdingTOTP: Bool, withholdingUnverified: Bool) throws -> [ProviderLogIn: LinkedUser] {
+    func logIn(
+        _ logIns: [ProviderLogIn], withholdingTOTP: Bool, withholdingUnverified: Bool, withholdingAll: Bool = false,
+        events: EventLog = EventLog()
+    ) throws -> [ProviderLogIn: LinkedUser] {
         var found: [ProviderLogIn: LinkedUser] = [:]
         for round in Self.rounds(logIns, keys: { [$0.session.session.installationId] }) {
             for attempt in 1...3 {
                 do {
-                    for (logIn, user) in try run(round, withholdingTOTP, withholdingUnverified) { found[logIn] = user }
+                    for (logIn, user) in try run(round, withholdingTOTP, withholdingUnverified, withholdingAll, events) {
+                        found[logIn] = user
+                    }
                     break
                 } catch let error as PostgresError where error.sqlState == SQLState.foreignKeyViolation && attempt < 3 {
                     continue
@@ -53,10 +64,13 @@ extension UserStore {
         return found
     }
 
-    private func run(_ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool) throws -> [(ProviderLogIn, LinkedUser)] {
-        try pool.withConnection(retry: .never) { connection in
-            guard logIns.contains(where: { $0.session.session.installationId != nil }) else {
-                return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, on: connection)
+    private func run(
+        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool, _ withholdingAll: Bool, _ events: EventLog
+    ) throws -> [(ProviderLogIn, LinkedUser)] {
+        let recording = !withholdingAll && events.records(.sessionCreated)
+        return try pool.withConnection(retry: .never) { connection in
+            guard recording || logIns.contains(where: { $0.session.session.installationId != nil }) else {
+                return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, withholdingAll, on: connection)
             }
             return try connection.transaction { tx in
                 try tx.execute("""
@@ -66,7 +80,11 @@ extension UserStore {
                     JOIN users u ON u.object_id = i.user_id
                     ORDER BY u.object_id FOR UPDATE OF u
                     """)
-                return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, on: tx)
+                let found = try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, withholdingAll, on: tx)
+                try events.record(
+                    found.filter(\.1.sessionStarted).map { AuthEvent.sessionCreated($0.0.session.session, userId: $0.1.user.objectId, request: $0.0.request) },
+                    in: tx)
+                return found
             }
         }
     }
@@ -74,7 +92,8 @@ extension UserStore {
     /// The one statement: finds each log-in's user, deletes the sessions its installation had,
     /// inserts its session and remembers its installation, and returns the users found.
     private static func insertSessions(
-        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool, on connection: some PostgresQueryable
+        _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool, _ withholdingAll: Bool,
+        on connection: some PostgresQueryable
     ) throws -> [(ProviderLogIn, LinkedUser)] {
         let sessions = logIns.map(\.session.session)
         let rows = try connection.query("""
@@ -98,10 +117,10 @@ extension UserStore {
                 JOIN users u ON u.object_id = i.user_id
                 LEFT JOIN user_totp t ON t.user_id = u.object_id
             ), granted AS (
-                SELECT * FROM found WHERE withheld IS NULL AND NOT unverified
+                SELECT * FROM found WHERE withheld IS NULL AND NOT unverified AND NOT \(withholdingAll)
             ), \(sql: startSessions)
             SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at,
-                   display_name, photo_url, custom_fields, withheld, withheld IS NULL AND NOT unverified
+                   display_name, photo_url, custom_fields, withheld, withheld IS NULL AND NOT unverified AND NOT \(withholdingAll)
             FROM found
             """)
         return try rows.map { row in

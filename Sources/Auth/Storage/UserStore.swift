@@ -181,11 +181,15 @@ struct UserStore: Sendable {
     /// After a good password: store a rehash if any, clear the failed attempts (the log-in's own
     /// lockout reservation among them) and lockout, unless `keepLockout` (the owner let in past a
     /// lockout, or a log-in without a password, leaves them for everyone else), and create the
-    /// session, replacing the user's sessions with the same installation id.
-    func completeLogIn(userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date) throws {
+    /// session, replacing the user's sessions with the same installation id; `session.created`
+    /// goes into `events` with it (`request` is the log-in's).
+    func completeLogIn(
+        userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date, events: EventLog,
+        request: AuthRequest
+    ) throws {
         try pool.withConnection(retry: .never) { connection in
-            // Nothing to update and no installation's session to replace: the insert alone.
-            if rehash == nil, keepLockout, session.session.installationId == nil {
+            // Nothing to update, no installation's session to replace, no event: the insert alone.
+            if rehash == nil, keepLockout, session.session.installationId == nil, !events.records(.sessionCreated) {
                 return try Self.insertSession(session, userId: userId, on: connection)
             }
             try connection.transaction { tx in
@@ -203,6 +207,7 @@ struct UserStore: Sendable {
                         """)
                 }
                 try Self.startSession(session, userId: userId, in: tx)
+                try events.record(.sessionCreated(session.session, userId: userId, request: request), in: tx)
             }
         }
     }

@@ -1,0 +1,76 @@
+import Foundation
+import Postgres
+import Sodium
+
+/// The one place where "something happened" is recorded: every change of the event catalogue
+/// (``AuthEvent``) calls ``record(_:in:)`` inside the transaction that makes the change, so an
+/// event is stored exactly when its change commits.
+///
+/// Each event is stored once per webhook endpoint whose filter takes its type, as a row of the
+/// webhook outbox (`webhook_outbox`, migration 14) with the delivery's body already written; an
+/// endpoint that does not take the type gets nothing, and with no endpoint configured nothing is
+/// written at all. The row's `event_id` is the delivery's `webhook-id`, the same for every
+/// endpoint and every retry.
+public struct EventLog: Sendable {
+    /// A webhook endpoint as the log sees it: where its deliveries go (the key of its rows) and
+    /// the event types it takes.
+    public struct Subscriber: Sendable, Equatable {
+        /// The endpoint's URL.
+        public var endpoint: String
+        /// The types it takes; nil: every type (`"*"`).
+        public var kinds: Set<AuthEvent.Kind>?
+
+        public init(endpoint: String, kinds: Set<AuthEvent.Kind>?) {
+            self.endpoint = endpoint
+            self.kinds = kinds
+        }
+
+        func takes(_ kind: AuthEvent.Kind) -> Bool { kinds?.contains(kind) ?? true }
+    }
+
+    public let subscribers: [Subscriber]
+
+    /// A log for these endpoints (none: a log that records nothing).
+    public init(subscribers: [Subscriber] = []) {
+        self.subscribers = subscribers
+    }
+
+    /// Whether an event of `kind` would be stored: callers whose change is a single statement
+    /// outside a transaction open one only then.
+    public func records(_ kind: AuthEvent.Kind) -> Bool {
+        subscribers.contains { $0.takes(kind) }
+    }
+
+    /// Stores `events` in `tx`, the transaction of their change, in order (a user's events are
+    /// delivered to each endpoint in the order of their rows).
+    func record(_ events: [AuthEvent], in tx: some PostgresQueryable) throws {
+        guard !subscribers.isEmpty else { return }
+        var eventIds: [String] = [], endpoints: [String] = [], userIds: [String] = [], kinds: [String] = [], bodies: [String] = []
+        for event in events {
+            let targets = subscribers.filter { $0.takes(event.kind) }
+            guard !targets.isEmpty else { continue }
+            let eventId = "msg_" + SecureRandom.hex(count: 16)
+            let body = event.body
+            for target in targets {
+                eventIds.append(eventId)
+                endpoints.append(target.endpoint)
+                userIds.append(event.userId)
+                kinds.append(event.kind.rawValue)
+                bodies.append(body)
+            }
+        }
+        guard !eventIds.isEmpty else { return }
+        try tx.execute("""
+            INSERT INTO webhook_outbox (event_id, endpoint, user_id, type, body, created_at, next_attempt_at)
+            SELECT e.event_id, e.endpoint, e.user_id, e.type, e.body, now(), now()
+            FROM unnest(\(PostgresArray(eventIds)), \(PostgresArray(endpoints)), \(PostgresArray(userIds)),
+                        \(PostgresArray(kinds)), \(PostgresArray(bodies))) WITH ORDINALITY AS e(event_id, endpoint, user_id, type, body, n)
+            ORDER BY e.n
+            """)
+    }
+
+    /// ``record(_:in:)`` of one or more events.
+    func record(_ events: AuthEvent..., in tx: some PostgresQueryable) throws {
+        try record(events, in: tx)
+    }
+}

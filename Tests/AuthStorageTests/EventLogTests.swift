@@ -1,0 +1,103 @@
+import Foundation
+import Postgres
+import ServerTestSupport
+import Testing
+
+@testable import Auth
+
+/// The one recording point (``EventLog``) and the webhook outbox's claims (``WebhookOutboxStore``).
+@Suite struct EventLogTests {
+    let pool: Pool
+    let store: WebhookOutboxStore
+    let user = User(
+        objectId: "uuuuuuuuu1", username: "ann", email: "ann@example.com", emailVerified: false, acl: ACL(),
+        createdAt: Date(timeIntervalSince1970: 0), updatedAt: Date(timeIntervalSince1970: 0))
+
+    init() throws {
+        pool = try TestDatabase.create().makePool(size: 4)
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        store = WebhookOutboxStore(pool: pool)
+    }
+
+    struct Abort: Error {}
+
+    func rows() throws -> [(endpoint: String, type: String, userId: String)] {
+        try pool.withConnection { c in
+            try c.query("SELECT endpoint, type, user_id FROM webhook_outbox ORDER BY id").map {
+                (try $0.decode(String.self, at: 0), try $0.decode(String.self, at: 1), try $0.decode(String.self, at: 2))
+            }
+        }
+    }
+
+    func record(_ log: EventLog, _ events: [AuthEvent], abort: Bool = false) throws {
+        try pool.withConnection { c in
+            try c.transaction { tx in
+                try log.record(events, in: tx)
+                if abort { throw Abort() }
+            }
+        }
+    }
+
+    static let both = EventLog(subscribers: [
+        .init(endpoint: "https://a.example.com", kinds: [.userCreated]), .init(endpoint: "https://b.example.com", kinds: nil),
+    ])
+
+    @Test func anEventOfARolledBackChangeIsNeverStored() throws {
+        #expect(throws: Abort.self) { try record(Self.both, [.userCreated(user, authProvider: "password", at: Date())], abort: true) }
+        #expect(try rows().isEmpty)
+        try record(Self.both, [.userCreated(user, authProvider: "password", at: Date())])
+        #expect(try rows().count == 2)
+    }
+
+    @Test func eachEndpointGetsOnlyTheTypesItTakesAndNoEndpointMeansNoWrite() throws {
+        try record(Self.both, [.userDeleted(user, at: Date()), .userCreated(user, authProvider: "anonymous", at: Date())])
+        #expect(try rows().map { "\($0.endpoint) \($0.type)" } == [
+            "https://b.example.com user.deleted", "https://a.example.com user.created", "https://b.example.com user.created",
+        ])
+        try record(EventLog(), [.userDeleted(user, at: Date())])
+        #expect(try rows().count == 3)
+        #expect(!EventLog().records(.userCreated) && Self.both.records(.userDeleted))
+    }
+
+    @Test func aUsersNextDeliveryWaitsForTheEarlierOneAcrossItsRetry() throws {
+        let log = EventLog(subscribers: [.init(endpoint: "https://a.example.com", kinds: nil)])
+        var bob = user
+        bob.objectId = "uuuuuuuuu2"
+        try record(log, [.userCreated(user, authProvider: "password", at: Date()), .userDeleted(user, at: Date())])
+        try record(log, [.userCreated(bob, authProvider: "password", at: Date())])
+        let first = try store.claim(limit: 10)
+        #expect(first.map(\.type) == ["user.created", "user.created"] && first.map(\.userId) == ["uuuuuuuuu1", "uuuuuuuuu2"])
+        #expect(try store.markFailed(first[0], error: "HTTP 503") == .retry)
+        try store.lease.markSent(id: first[1].id)
+        #expect(try store.claim(limit: 10).isEmpty, "ann's user.deleted waits for her user.created's retry")
+        let wait = try #require(try store.lease.secondsUntilNextDue())
+        #expect(wait > 2 && wait <= 5, "the next due is the retry, not the waiting row: \(wait)")
+        try pool.withConnection { c in _ = try c.execute("UPDATE webhook_outbox SET next_attempt_at = now() WHERE state = 'pending'") }
+        let retried = try store.claim(limit: 10)
+        #expect(retried.map(\.type) == ["user.created"] && retried[0].eventId == first[0].eventId && retried[0].attempts == 2)
+        try store.lease.markSent(id: retried[0].id)
+        #expect(try store.claim(limit: 10).map(\.type) == ["user.deleted"])
+    }
+
+    @Test func aLeaseIsRenewedOnlyByItsHolderAndEndsWhenNotRenewed() throws {
+        let log = EventLog(subscribers: [.init(endpoint: "https://a.example.com", kinds: nil)])
+        try record(log, [.userCreated(user, authProvider: "password", at: Date())])
+        let claimed = try store.claim(limit: 1)
+        let other = WebhookOutboxStore(pool: pool)
+        func dueIn() throws -> Double {
+            try pool.withConnection { c in
+                try #require(try c.queryFirst("SELECT extract(epoch FROM next_attempt_at - now())::float8 FROM webhook_outbox"))
+                    .decode(Double.self, at: 0)
+            }
+        }
+        try pool.withConnection { c in _ = try c.execute("UPDATE webhook_outbox SET next_attempt_at = now() + interval '1 second'") }
+        try other.lease.renew(ids: claimed.map(\.id))
+        #expect(try dueIn() <= 1, "another sender does not renew this one's rows")
+        try store.lease.renew(ids: claimed.map(\.id))
+        #expect(try dueIn() > Double(OutboxLease.duration) - 5, "the holder renews")
+        #expect(try other.claim(limit: 1).isEmpty, "held")
+        // Not renewed (its sender died): due again once the lease has run out.
+        try pool.withConnection { c in _ = try c.execute("UPDATE webhook_outbox SET next_attempt_at = now()") }
+        #expect(try other.claim(limit: 1).map(\.attempts) == [2])
+    }
+}
