@@ -327,7 +327,7 @@ struct ContextFactory: Sendable {
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return AuthRequest(
             clientAddress: address, installationId: installationId,
-            isMaster: auth.core.isMasterKey(request.headers["X-Parse-Master-Key"]),
+            masterKey: auth.core.masterKey(request.headers["X-Parse-Master-Key"]),
             userAgent: request.headers["User-Agent"].flatMap { $0.isEmpty ? nil : $0 },
             acceptLanguage: request.headers["Accept-Language"])
     }

@@ -94,6 +94,7 @@ public final class PasskeyService: Sendable {
             }
         }
         if ending != nil { core.sessionCache?.invalidate(userId: user.objectId) }
+        core.notices.send(.passkeyAdded, about: user, request: request, at: time)
         return passkey
     }
 
@@ -169,6 +170,7 @@ public final class PasskeyService: Sendable {
             }
             throw refuse(error.description)
         }
+        try core.requireEnabled(user)
         try core.requireVerifiedEmail(user)
         var granted = session
         granted.session.factors = [verified.userVerified ? "passkey" : Self.unverifiedFactor]
@@ -178,6 +180,7 @@ public final class PasskeyService: Sendable {
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
             throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
+        core.notices.signedIn(user, request: request, at: granted.session.createdAt)
         return SessionGrant(sessionToken: token, user: user, session: granted.session)
     }
 
@@ -199,6 +202,7 @@ public final class PasskeyService: Sendable {
             try AuthCore.identityConflicts { try passkeyStore.remove(objectId: objectId, userId: caller.user.objectId) }
         }
         guard removed else { throw .objectNotFound }
+        core.notices.send(.passkeyRemoved, about: caller.user, request: request, at: core.timestamp())
     }
 
     /// Longest passkey name, in characters.
