@@ -230,7 +230,7 @@ public final class GatehouseServer: Sendable {
                 providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names,
                 passkeys: Pages.PasskeySite(
                     relyingPartyId: relyingParty.id, origins: relyingParty.origins.sorted(), url: publicURL),
-                secondFactors: settings.mfa),
+                secondFactors: settings.mfa, adminConsole: settings.adminConsole),
             mailSender: mailSender, devMailbox: devMailbox,
             sessionCache: cache, sessionListener: listener)
 

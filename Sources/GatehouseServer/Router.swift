@@ -9,7 +9,7 @@ import JSON
 import Postgres
 import Sodium
 
-/// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
+/// The HTTP surface: `/`, the explorer, the link pages, the operators' console at `/admin` and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
 /// the key set, discovery and introspection of access tokens (``AccessTokenEndpoints``), `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
 /// log line and one metrics sample per request.
 final class Router: HTTPHandler {
@@ -67,6 +67,9 @@ final class Router: HTTPHandler {
             return .now(finish(request, pages.links.page(for: request)!, operation: nil))
         case "/verify-email" where request.method == "POST", "/reset-password" where request.method == "POST":
             return .blocking { [self] in finish(request, linkForm(request), operation: nil) }
+        case "/admin" where request.method == "GET" && pages.admin != nil:
+            // No CORS headers: no other origin's page may read it.
+            return .now(record(request, pages.admin!, operation: nil))
         case "/favicon.ico" where request.method == "GET":
             return .now(finish(request, Pages.favicon, operation: nil))
         case AccessTokenEndpoints.keySetPath where request.method == "GET":
