@@ -100,7 +100,7 @@ public enum AuthGraphQL {
         }
         for field in userFields.declared {
             r.field("User.\(field.name)", runs: .pure) { source, _, context, _ in
-                field.value(of: try Self.user(source, field.name), isMaster: context.request.isMaster).map(ResolvedValue.init) ?? .null
+                field.value(of: try Self.user(source, field.name), isMaster: context.request.readsAsMaster).map(ResolvedValue.init) ?? .null
             }
         }
 
@@ -109,8 +109,21 @@ public enum AuthGraphQL {
         bindPasskeys(&r, auth: auth, log: log)
         bindParse37Users(&r, auth: auth, userFields: userFields, log: log)
         bindTokens(&r, auth: auth, log: log)
+        bindOperators(&r, auth: auth, log: log)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
+        // The read-only master key reads only: every root field of a mutation refuses it before
+        // it runs, whichever feature bound it.
+        for field in schema.mutationType?.fields ?? [] {
+            r.wrap("Mutation.\(field.name)") { resolver in
+                { source, arguments, context, info in
+                    if context.request.masterKey == .readOnly {
+                        return try run(context, log) { () throws(AuthError) -> ResolvedValue in throw .readOnlyMasterKey }
+                    }
+                    return try resolver(source, arguments, context, info)
+                }
+            }
+        }
         return try ExecutableSchema(schema: schema, resolvers: r) { error in
             log("unexpected resolver error: \(error)")
             return GraphQLError("Internal server error", extensions: ["code": .int(1)])

@@ -65,7 +65,8 @@ public struct User: Sendable, Hashable, Codable {
     ]
     /// Every built-in field of the server's `User`: those the SDK reads and those it does not. Any
     /// other field of `User` is one the app declares.
-    static let builtInFields = Set(selectedFields + ["ACL", "authData", "authDataResponse"])
+    static let builtInFields = Set(
+        selectedFields + ["ACL", "authData", "authDataResponse", "disabled", "disabledReason", "sessions", "passkeys"])
 
     /// The fields the SDK asks for, as a GraphQL fragment on `User`: the built-in ones and the
     /// app's `declared` fields.

@@ -170,7 +170,7 @@ public final class GatehouseServer: Sendable {
         self.listener = listener
         defer { if !started { listener?.stop() } }
         let auth = AuthService(pool: pool, hashing: hashing, options: AuthService.Options(
-            configuration: AuthConfiguration(
+            configuration: Self.withOperatorSettings(settings, AuthConfiguration(
                 sessionLength: settings.sessionLength,
                 passwordPolicy: PasswordPolicy(
                     minimumLength: settings.passwordMinLength, maximumBytes: settings.passwordMaxBytes, blocklist: blocklist),
@@ -252,7 +252,7 @@ public final class GatehouseServer: Sendable {
                 providers: (providerConfiguration.anonymousEnabled ? ["anonymous"] : []) + providerConfiguration.names,
                 passkeys: Pages.PasskeySite(
                     relyingPartyId: relyingParty.id, origins: relyingParty.origins.sorted(), url: publicURL),
-                secondFactors: settings.mfa),
+                secondFactors: settings.mfa, adminConsole: settings.adminConsole),
             mailSender: mailSender, webhookSender: webhookSender, devMailbox: devMailbox,
             sessionCache: cache, sessionListener: listener)
 
@@ -368,6 +368,14 @@ public final class GatehouseServer: Sendable {
 
     /// Stops the start when users hold values of a declared field that its declared type does not
     /// take (its type changed since), naming each such field and how many users hold them.
+    /// `configuration` with the operators' settings: the read-only master key and the security notices.
+    static func withOperatorSettings(_ settings: Settings, _ configuration: AuthConfiguration) -> AuthConfiguration {
+        var configuration = configuration
+        configuration.readOnlyMasterKey = settings.readOnlyMasterKey
+        configuration.securityNotices = settings.securityNotices
+        return configuration
+    }
+
     static func checkStoredFields(_ auth: AuthService) throws(StartError) {
         let misfits: [(field: String, users: Int)]
         do { misfits = try auth.accounts.fieldsNotFittingStoredValues() } catch {

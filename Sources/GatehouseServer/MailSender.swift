@@ -155,7 +155,7 @@ extension MailComposer {
         let lifetime = message.linkExpiresAt.map { Int($0.timeIntervalSince(message.createdAt).rounded()) }
         let content = MailContent(
             kind: kind, language: language, recipient: message.recipient, username: message.username, link: link,
-            linkLifetime: lifetime, signInChanges: message.signInChanges)
+            linkLifetime: lifetime, signInChanges: message.signInChanges, occurrence: message.occurrence)
         return compose(content, messageId: message.messageId, date: date)
     }
 }

@@ -29,6 +29,8 @@ struct Pages: Sendable {
     private let appConfig: JSONObject
     private let appName: String
     private let passwordMinLength: Int
+    /// `GET /admin`: the operators' console (it asks for a master key); nil with `GATEHOUSE_ADMIN_CONSOLE=off`.
+    let admin: HTTPResponse?
 
     /// Where passkeys work: the relying party id the server registers them under, the origins it
     /// accepts ceremonies from, and the address a browser elsewhere is sent to (the public URL).
@@ -48,13 +50,14 @@ struct Pages: Sendable {
     /// `devMailbox`: whether this server shows its outbox at `/_dev/mailbox` (the sample app links to it).
     /// `providers`: the enabled `logInWith` providers; `anonymous` shows "Continue as guest", every
     /// other name a button that takes a pasted ID token. `secondFactors`: `GATEHOUSE_MFA`, which
-    /// says whether enrolling a factor signs out the other devices by itself.
+    /// says whether enrolling a factor signs out the other devices by itself. `adminConsole`:
+    /// whether `/admin` serves the operators' console.
     init(
         appId: String? = nil, passwordMinLength: Int = 8, appName: String = "Gatehouse", devMailbox: Bool = false,
         providers: [String] = ["anonymous"],
         passkeys: PasskeySite = PasskeySite(
             relyingPartyId: "localhost", origins: ["http://localhost:1337"], url: "http://localhost:1337"),
-        secondFactors: SecondFactorMode = .optional
+        secondFactors: SecondFactorMode = .optional, adminConsole: Bool = true
     ) {
         var config: JSONObject = ["passwordMinLength": .int(passwordMinLength)]
         config["appId"] = appId.map { .string($0) } ?? .null
@@ -77,6 +80,14 @@ struct Pages: Sendable {
         appConfig = config
         self.appName = appName
         self.passwordMinLength = passwordMinLength
+        var adminConfig: JSONObject = ["appName": .string(appName)]
+        adminConfig["appId"] = appId.map { .string($0) } ?? .null
+        // The console shows users' data: no cache keeps it.
+        admin = adminConsole
+            ? Self.page(
+                title: "\(appName) operators", assets: Self.adminAssets, body: Self.adminBody.render(["appName": appName]),
+                config: Self.dataBlock(adminConfig), cacheControl: "no-store")
+            : nil
     }
 
     /// `GET /oauth/authorize`: the sample app in the language of `Accept-Language`, with
@@ -198,6 +209,10 @@ struct Pages: Sendable {
     static let authorizeErrorBody = template("authorize-error.html", PageFiles.authorizeErrorHtml)
     /// The authorization error page's: the sample app's style, no script.
     static let authorizeErrorAssets = PageAssets(style: appStyle, script: "")
+    static let adminBody = template("admin.html", PageFiles.adminHtml)
+    /// The console's: the sample app's style with its own after it; it loads no image from elsewhere.
+    static let adminAssets = PageAssets(
+        style: appStyle + "\n" + withoutFinalLineBreak(PageFiles.adminCss), script: script(PageFiles.preludeJs, PageFiles.adminJs))
     static let explorerAssets = PageAssets(
         style: withoutFinalLineBreak(PageFiles.explorerCss), script: script(PageFiles.explorerJs))
 }

@@ -9,8 +9,10 @@ import JSON
 import Postgres
 import Sodium
 
-/// The HTTP surface: `/`, the explorer, the link pages and `/favicon.ico` (``Pages``), `/graphql`, `/health`, `/ready`, `/metrics`,
-/// the key set, discovery and introspection of access tokens (``AccessTokenEndpoints``), the OAuth provider's endpoints (``OAuthEndpoints``), `/_dev/mailbox` (only where ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
+/// The HTTP surface: `/`, the explorer, the link pages, the operators' console at `/admin` and `/favicon.ico` (``Pages``),
+/// `/graphql`, `/health`, `/ready`, `/metrics`, the key set, discovery and introspection of access tokens
+/// (``AccessTokenEndpoints``), the OAuth provider's endpoints (``OAuthEndpoints``), `/_dev/mailbox` (only where
+/// ``DevMailbox`` is served, to requests it admits), CORS preflights, one structured
 /// log line and one metrics sample per request.
 final class Router: HTTPHandler {
     let responder: GraphQLHTTPResponder<RequestContext>
@@ -71,6 +73,9 @@ final class Router: HTTPHandler {
             return .now(finish(request, pages.links.page(for: request)!, operation: nil))
         case "/verify-email" where request.method == "POST", "/reset-password" where request.method == "POST":
             return .blocking { [self] in finish(request, linkForm(request), operation: nil) }
+        case "/admin" where request.method == "GET" && pages.admin != nil:
+            // No CORS headers: no other origin's page may read it.
+            return .now(record(request, pages.admin!, operation: nil))
         case "/favicon.ico" where request.method == "GET":
             return .now(finish(request, Pages.favicon, operation: nil))
         case AccessTokenEndpoints.keySetPath where request.method == "GET":
@@ -377,7 +382,7 @@ struct ContextFactory: Sendable {
         let installationId = request.headers["X-Parse-Installation-Id"].flatMap { $0.isEmpty ? nil : $0 }
         return AuthRequest(
             clientAddress: address, installationId: installationId,
-            isMaster: auth.core.isMasterKey(request.headers["X-Parse-Master-Key"]),
+            masterKey: auth.core.masterKey(request.headers["X-Parse-Master-Key"]),
             userAgent: request.headers["User-Agent"].flatMap { $0.isEmpty ? nil : $0 },
             acceptLanguage: request.headers["Accept-Language"])
     }

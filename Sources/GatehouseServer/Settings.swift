@@ -15,6 +15,12 @@ public struct Settings: Sendable, Hashable {
     public var port = 1337
     public var appId: String? = nil
     public var masterKey: String? = nil
+    /// Reads what the master key reads; every mutation sent with it is refused.
+    public var readOnlyMasterKey: String? = nil
+    /// Mail users about changes to their account's security.
+    public var securityNotices = true
+    /// Serve the operators' console at `/admin`.
+    public var adminConsole = true
     public var sessionLength = 365 * 24 * 3600
     public var passwordMinLength = 8
     public var passwordMaxBytes = 1024
@@ -330,6 +336,14 @@ extension Settings {
         text("hooks", "GATEHOUSE_HOOKS", "JSON",
              "Hooks that may refuse a sign-up or log-in: JSON, or `@/path/file.json`: `{\"beforeSignUp\": {\"url\": …, \"secret\": \"whsec_…\", \"timeoutMs\": 2000, \"onError\": \"reject\"}, \"beforeLogIn\": {…}}`. Unset: none",
              { $0.hooks = $1.isEmpty ? nil : $1 }, { $0.hooks == nil ? "(none)" : "(set)" }),
+        text("read-only-master-key", "GATEHOUSE_READ_ONLY_MASTER_KEY", "KEY",
+             "Read-only master key (sent as `X-Parse-Master-Key`): reads what the master key reads, and every mutation sent with it is refused with 119; unset: none",
+             { $0.readOnlyMasterKey = $1.isEmpty ? nil : $1 }, { $0.readOnlyMasterKey == nil ? "(none)" : "(set)" }),
+        boolean("security-notices", "GATEHOUSE_SECURITY_NOTICES",
+                "Mail users when their account is signed in to from a new device, two-step verification is turned on or off, a recovery code is used, a passkey is added or removed, or the account is disabled",
+                \.securityNotices),
+        boolean("admin-console", "GATEHOUSE_ADMIN_CONSOLE", "Serve the operators' console at `/admin` (it asks for the master key); off: `/admin` answers 404",
+                \.adminConsole),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one
@@ -376,6 +390,9 @@ extension Settings {
             }
             try spec.apply(&settings, value!)
             index += 1
+        }
+        if let readOnly = settings.readOnlyMasterKey, readOnly == settings.masterKey {
+            throw SettingsError("GATEHOUSE_READ_ONLY_MASTER_KEY must differ from GATEHOUSE_MASTER_KEY: a request with it would get every right of the master key.")
         }
         if settings.passwordMinLength > settings.passwordMaxBytes {
             throw SettingsError("GATEHOUSE_PASSWORD_MIN_LENGTH (\(settings.passwordMinLength)) is larger than GATEHOUSE_PASSWORD_MAX_BYTES (\(settings.passwordMaxBytes)).")

@@ -30,7 +30,15 @@ public struct MailComposer: Sendable {
         let subject = Self.singleLine(fill(template.subject))
         // Provider names are the operator's, not templates: they are not filled.
         let changes = content.kind.listsSignInChanges ? content.signInChanges.map { "• " + texts.signInChange.describe($0) } : []
-        let before = [fill(texts.greeting)] + template.lead.map(fill) + changes
+        // When and from where: the address and User-Agent are the request's, filled in one pass
+        // like every value, so neither is read as a placeholder.
+        var occurrence: [String] = []
+        if content.kind.isSecurityNotice, let occurred = content.occurrence {
+            let notices = texts.securityNotices
+            let noticeValues = values.merging(notices.values(occurred)) { $1 }
+            occurrence = [notices.when, notices.from].map { Self.singleLine(Self.fill($0, noticeValues)) }
+        }
+        let before = [fill(texts.greeting)] + template.lead.map(fill) + changes + occurrence
         let after = (validity + template.trail).map(fill) + [fill(texts.signOff)]
         // Paragraphs apart by blank lines: the link stands alone on its line.
         let text = (before + (link.map { [$0] } ?? []) + after).joined(separator: "\n\n") + "\n"

@@ -1,3 +1,5 @@
+import Foundation
+
 /// What one message says: filled from an outbox row.
 public struct MailContent: Sendable, Hashable {
     public var kind: MailKind
@@ -12,11 +14,14 @@ public struct MailContent: Sendable, Hashable {
     /// The changes to the ways into the account that the message lists, one paragraph each
     /// after its lead: the sign-in kinds only (ignored for the others).
     public var signInChanges: [SignInChange]
+    /// When and from where the change happened: the security notices only (ignored for the others).
+    public var occurrence: NoticeOccurrence?
 
     public init(
         kind: MailKind, language: MailLanguage, recipient: String, username: String, link: String? = nil,
-        linkLifetime: Int? = nil, signInChanges: [SignInChange] = []
+        linkLifetime: Int? = nil, signInChanges: [SignInChange] = [], occurrence: NoticeOccurrence? = nil
     ) {
+        self.occurrence = occurrence
         self.kind = kind
         self.language = language
         self.recipient = recipient
@@ -24,6 +29,30 @@ public struct MailContent: Sendable, Hashable {
         self.link = link
         self.linkLifetime = linkLifetime
         self.signInChanges = signInChanges
+    }
+}
+
+/// When and from where the change a security notice reports was made.
+public struct NoticeOccurrence: Sendable, Hashable {
+    public var at: Date
+    /// The client's address as the server saw it; nil: not known.
+    public var address: String?
+    /// The request's User-Agent; nil: none.
+    public var device: String?
+
+    public init(at: Date, address: String? = nil, device: String? = nil) {
+        self.at = at
+        self.address = address
+        self.device = device
+    }
+
+    /// The time as the notices write it in every language: `2026-12-06 16:40 UTC`.
+    var formattedTime: String {
+        var calendar = Calendar(identifier: .gregorian)
+        calendar.timeZone = TimeZone(identifier: "UTC")!
+        let c = calendar.dateComponents([.year, .month, .day, .hour, .minute], from: at)
+        func two(_ n: Int?) -> String { let n = n ?? 0; return n < 10 ? "0\(n)" : "\(n)" }
+        return "\(c.year ?? 1970)-\(two(c.month))-\(two(c.day)) \(two(c.hour)):\(two(c.minute)) UTC"
     }
 }
 

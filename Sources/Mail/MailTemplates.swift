@@ -70,9 +70,12 @@ struct MailTexts {
     let signInChanged, signInMethodsRemoved: MailTemplate
     /// The paragraphs listing the sign-in kinds' changes.
     let signInChange: SignInChangeTexts
+    /// The security notices.
+    let securityNotices: SecurityNoticeTexts
 
     subscript(kind: MailKind) -> MailTemplate {
-        switch kind {
+        if let notice = securityNotices[kind] { return notice }
+        return switch kind {
         case .verifyEmail: verifyEmail
         case .resetPassword: resetPassword
         case .passwordChanged: passwordChanged
@@ -80,6 +83,7 @@ struct MailTexts {
         case .accountDeleted: accountDeleted
         case .signInChanged: signInChanged
         case .signInMethodsRemoved: signInMethodsRemoved
+        default: preconditionFailure("\(kind) is a security notice")
         }
     }
 
@@ -142,7 +146,8 @@ struct MailTexts {
             onePasskeyRemoved: "1 passkey was removed.",
             passkeysRemoved: "{count} passkeys were removed.",
             guestAccessRemoved: "Guest access was removed.",
-            twoStepVerificationKept: "Two-step verification stays on. If you did not turn it on, contact support."))
+            twoStepVerificationKept: "Two-step verification stays on. If you did not turn it on, contact support."),
+        securityNotices: .english)
 
     static let spanish = MailTexts(
         greeting: "Hola, {user}:",
@@ -194,7 +199,8 @@ struct MailTexts {
             onePasskeyRemoved: "Se ha quitado 1 llave de acceso.",
             passkeysRemoved: "Se han quitado {count} llaves de acceso.",
             guestAccessRemoved: "Se ha quitado el acceso como invitado.",
-            twoStepVerificationKept: "La verificación en dos pasos sigue activada. Si no la activaste tú, ponte en contacto con el soporte."))
+            twoStepVerificationKept: "La verificación en dos pasos sigue activada. Si no la activaste tú, ponte en contacto con el soporte."),
+        securityNotices: .spanish)
 
     static let french = MailTexts(
         greeting: "Bonjour {user},",
@@ -246,7 +252,8 @@ struct MailTexts {
             onePasskeyRemoved: "1 clé d'accès a été retirée.",
             passkeysRemoved: "{count} clés d'accès ont été retirées.",
             guestAccessRemoved: "L'accès invité a été retiré.",
-            twoStepVerificationKept: "La validation en deux étapes reste activée. Si vous ne l'avez pas activée, contactez le support."))
+            twoStepVerificationKept: "La validation en deux étapes reste activée. Si vous ne l'avez pas activée, contactez le support."),
+        securityNotices: .french)
 
     static let korean = MailTexts(
         greeting: "{user}님, 안녕하세요.",
@@ -297,5 +304,6 @@ struct MailTexts {
             onePasskeyRemoved: "패스키 1개가 삭제되었습니다.",
             passkeysRemoved: "패스키 {count}개가 삭제되었습니다.",
             guestAccessRemoved: "게스트 접속이 삭제되었습니다.",
-            twoStepVerificationKept: "2단계 인증은 계속 켜져 있습니다. 직접 설정하지 않으셨다면 고객 지원팀에 문의해 주세요."))
+            twoStepVerificationKept: "2단계 인증은 계속 켜져 있습니다. 직접 설정하지 않으셨다면 고객 지원팀에 문의해 주세요."),
+        securityNotices: .korean)
 }

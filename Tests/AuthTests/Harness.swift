@@ -83,19 +83,22 @@ final class Harness: Sendable {
     /// Runs `query` as one HTTP request with these headers would.
     func graphql(
         _ query: String, variables: JSONObject = [:], token: String? = nil, installationId: String? = nil,
-        master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil, acceptLanguage: String? = nil
+        master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil, acceptLanguage: String? = nil,
+        userAgent: String? = nil
     ) -> ExecutionResult {
         request(query, variables: variables, token: token, installationId: installationId, master: master,
-                address: address, operationName: operationName, acceptLanguage: acceptLanguage).result
+                address: address, operationName: operationName, acceptLanguage: acceptLanguage, userAgent: userAgent).result
     }
 
     /// ``graphql(_:variables:token:installationId:master:address:operationName:)`` with the request's context.
     func request(
         _ query: String, variables: JSONObject = [:], token: String? = nil, installationId: String? = nil,
-        master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil, acceptLanguage: String? = nil
+        master: String? = nil, address: String = "192.0.2.1", operationName: String? = nil, acceptLanguage: String? = nil,
+        userAgent: String? = nil
     ) -> (result: ExecutionResult, context: RequestContext) {
         let request = AuthRequest(
-            clientAddress: address, installationId: installationId, isMaster: auth.core.isMasterKey(master), acceptLanguage: acceptLanguage)
+            clientAddress: address, installationId: installationId, masterKey: auth.core.masterKey(master), userAgent: userAgent,
+            acceptLanguage: acceptLanguage)
         switch service.prepare(query) {
         case .failure(let failure):
             return (ExecutionResult(data: nil, errors: failure.errors), RequestContext(sessionToken: token, request: request))

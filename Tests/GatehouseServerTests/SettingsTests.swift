@@ -97,6 +97,9 @@ let settingCases: [SettingCase] = [
     SettingCase("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "2", { $0.mailRetryBase == 2 }),
     SettingCase("recent-auth", "GATEHOUSE_RECENT_AUTH", "0", { $0.recentAuth == 0 }),
     SettingCase("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "1800", { $0.sessionIdleTimeout == 1800 }),
+    SettingCase("read-only-master-key", "GATEHOUSE_READ_ONLY_MASTER_KEY", "r3ad", { $0.readOnlyMasterKey == "r3ad" }),
+    SettingCase("security-notices", "GATEHOUSE_SECURITY_NOTICES", "off", { !$0.securityNotices }),
+    SettingCase("admin-console", "GATEHOUSE_ADMIN_CONSOLE", "off", { !$0.adminConsole }),
 ]
 
 @Suite struct SettingsTests {

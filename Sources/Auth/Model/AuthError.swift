@@ -116,6 +116,14 @@ public enum AuthError: Error, Sendable, Hashable {
     /// 141: a `beforeSignUp` or `beforeLogIn` hook refused (its message, cleaned), or failed with
     /// `onError` `reject` (the contract's message for the operation).
     case hookRefused(message: String)
+    /// 119: an operators' field without either master key.
+    case masterKeyRequired
+    /// 119: a mutation sent with the read-only master key.
+    case readOnlyMasterKey
+    /// 101: the right credentials of an account an operator disabled.
+    case accountDisabled
+    /// 142: an operators' argument out of range, malformed or missing (`first`, `after`, `reason`).
+    case invalidArgument(String)
 
     /// Parse's error code.
     public var code: Int {
@@ -144,6 +152,9 @@ public enum AuthError: Error, Sendable, Hashable {
         case .lastWayToLogIn, .guestIdOfRegularUser, .invalidPasskeyRegistration: 142
         case .invalidPasskey: 101
         case .unknownAudience, .accessTokenTooLarge: 142
+        case .masterKeyRequired, .readOnlyMasterKey: 119
+        case .accountDisabled: 101
+        case .invalidArgument: 142
         case .secondFactorMissing: -1
         case .invalidMFAToken, .invalidRecoveryCode, .hookRefused: 141
         case .invalidMFASecret: 142
@@ -208,6 +219,10 @@ public enum AuthError: Error, Sendable, Hashable {
         case .unknownAudience(let audience): "Unknown audience \(audience.utf8Prefix(AuthError.quotedInputBytes))."
         case .accessTokenTooLarge: "Access token too large."
         case .hookRefused(let message): message
+        case .masterKeyRequired: "Permission denied: master key required."
+        case .readOnlyMasterKey: "Permission denied: read-only master key."
+        case .accountDisabled: "This account has been disabled."
+        case .invalidArgument(let problem): problem
         }
     }
 

@@ -18,6 +18,8 @@ public struct User: Sendable, Hashable {
         var displayName: String?
         var photoURL: String?
         var fields: JSONObject
+        var disabled: Bool
+        var disabledReason: String?
     }
 
     private final class Box: Sendable {
@@ -71,6 +73,16 @@ public struct User: Sendable, Hashable {
         get { box.values.photoURL }
         set { change { $0.photoURL = newValue } }
     }
+    /// Whether an operator disabled the account: it has no sessions and every log-in is refused.
+    public var disabled: Bool {
+        get { box.values.disabled }
+        set { change { $0.disabled = newValue } }
+    }
+    /// Why the account was disabled, as the operator wrote it (shown to the master keys only).
+    public var disabledReason: String? {
+        get { box.values.disabledReason }
+        set { change { $0.disabledReason = newValue } }
+    }
     /// The stored values of the fields the app declares (``UserFields``), by name: what the
     /// declarations no longer name among them too, so that a field brought back finds its values.
     public var fields: JSONObject {
@@ -80,11 +92,13 @@ public struct User: Sendable, Hashable {
 
     public init(
         objectId: String, username: String, email: String?, emailVerified: Bool, acl: ACL, createdAt: Date, updatedAt: Date,
-        displayName: String? = nil, photoURL: String? = nil, fields: JSONObject = [:]
+        displayName: String? = nil, photoURL: String? = nil, fields: JSONObject = [:], disabled: Bool = false,
+        disabledReason: String? = nil
     ) {
         box = Box(Values(
             objectId: objectId, username: username, email: email, emailVerified: emailVerified, acl: acl, createdAt: createdAt,
-            updatedAt: updatedAt, authDataResponse: nil, displayName: displayName, photoURL: photoURL, fields: fields))
+            updatedAt: updatedAt, authDataResponse: nil, displayName: displayName, photoURL: photoURL, fields: fields,
+            disabled: disabled, disabledReason: disabledReason))
     }
 
     /// The stored value of the declared field `name` (``fields``), read in place.

@@ -10,6 +10,13 @@ public struct AuthConfiguration: Sendable {
     public var lockout: LockoutPolicy?
     /// When set, requests presenting it (constant-time compared) act as master.
     public var masterKey: String?
+    /// `GATEHOUSE_READ_ONLY_MASTER_KEY`: when set, requests presenting it read as the master key
+    /// does, and every mutation they send is refused.
+    public var readOnlyMasterKey: String? = nil
+    /// `GATEHOUSE_SECURITY_NOTICES`: whether users are mailed about changes to their account's
+    /// security (a sign-in from a new device, two-step verification on or off, a recovery code
+    /// used, a passkey added or removed, the account disabled).
+    public var securityNotices: Bool = true
     public var accounts: AccountPolicy
     /// `GATEHOUSE_MFA`: whether users may, or must, have a second factor.
     public var mfa: SecondFactorMode

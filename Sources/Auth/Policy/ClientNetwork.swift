@@ -17,4 +17,13 @@ enum ClientNetwork {
         let network = parsed.clientNetwork
         return network.isIPv4 ? network.description : network.description + "/64"
     }
+
+    /// The network a device signs in from, for the security notice of a new one: an IPv4
+    /// address's /24 (`192.0.2.0/24`), an IPv6 address's /64, anything else as ``key(of:)``.
+    static func deviceNetwork(of address: String) -> String {
+        let key = key(of: address)
+        let octets = key.split(separator: ".")
+        guard octets.count == 4, !key.contains("/"), !key.hasPrefix("#") else { return key }
+        return octets.prefix(3).joined(separator: ".") + ".0/24"
+    }
 }

@@ -243,7 +243,7 @@ public final class AccountService: Sendable {
     /// anyone else and for unknown ids (users are private, as in Parse 7).
     public func user(id: String, caller: SessionGrant?, request: AuthRequest) throws(AuthError) -> User {
         let objectId = AuthCore.objectId(id, type: "_User")
-        guard request.isMaster || caller?.user.objectId == objectId else { throw .objectNotFound }
+        guard request.readsAsMaster || caller?.user.objectId == objectId else { throw .objectNotFound }
         try secondFactors.requireSecondFactor(caller, request)
         guard let (user, _) = try core.database({ () throws in try accounts.user(objectId: objectId) }) else { throw .objectNotFound }
         return user

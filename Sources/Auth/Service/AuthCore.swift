@@ -37,6 +37,8 @@ public final class AuthCore: Sendable {
     public let events: EventLog
     /// The hooks that may refuse a sign-up or log-in (nil: none).
     let hooks: AuthHooks?
+    /// The mail that tells users of changes to their account's security.
+    let notices: SecurityNotices
 
     init(pool: Pool, hashing: PasswordHashingPool, options: AuthService.Options) {
         let configuration = options.configuration
@@ -58,12 +60,20 @@ public final class AuthCore: Sendable {
         self.linkBox = options.linkBox
         self.events = options.events
         self.hooks = options.hooks
+        self.notices = SecurityNotices(pool: pool, configuration: configuration, linkBox: options.linkBox, log: options.log)
     }
 
     /// Whether `key` is the configured master key (constant-time compared).
     public func isMasterKey(_ key: String?) -> Bool {
         guard let key, !key.isEmpty, let masterKey = configuration.masterKey else { return false }
         return ConstantTime.equals(key, masterKey)
+    }
+
+    /// Which master key `key` is (each compared in constant time); nil when neither.
+    public func masterKey(_ key: String?) -> MasterKey? {
+        if isMasterKey(key) { return .master }
+        guard let key, !key.isEmpty, let readOnly = configuration.readOnlyMasterKey else { return nil }
+        return ConstantTime.equals(key, readOnly) ? .readOnly : nil
     }
 
     /// Reads the kinds of password hash stored in the users table into ``hashKinds``, so that
@@ -214,6 +224,14 @@ public final class AuthCore: Sendable {
     /// the session is made, so no kind of log-in gets past the rule.
     func requireVerifiedEmail(_ user: User) throws(AuthError) {
         if withholdsSession(from: user) { throw .emailNotVerified }
+    }
+
+    /// 101 `This account has been disabled.` for a user an operator disabled: checked after every
+    /// successful authentication (password and its second factor, provider, passkey), so that a
+    /// wrong credential answers as it does for anyone and the message tells nothing to someone
+    /// who does not hold the credential.
+    func requireEnabled(_ user: User) throws(AuthError) {
+        if user.disabled { throw .accountDisabled }
     }
 
     // MARK: Sessions and time

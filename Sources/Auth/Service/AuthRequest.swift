@@ -6,23 +6,39 @@ public struct AuthRequest: Sendable, Hashable {
     public var clientAddress: String
     /// `X-Parse-Installation-Id`, stored on sessions the request creates.
     public var installationId: String?
-    /// Whether the request presented the configured master key.
-    public var isMaster: Bool
+    /// Which master key the request presented, if any.
+    public var masterKey: MasterKey?
+    /// Whether the request presented the configured master key (the read-only one is not).
+    public var isMaster: Bool {
+        get { masterKey == .master }
+        set { masterKey = newValue ? .master : nil }
+    }
+    /// Whether the request reads as the master key does: it presented either master key.
+    public var readsAsMaster: Bool { masterKey != nil }
     /// `User-Agent`, kept (cut short) on sessions the request creates.
     public var userAgent: String?
     /// `Accept-Language`: the language of mail the request causes.
     public var acceptLanguage: String?
 
     public init(
-        clientAddress: String, installationId: String? = nil, isMaster: Bool = false, userAgent: String? = nil,
-        acceptLanguage: String? = nil
+        clientAddress: String, installationId: String? = nil, isMaster: Bool = false, masterKey: MasterKey? = nil,
+        userAgent: String? = nil, acceptLanguage: String? = nil
     ) {
         self.clientAddress = clientAddress
         self.installationId = installationId
-        self.isMaster = isMaster
+        self.masterKey = masterKey ?? (isMaster ? .master : nil)
         self.userAgent = userAgent
         self.acceptLanguage = acceptLanguage
     }
+}
+
+/// The keys that act for the operators (the `X-Parse-Master-Key` header); the raw values name
+/// them in logs and audit entries, never the keys themselves.
+public enum MasterKey: String, Sendable, Hashable {
+    /// `GATEHOUSE_MASTER_KEY`: reads and changes everything.
+    case master
+    /// `GATEHOUSE_READ_ONLY_MASTER_KEY`: reads what the master key reads; changes nothing.
+    case readOnly = "read-only"
 }
 
 /// signUp's `fields`, as the client sent them (nil: absent or null).

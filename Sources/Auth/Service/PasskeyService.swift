@@ -97,6 +97,7 @@ public final class PasskeyService: Sendable {
             }
         }
         if ending != nil { core.sessionCache?.invalidate(userId: user.objectId) }
+        core.notices.send(.passkeyAdded, about: user, request: request, at: time)
         return passkey
     }
 
@@ -172,6 +173,7 @@ public final class PasskeyService: Sendable {
             }
             throw refuse(error.description)
         }
+        try core.requireEnabled(user)
         try core.requireVerifiedEmail(user)
         var granted = session
         granted.session.factors = [verified.userVerified ? "passkey" : Self.unverifiedFactor]
@@ -182,6 +184,7 @@ public final class PasskeyService: Sendable {
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
             throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
         }
+        core.notices.signedIn(user, request: request, at: granted.session.createdAt)
         return SessionGrant(sessionToken: token, user: user, session: granted.session)
     }
 
@@ -205,6 +208,7 @@ public final class PasskeyService: Sendable {
             }
         }
         guard removed else { throw .objectNotFound }
+        core.notices.send(.passkeyRemoved, about: caller.user, request: request, at: core.timestamp())
     }
 
     /// Longest passkey name, in characters.

@@ -92,6 +92,7 @@ public final class ProviderService: Sendable {
                             [.userCreated(user, authProvider: provider, at: time)]
                                 + (sessionWithheld ? [] : [.sessionCreated(session.session, userId: objectId, request: request)]),
                             in: tx)
+                        try core.notices.recordDevice(userId: objectId, request: request, at: time, in: tx)
                         guard verification, let email else { return }
                         let mailed = mail.verification(to: email, about: user, request: request, token: verifyToken, at: time)
                         try AccountStore.send(mailed.message, token: mailed.token, email: email, context: mail.context(time), in: tx)
@@ -129,15 +130,22 @@ public final class ProviderService: Sendable {
         let (token, session) = core.newSession(action: "login", authProvider: provider, request: request, now: time)
         let logIn = UserStore.ProviderLogIn(provider: provider, providerUserId: providerUserId, session: session, request: request)
         guard let linked = try core.database({ () throws in try providerLogIns.lookup(logIn) }) else { return nil }
-        if linked.sessionStarted { return SessionGrant(sessionToken: token, user: linked.user, session: session.session) }
+        if linked.sessionStarted {
+            core.notices.signedIn(linked.user, request: request, at: time)
+            return SessionGrant(sessionToken: token, user: linked.user, session: session.session)
+        }
         var withheld = session
+        var recoveryCodeUsed = false
         if let sealedSecret = linked.withheldForTOTP {
             let code = try SecondFactorService.code(in: mfa)
-            try core.countedCheck(userId: linked.user.objectId, request: request, isWrong: SecondFactorService.isWrongCode) { () throws(AuthError) in
+            recoveryCodeUsed = try core.countedCheck(
+                userId: linked.user.objectId, request: request, isWrong: SecondFactorService.isWrongCode
+            ) { () throws(AuthError) in
                 try secondFactors.checkSecondFactor(code, userId: linked.user.objectId, sealedSecret: sealedSecret, at: time)
             }
             withheld.session.factors.append("totp")
         }
+        try core.requireEnabled(linked.user)
         try core.requireVerifiedEmail(linked.user)
         try core.hooks?.check(
             .beforeLogIn, core.hookData(linked.user, authProvider: provider, factors: withheld.session.factors, request: request))
@@ -146,6 +154,8 @@ public final class ProviderService: Sendable {
                 userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withheld, now: time, events: core.events,
                 request: request)
         }
+        if recoveryCodeUsed { core.notices.send(.recoveryCodeUsed, about: linked.user, request: request, at: time) }
+        core.notices.signedIn(linked.user, request: request, at: time)
         return SessionGrant(sessionToken: token, user: linked.user, session: withheld.session)
     }
 

@@ -48,7 +48,9 @@ public final class SecondFactorService: Sendable {
         guard case .object(let mfa) = value else {
             guard value == .null else { throw .invalidMFASecret }
             guard provenSecondFactor else { throw .recentLoginRequired }
-            _ = try core.database { () throws in try totp.remove(userId: userId, now: core.timestamp(), events: core.events) }
+            if try core.database({ () throws in try totp.remove(userId: userId, now: core.timestamp(), events: core.events) }) {
+                core.notices.send(.twoStepDisabled, about: current, request: request, at: core.timestamp())
+            }
             return nil
         }
         let time = core.timestamp()
@@ -84,6 +86,7 @@ public final class SecondFactorService: Sendable {
                 upgradeSession: upgrade, endingSessions: sessionsEndedByEnrolment(userId: userId, caller: caller), now: time,
                 events: core.events)
         }
+        core.notices.send(.twoStepEnabled, about: current, request: request, at: time)
         return ["mfa": ["recovery": .array(codes.map(JSON.string))]]
     }
 
@@ -102,8 +105,10 @@ public final class SecondFactorService: Sendable {
     /// Checks and uses up `code` (``code(in:)``) of a user enrolled with `sealedSecret`: 141 for
     /// a wrong one. The caller has counted the attempt against the account before (at `logIn`, in
     /// the log-in's own count; elsewhere through ``AuthCore/countedCheck(userId:request:isWrong:_:)``),
-    /// so a wrong code is a failed log-in for the limits and lockout.
-    func checkSecondFactor(_ code: String, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) {
+    /// so a wrong code is a failed log-in for the limits and lockout. Returns whether the code was
+    /// a recovery code (the caller sends its notice once the log-in has its session).
+    @discardableResult
+    func checkSecondFactor(_ code: String, userId: String, sealedSecret: [UInt8], at time: Date) throws(AuthError) -> Bool {
         // The step is checked against the stored one by the conditional write itself.
         try takeCode(code, userId: userId, enrolment: TOTPStore.Enrolment(sealedSecret: sealedSecret, lastStep: .min), at: time)
     }
@@ -111,10 +116,12 @@ public final class SecondFactorService: Sendable {
     /// Uses up `token`: a recovery code of the user's (``recoveryCharacters(_:)``; 141 `Invalid
     /// recovery code.` when the user has no such code), or the code of the enrolment's secret for
     /// a step within the window and after the last one accepted (141 `Invalid MFA token` otherwise).
-    private func takeCode(_ token: String, userId: String, enrolment: TOTPStore.Enrolment, at time: Date) throws(AuthError) {
+    /// Returns whether it was a recovery code.
+    @discardableResult
+    private func takeCode(_ token: String, userId: String, enrolment: TOTPStore.Enrolment, at time: Date) throws(AuthError) -> Bool {
         if let characters = Self.recoveryCharacters(token) {
             for digest in Self.recoveryDigests(userId: userId, characters: characters) {
-                if try core.database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) { return }
+                if try core.database({ () throws in try totp.takeRecoveryCode(userId: userId, digest: digest) }) { return true }
             }
             throw .invalidRecoveryCode
         }
@@ -124,6 +131,7 @@ public final class SecondFactorService: Sendable {
         guard let step = TOTP(secret: secret).verify(token, at: time), step > enrolment.lastStep,
             try core.database({ () throws in try totp.takeStep(userId: userId, step: step) })
         else { throw .invalidMFAToken }
+        return false
     }
 
     /// 206 `Second factor enrolment required.` for a session made without a second factor while

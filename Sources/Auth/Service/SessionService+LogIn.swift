@@ -56,6 +56,7 @@ extension SessionService {
                         [.userCreated(user, authProvider: "password", at: time)]
                             + (sessionWithheld ? [] : [.sessionCreated(session.session, userId: objectId, request: request)]),
                         in: tx)
+                    try core.notices.recordDevice(userId: objectId, request: request, at: time, in: tx)
                     guard verification, let email else { return }
                     let mailed = mail.verification(to: email, about: user, request: request, token: verifyToken, at: time)
                     try AccountStore.send(mailed.message, token: mailed.token, email: email, context: mail.context(time), in: tx)
@@ -130,17 +131,20 @@ extension SessionService {
             if let refusal, !(verdict.isValid && count.installationKnown) { throw refusal }
             guard verdict.isValid else { throw .invalidCredentials }
             var factors = ["password"]
+            var recoveryCodeUsed = false
             if core.configuration.mfa != .off, let sealedSecret = found.sealedTOTPSecret {
                 if let refusal { throw refusal }
                 let code = try SecondFactorService.code(in: mfa)
                 do {
-                    try secondFactors.checkSecondFactor(code, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
+                    recoveryCodeUsed = try secondFactors.checkSecondFactor(
+                        code, userId: credentials.user.objectId, sealedSecret: sealedSecret, at: time)
                 } catch {
                     wrong = SecondFactorService.isWrongCode(error)
                     throw error
                 }
                 factors.append("totp")
             }
+            try core.requireEnabled(credentials.user)
             // GATEHOUSE_VERIFY_EMAILS=required: the right password, but no session for an unverified email.
             try core.requireVerifiedEmail(credentials.user)
             // Every credential and factor is right: the hook may still say no, before anything
@@ -156,6 +160,8 @@ extension SessionService {
             }
             var user = credentials.user
             if rehash != nil { user.updatedAt = time }
+            if recoveryCodeUsed { core.notices.send(.recoveryCodeUsed, about: user, request: request, at: time) }
+            core.notices.signedIn(user, request: request, at: time)
             return SessionGrant(sessionToken: token, user: user, session: session.session)
         } catch {
             if !wrong { core.release(count) } else { core.noteWrongCredential(count) }

@@ -12,7 +12,7 @@ struct AccountStore: Sendable {
     /// the password hash (at ``passwordHashColumn``).
     private static let userColumns: StaticString = """
         u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-        u.display_name, u.photo_url, u.custom_fields::text, u.password_hash
+        u.display_name, u.photo_url, u.custom_fields::text, u.disabled_at IS NOT NULL, u.disabled_reason, u.password_hash
         """
     private static let passwordHashColumn = UserStore.userColumnCount
 

@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider,
+        oauthProvider, operators,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -529,6 +529,50 @@ public enum AuthMigrations {
                 scopes text NOT NULL,
                 granted_at timestamptz NOT NULL,
                 PRIMARY KEY (user_id, client_id)
+            );
+            """)
+
+    /// Migration 16: operators. A user an operator disabled keeps `disabled_at` (and the reason
+    /// given, shown to the master keys only); the change trigger names both columns, so every
+    /// instance's session cache drops the user's sessions when it changes. The indexes serve
+    /// `users(where:order:)` without reading the whole table: keyset pages by creation time
+    /// (`created_at, object_id`) or username (the unique `lower(username)`), case-insensitive
+    /// prefixes (`text_pattern_ops`, which `LIKE 'prefix%'` can use whatever the collation),
+    /// `emailVerified` with the creation order, and the rare disabled users apart. Beside them:
+    /// where and from what a security notice's change was made, and the devices users sign in
+    /// from (for the notice of a new one).
+    ///
+    /// The migration runner applies each migration in one transaction, where `CREATE INDEX
+    /// CONCURRENTLY` is not allowed: these indexes are built while `users` is locked for writes
+    /// (seconds per million users).
+    static let operators = Migration(
+        version: 16, name: "disabled users; indexes of the users search",
+        sql: """
+            ALTER TABLE users ADD COLUMN disabled_at timestamptz, ADD COLUMN disabled_reason text;
+            DROP TRIGGER users_notify_change ON users;
+            CREATE TRIGGER users_notify_change
+                AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
+                    display_name, photo_url, custom_fields, disabled_at OR DELETE ON users
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
+            CREATE INDEX users_created_at_idx ON users (created_at, object_id);
+            CREATE INDEX users_username_prefix_idx ON users (lower(username) text_pattern_ops);
+            CREATE INDEX users_email_prefix_idx ON users (lower(email) text_pattern_ops);
+            CREATE INDEX users_email_verified_created_at_idx ON users (email_verified, created_at, object_id);
+            CREATE INDEX users_disabled_created_at_idx ON users (created_at, object_id) WHERE disabled_at IS NOT NULL;
+            CREATE INDEX user_identities_provider_user_id_idx ON user_identities (provider, user_id);
+
+            -- Security notices: the address and User-Agent of the request that made the change
+            -- (`{"address", "device"}`); NULL for the other kinds.
+            ALTER TABLE mail_outbox ADD COLUMN occurrence jsonb;
+
+            -- The devices (a User-Agent and a network: an IPv4 /24 or an IPv6 /64) each user signed
+            -- in from, by the SHA-256 of both, and when last: a sign-in from one not seen for 90
+            -- days is told to the user, unless it is the user's first.
+            CREATE TABLE user_devices (
+                user_id text NOT NULL REFERENCES users (object_id) ON DELETE CASCADE,
+                device_digest bytea NOT NULL CONSTRAINT user_devices_digest_length CHECK (octet_length(device_digest) = 32),
+                last_seen_at timestamptz NOT NULL,
+                PRIMARY KEY (user_id, device_digest)
             );
             """)
 }

@@ -62,11 +62,11 @@ struct OAuthStore: Sendable {
         var nonce: String?
     }
 
-    /// `g` (grant) columns, then the user's and the session's.
+    /// `g` (grant) columns, then the user's (as ``UserStore/userColumns``) and the session's.
     private static let grantColumns: StaticString = """
         g.grant_id, g.client_id, g.scopes, g.resource,
         u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-        u.display_name, u.photo_url, u.custom_fields::text,
+        u.display_name, u.photo_url, u.custom_fields::text, u.disabled_at IS NOT NULL, u.disabled_reason,
         s.object_id, s.created_at, s.updated_at, s.expires_at, s.last_used_at, s.installation_id,
         s.created_with->>'action', s.created_with->>'authProvider', s.user_agent, (s.created_with->'factors')::text
         """

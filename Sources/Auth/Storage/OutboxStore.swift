@@ -35,6 +35,9 @@ public struct OutboxStore: Sendable {
         var linkLifetime: Int?
         /// What a sign-in notice lists (the sign-in kinds).
         var signInChanges: [SignInChange] = []
+        /// The address and User-Agent of the request that made the change (the security notices);
+        /// when is the message's creation.
+        var occurrence: (address: String?, device: String?)? = nil
     }
 
     /// A stored message, as the sender and the dev mailbox read it.
@@ -60,12 +63,15 @@ public struct OutboxStore: Sendable {
         public var attempts: Int
         /// What a sign-in notice lists (empty for the other kinds; changes this build does not know are left out).
         public var signInChanges: [SignInChange]
+        /// When and from where the change a security notice reports was made (nil for the other kinds).
+        public var occurrence: NoticeOccurrence?
 
         public init(
             id: Int64, kind: String, recipient: String, username: String, language: String, sealedLink: [UInt8]?,
             linkExpiresAt: Date?, messageId: String, createdAt: Date, state: String, attempts: Int,
-            signInChanges: [SignInChange] = []
+            signInChanges: [SignInChange] = [], occurrence: NoticeOccurrence? = nil
         ) {
+            self.occurrence = occurrence
             self.id = id
             self.kind = kind
             self.recipient = recipient
@@ -144,12 +150,17 @@ public struct OutboxStore: Sendable {
         let linkExpiresAt = message.link == nil ? nil : message.linkLifetime.map { now.addingTimeInterval(Double($0)) }
         let signInChanges = message.signInChanges.isEmpty
             ? nil : JSON.array(message.signInChanges.map { .string($0.storedValue) }).serializedString()
+        let occurrence = message.occurrence.map { occurrence in
+            JSON.object(["address": occurrence.address.map(JSON.string) ?? .null, "device": occurrence.device.map(JSON.string) ?? .null])
+                .serializedString()
+        }
         try tx.execute("""
             INSERT INTO mail_outbox (
                 kind, user_id, recipient, username, language, sealed_link, token_digest, link_expires_at, message_id,
-                created_at, next_attempt_at, sign_in_changes)
+                created_at, next_attempt_at, sign_in_changes, occurrence)
             VALUES (\(message.kind), \(message.userId), \(message.recipient), \(message.username), \(message.language),
-                    \(sealedLink), \(message.tokenDigest), \(linkExpiresAt), \(messageId), \(now), \(now), \(signInChanges)::jsonb)
+                    \(sealedLink), \(message.tokenDigest), \(linkExpiresAt), \(messageId), \(now), \(now), \(signInChanges)::jsonb,
+                    \(occurrence)::jsonb)
             """)
         return true
     }
@@ -252,14 +263,14 @@ public struct OutboxStore: Sendable {
         return try result.map { row in
             ListedMessage(
                 message: try Self.message(row),
-                linkState: try row.decode(String?.self, at: 13).flatMap(LinkState.init(rawValue:)),
-                lastError: try row.decode(String?.self, at: 12))
+                linkState: try row.decode(String?.self, at: 14).flatMap(LinkState.init(rawValue:)),
+                lastError: try row.decode(String?.self, at: 13))
         }
     }
 
     private static let returnedColumns: StaticString = """
         m.id, m.kind, m.recipient, m.username, m.language, m.sealed_link, m.link_expires_at, m.message_id, m.created_at, \
-        m.state, m.attempts, m.sign_in_changes::text
+        m.state, m.attempts, m.sign_in_changes::text, m.occurrence::text
         """
 
     private static func message(_ row: PostgresRow) throws -> StoredMessage {
@@ -270,7 +281,14 @@ public struct OutboxStore: Sendable {
             linkExpiresAt: try row.decode(Date?.self, at: 6), messageId: try row.decode(String.self, at: 7),
             createdAt: try row.decode(Date.self, at: 8), state: try row.decode(String.self, at: 9),
             attempts: Int(try row.decode(Int32.self, at: 10)),
-            signInChanges: signInChanges(try row.decode(String?.self, at: 11)))
+            signInChanges: signInChanges(try row.decode(String?.self, at: 11)),
+            occurrence: occurrence(try row.decode(String?.self, at: 12), at: try row.decode(Date.self, at: 8)))
+    }
+
+    /// A security notice's `occurrence` value (`{"address", "device"}`), at its message's creation.
+    static func occurrence(_ json: String?, at time: Date) -> NoticeOccurrence? {
+        guard let json, let object = (try? JSON.parse(json))?.objectValue else { return nil }
+        return NoticeOccurrence(at: time, address: object["address"]?.stringValue, device: object["device"]?.stringValue)
     }
 
     /// The changes of a `sign_in_changes` value (a JSON array of stored values), those this

@@ -20,8 +20,8 @@ extension UserStore {
 
     /// The user a log-in's provider id is linked to. `withheldForTOTP`: the user has TOTP, so no
     /// session was made; it holds the sealed secret to check the log-in's code with.
-    /// `sessionStarted`: the log-in's session was inserted (false: withheld, for TOTP or for an
-    /// unverified email).
+    /// `sessionStarted`: the log-in's session was inserted (false: withheld, for TOTP, for an
+    /// unverified email, or because an operator disabled the user, whose `disabled` says so).
     struct LinkedUser: Sendable {
         var user: User
         var withheldForTOTP: [UInt8]?
@@ -110,6 +110,7 @@ extension UserStore {
                 SELECT w.*, u.object_id AS user_id, u.username, u.email, u.email_verified, u.acl::text AS acl,
                        u.created_at AS user_created_at, u.updated_at AS user_updated_at,
                        u.display_name, u.photo_url, u.custom_fields::text AS custom_fields,
+                       u.disabled_at IS NOT NULL AS disabled, u.disabled_reason,
                        CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld,
                        (\(withholdingUnverified) AND u.email IS NOT NULL AND NOT u.email_verified) AS unverified
                 FROM wanted w
@@ -117,10 +118,11 @@ extension UserStore {
                 JOIN users u ON u.object_id = i.user_id
                 LEFT JOIN user_totp t ON t.user_id = u.object_id
             ), granted AS (
-                SELECT * FROM found WHERE withheld IS NULL AND NOT unverified AND NOT \(withholdingAll)
+                SELECT * FROM found WHERE withheld IS NULL AND NOT unverified AND NOT disabled AND NOT \(withholdingAll)
             ), \(sql: startSessions)
             SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at,
-                   display_name, photo_url, custom_fields, withheld, withheld IS NULL AND NOT unverified AND NOT \(withholdingAll)
+                   display_name, photo_url, custom_fields, disabled, disabled_reason, withheld,
+                   withheld IS NULL AND NOT unverified AND NOT disabled AND NOT \(withholdingAll)
             FROM found
             """)
         return try rows.map { row in

@@ -48,15 +48,15 @@ struct UserStore: Sendable {
     /// The public user columns of `u`, in the order ``user(_:from:)`` decodes them.
     static let userColumns: StaticString = """
         u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-        u.display_name, u.photo_url, u.custom_fields::text
+        u.display_name, u.photo_url, u.custom_fields::text, u.disabled_at IS NOT NULL, u.disabled_reason
         """
 
     /// How many columns ``userColumns`` are: the first column a statement selects after them.
-    static let userColumnCount = 10
+    static let userColumnCount = 12
 
     /// Decodes the public user columns, selected in this order (``userColumns``):
     /// `u.object_id, u.username, u.email, u.email_verified, u.acl::text, u.created_at, u.updated_at,
-    /// u.display_name, u.photo_url, u.custom_fields::text`.
+    /// u.display_name, u.photo_url, u.custom_fields::text, u.disabled_at IS NOT NULL, u.disabled_reason`.
     static func user(_ row: PostgresRow, from column: Int = 0) throws(PostgresError) -> User {
         User(
             objectId: try row.decode(String.self, at: column), username: try row.decode(String.self, at: column + 1),
@@ -64,7 +64,8 @@ struct UserStore: Sendable {
             acl: ACL(jsonText: try row.decode(String.self, at: column + 4)),
             createdAt: try row.decode(Date.self, at: column + 5), updatedAt: try row.decode(Date.self, at: column + 6),
             displayName: try row.decode(String?.self, at: column + 7), photoURL: try row.decode(String?.self, at: column + 8),
-            fields: customFields(json: try row.decode(String.self, at: column + 9)))
+            fields: customFields(json: try row.decode(String.self, at: column + 9)),
+            disabled: try row.decode(Bool.self, at: column + 10), disabledReason: try row.decode(String?.self, at: column + 11))
     }
 
     /// The `custom_fields` object from its JSON text (`{}` without parsing: most users have none).
@@ -299,7 +300,8 @@ struct UserStore: Sendable {
     /// One index lookup per digest, whatever the planner thinks of the tables: the `LIMIT 1`
     /// (the digest is unique) keeps the lateral subquery from being flattened into a join.
     /// Written as `token_digest = ANY($1)`, the generic plan may scan `sessions` and hash
-    /// `users` instead (it does while the tables are small).
+    /// `users` instead (it does while the tables are small). A disabled user's sessions are
+    /// absent: one started by a log-in that raced the disabling never answers.
     func sessions(digests: [[UInt8]]) throws -> [[UInt8]: StoredSession] {
         try pool.withConnection(retry: .once) { connection in try Self.sessions(digests: digests, on: connection) }
     }
@@ -310,7 +312,7 @@ struct UserStore: Sendable {
             SELECT found.* FROM unnest(\(PostgresArray(digests))) AS wanted(digest) CROSS JOIN LATERAL (
                 SELECT \(sql: Self.userColumns), s.token_digest, \(sql: Self.sessionColumns)
                 FROM sessions s JOIN users u ON u.object_id = s.user_id
-                WHERE s.token_digest = wanted.digest LIMIT 1) AS found
+                WHERE s.token_digest = wanted.digest AND u.disabled_at IS NULL LIMIT 1) AS found
             """)
         var found: [[UInt8]: StoredSession] = [:]
         found.reserveCapacity(rows.count)

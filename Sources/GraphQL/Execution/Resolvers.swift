@@ -132,6 +132,16 @@ public struct Resolvers<Context>: Sendable {
         return typed
     }
 
+    /// Replaces the resolver bound at `coordinate` with what `wrap` makes of it, keeping its
+    /// placement (so `wrap`'s resolver must block no more than the one it wraps): a check every
+    /// field of a type needs, declared once. A coordinate with no resolver is left alone.
+    public mutating func wrap(
+        _ coordinate: String, _ wrap: (@escaping FieldResolver<Context>) -> FieldResolver<Context>
+    ) {
+        guard let resolver = fields[coordinate] else { return }
+        fields[coordinate] = wrap(resolver)
+    }
+
     /// Declares that `typeName`'s fields without a resolver are read from a JSON
     /// object parent by field name (graphql-js's default property resolver): pure.
     public mutating func resolveFromJSON(_ typeName: String) {

@@ -1,0 +1,71 @@
+import Foundation
+import Postgres
+
+/// What operators do to a user beside reading it: disable and enable the account and end its
+/// sessions. Ending sessions deletes their rows, whose trigger tells every instance's session
+/// cache; disabling also changes `disabled_at`, whose trigger drops the user's cached sessions.
+struct OperatorStore: Sendable {
+    let pool: Pool
+
+    /// Marks the user disabled (keeping the first time it was, with the latest reason), ends all
+    /// of its sessions and forgets its installations, and runs `also` (the notice) in the same
+    /// transaction; the user as it is now, nil when there is no such user.
+    func disable(userId: String, reason: String?, now: Date, also: (User, Transaction) throws -> Void) throws -> User? {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst("""
+                    UPDATE users u SET disabled_at = coalesce(u.disabled_at, \(now)), disabled_reason = \(reason)
+                    WHERE u.object_id = \(userId)
+                    RETURNING \(sql: UserStore.userColumns)
+                    """) else { return nil }
+                let user = try UserStore.user(row)
+                try SessionStore.endSessions(SessionStore.Ending(keeping: nil), userId: userId, now: now, in: tx)
+                try also(user, tx)
+                return user
+            }
+        }
+    }
+
+    /// Clears the user's disabled mark and reason; the user, nil when there is no such user.
+    func enable(userId: String) throws -> User? {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.queryFirst("""
+                UPDATE users u SET disabled_at = NULL, disabled_reason = NULL
+                WHERE u.object_id = \(userId)
+                RETURNING \(sql: UserStore.userColumns)
+                """).map { try UserStore.user($0) }
+        }
+    }
+
+    /// Ends every session of the user and forgets its installations; how many of the sessions
+    /// were live, nil when there is no such user.
+    func endSessions(userId: String, now: Date, idleCutoff: Date) throws -> Int? {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE") != nil else { return nil }
+                try SessionStore.forgetInstallations(userId: userId, keeping: nil, on: tx)
+                return try tx.queryFirst("""
+                    WITH ended AS (
+                        DELETE FROM sessions WHERE user_id = \(userId)
+                        RETURNING expires_at > \(now) AND last_used_at > \(idleCutoff) AS live)
+                    SELECT count(*) FILTER (WHERE live) FROM ended
+                    """)?.decode(Int.self, at: 0) ?? 0
+            }
+        }
+    }
+
+    /// Starts `session` for the user unless it is disabled (locking its row, so that a disabling
+    /// committed meanwhile is seen); the user, nil when there is no such user.
+    func startSession(_ session: UserStore.NewSession, userId: String) throws -> User? {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst(
+                    "SELECT \(sql: UserStore.userColumns) FROM users u WHERE u.object_id = \(userId) FOR UPDATE")
+                else { return nil }
+                let user = try UserStore.user(row)
+                if !user.disabled { try UserStore.insertSession(session, userId: userId, on: tx) }
+                return user
+            }
+        }
+    }
+}

@@ -1,0 +1,142 @@
+import Foundation
+import Postgres
+
+/// The statements of `users(where, order, first, after)`: one page by keyset (the cursor's keys,
+/// never an offset), and the count of every user the conditions match.
+///
+/// Each condition is served by an index (migration 16): the object id by the primary key,
+/// usernames and emails by `lower(…)` (equality: the unique indexes; prefixes: the
+/// `text_pattern_ops` ones), `emailVerified` with the creation order, disabled users by a partial
+/// index, the creation time and both creation orders by `(created_at, object_id)`, a provider by
+/// `user_identities (provider, user_id)` and TOTP by `user_totp`'s primary key. The statement is
+/// assembled from fixed fragments; every value the caller gave is a bound parameter.
+struct UserSearchStore: Sendable {
+    let pool: Pool
+
+    /// The users of one page, each with its keys in the search's order, and whether more follow.
+    func page(_ search: UserSearch, after cursor: UserSearchCursor?) throws -> (users: [(User, UserSearchCursor)], more: Bool) {
+        let query = Self.pageQuery(search, after: cursor)
+        let rows = try pool.withConnection(retry: .once) { connection in try connection.query(query) }
+        var users: [(User, UserSearchCursor)] = []
+        for row in rows.prefix(search.first) {
+            let user = try UserStore.user(row)
+            let position: UserSearchCursor.Position = switch search.order {
+            case .usernameAscending: .username(try row.decode(String.self, at: UserStore.userColumnCount + 1))
+            case .createdAtAscending, .createdAtDescending:
+                .created(microseconds: try row.decode(Int64.self, at: UserStore.userColumnCount), objectId: user.objectId)
+            }
+            users.append((user, UserSearchCursor(order: search.order, position: position)))
+        }
+        return (users, rows.count > search.first)
+    }
+
+    /// How many users the conditions match (the cursor and the page size aside).
+    func count(_ search: UserSearch) throws -> Int {
+        let query = Self.countQuery(search)
+        return try pool.withConnection(retry: .once) { connection in
+            try connection.queryFirst(query)?.decode(Int.self, at: 0) ?? 0
+        }
+    }
+
+    /// The page's statement: the user columns, the creation time in microseconds and the
+    /// lower-cased username (the cursor's keys), one row more than the page to tell whether more
+    /// follow.
+    static func pageQuery(_ search: UserSearch, after cursor: UserSearchCursor?) -> PostgresQuery {
+        var builder = Builder()
+        builder.conditions(of: search)
+        if let cursor { builder.after(cursor) }
+        let limit = builder.bind(Int64(search.first + 1))
+        let order = switch search.order {
+        case .createdAtAscending: "u.created_at, u.object_id"
+        case .createdAtDescending: "u.created_at DESC, u.object_id DESC"
+        case .usernameAscending: "lower(u.username)"
+        }
+        return PostgresQuery(
+            unsafeSQL: "SELECT \(UserStore.userColumns), "
+                + "(extract(epoch FROM u.created_at) * 1000000)::bigint, lower(u.username) FROM users u"
+                + builder.whereClause + " ORDER BY " + order + " LIMIT " + limit,
+            bindings: builder.bindings)
+    }
+
+    /// The count's statement.
+    static func countQuery(_ search: UserSearch) -> PostgresQuery {
+        var builder = Builder()
+        builder.conditions(of: search)
+        return PostgresQuery(unsafeSQL: "SELECT count(*) FROM users u" + builder.whereClause, bindings: builder.bindings)
+    }
+
+    /// SQL conditions from fixed fragments, with every value as a `$n` parameter.
+    private struct Builder {
+        var conditions: [String] = []
+        var bindings = PostgresBindings()
+
+        /// Binds `value` and gives its placeholder.
+        mutating func bind<Value: PostgresEncodable>(_ value: Value) -> String {
+            bindings.append(value)
+            return "$\(bindings.count)"
+        }
+
+        var whereClause: String { conditions.isEmpty ? "" : " WHERE " + conditions.joined(separator: " AND ") }
+
+        mutating func conditions(of search: UserSearch) {
+            if let objectId = search.objectId {
+                conditions.append("u.object_id = " + bind(objectId))
+            }
+            text("u.username", search.username)
+            text("u.email", search.email)
+            if let verified = search.emailVerified {
+                conditions.append("u.email_verified = " + bind(verified))
+            }
+            if let disabled = search.disabled {
+                conditions.append(disabled ? "u.disabled_at IS NOT NULL" : "u.disabled_at IS NULL")
+            }
+            if let after = search.createdAfter {
+                conditions.append("u.created_at > " + bind(after))
+            }
+            if let before = search.createdBefore {
+                conditions.append("u.created_at < " + bind(before))
+            }
+            if let provider = search.authProvider {
+                conditions.append("EXISTS (SELECT 1 FROM user_identities i WHERE i.provider = " + bind(provider)
+                    + " AND i.user_id = u.object_id)")
+            }
+            if let mfa = search.mfa {
+                conditions.append((mfa ? "" : "NOT ") + "EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.object_id)")
+            }
+        }
+
+        /// `column` compared ignoring case: equal (the unique `lower(…)` index), or starting with a
+        /// prefix (`LIKE` on the `text_pattern_ops` index; the prefix's own `%`, `_` and `\` escaped).
+        private mutating func text(_ column: String, _ condition: UserSearch.Text?) {
+            guard let condition else { return }
+            if let equal = condition.equalTo {
+                conditions.append("lower(\(column)) = lower(" + bind(equal) + ")")
+            }
+            if let prefix = condition.startsWith {
+                conditions.append("lower(\(column)) LIKE lower(" + bind(Self.likeEscaped(prefix)) + ") || '%'")
+            }
+        }
+
+        /// Past the cursor's keys, in its order.
+        mutating func after(_ cursor: UserSearchCursor) {
+            switch cursor.position {
+            case .created(let microseconds, let objectId):
+                let time = "('epoch'::timestamptz + " + bind(microseconds) + " * interval '1 microsecond')"
+                let comparison = cursor.order == .createdAtAscending ? ">" : "<"
+                conditions.append("(u.created_at, u.object_id) \(comparison) (" + time + ", " + bind(objectId) + ")")
+            case .username(let name):
+                conditions.append("lower(u.username) > " + bind(name))
+            }
+        }
+
+        /// `text` with `LIKE`'s wildcards and escape character escaped (`\` is the default escape).
+        static func likeEscaped(_ text: String) -> String {
+            var escaped = ""
+            for character in text {
+                if character == "%" || character == "_" || character == "\\" { escaped.append("\\") }
+                escaped.append(character)
+            }
+            return escaped
+        }
+    }
+}
