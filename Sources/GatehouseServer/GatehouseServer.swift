@@ -187,7 +187,7 @@ public final class GatehouseServer: Sendable {
                 accessTokens: Self.accessTokenPolicy(settings),
                 oauth: OAuthPolicy(
                     clients: oauthClients, dynamicRegistration: settings.oauthDynamicRegistration,
-                    tokenRequestsPerMinute: settings.oauthTokenRateLimit)),
+                    tokenRequestsPerMinute: settings.oauthTokenRateLimit))),
             sessionCache: cache, providers: providers, sessionLookupBatches: settings.sessionLookupBatches, totpBox: totpBox,
             linkBox: linkBox, keyBox: keyBox, readPool: readPool, onStandbyChange: { event in
                 switch event {
