@@ -157,7 +157,7 @@ public final class WorkerThreads: @unchecked Sendable {
         let sleeper = Sleeper()
         mutex.lock()
         while true {
-            let queued: Queued
+            var queued: Queued?
             if let next = jobs.popFirst() {
                 queued = next
                 running += 1
@@ -178,11 +178,15 @@ public final class WorkerThreads: @unchecked Sendable {
                 queued = handed
             }
             mutex.unlock()
-            queued.job()
+            queued!.job()
+            let waiter = queued!.waiter
+            // The job goes before the lock is taken again: it may hold the last reference to the
+            // pool's owner, whose deinit then shuts the pool down, which takes the lock.
+            queued = nil
             mutex.lock()
             running -= 1
             completed += 1
-            if let waiter = queued.waiter {
+            if let waiter {
                 waiter.done = true
                 waiter.finished.signal()
             }

@@ -61,6 +61,32 @@ import Testing
         pool.shutDown(waiting: true)
     }
 
+    /// A pool's owner that shuts it down when it goes (as the session lookups' batcher and the
+    /// session-use recorder do) may go on one of the pool's threads, when a job held its last
+    /// reference: the thread lets go of the job before it takes the pool's lock again, so the
+    /// shutdown does not wait for a lock its own thread holds.
+    @Test func aJobHoldingTheLastReferenceToThePoolsOwnerLetsItShutDown() {
+        final class Owner: Sendable {
+            let pool = WorkerThreads(name: "test-owner", maxThreads: 1)
+            deinit { pool.shutDown(waiting: false) }
+        }
+        let go = DispatchSemaphore(value: 0)
+        let pool: WorkerThreads
+        do {
+            let owner = Owner()
+            pool = owner.pool
+            owner.pool.run { go.wait(); withExtendedLifetime(owner) {} }
+        }
+        go.signal()
+        // Asked from another thread, so that a deadlocked pool fails the test instead of hanging it.
+        let shutDown = DispatchSemaphore(value: 0)
+        DispatchQueue.global().async {
+            while !(pool.stats.isShutDown && pool.stats.threads == 0) { usleep(1_000) }
+            shutDown.signal()
+        }
+        #expect(shutDown.wait(timeout: .now() + 60) == .success)
+    }
+
     @Test func shutDownRunsTheQueuedJobsFirst() {
         let pool = WorkerThreads(name: "test-workers", maxThreads: 1)
         let release = DispatchSemaphore(value: 0)
