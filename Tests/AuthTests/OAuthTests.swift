@@ -288,7 +288,7 @@ struct OAuthTests {
         #expect(OAuthClient.writtenOrigin("HTTPS://App.Example.com:8443/cb?x=1")?.origin == "HTTPS://App.Example.com:8443")
         #expect(OAuthClient.writtenOrigin("http://[::1]:9/cb")?.origin == "http://[::1]:9")
         #expect(OAuthClient.writtenOrigin("https://app.example.com?x=1")?.origin == "https://app.example.com")
-        for uri in ["https://a%0d%0ab/cb", "https://a:b:c/cb", "https://a:/cb", "https://[zz::1]/cb", "https://a..b/cb"] {
+        for uri in ["https://a%0d%0ab/cb", "https://a:b:c/cb", "https://a:/cb", "https://[zz::1]/cb", "https://a..b/cb", "ht;tp://a/cb"] {
             #expect(OAuthClient.writtenOrigin(uri) == nil, "\(uri)")
         }
     }

@@ -208,11 +208,14 @@ public struct OAuthClient: Sendable, Hashable {
     }
 
     /// `scheme://host[:port]` of an absolute URL exactly as written (nothing decoded or normalized),
-    /// and its host; nil unless the host is a DNS name of letters, digits, `-` and `.`, or a
-    /// bracketed IPv6 literal, with at most a port of digits after it.
+    /// and its host; nil unless the scheme is RFC 3986's (a letter, then letters, digits, `+`, `-`
+    /// and `.`) and the host a DNS name of letters, digits, `-` and `.`, or a bracketed IPv6
+    /// literal, with at most a port of digits after it.
     public static func writtenOrigin(_ uri: String) -> (origin: String, host: String)? {
         let bytes = Array(uri.utf8)
-        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0,
+        func isLetter(_ byte: UInt8) -> Bool { (0x41...0x5A).contains(byte) || (0x61...0x7A).contains(byte) }
+        guard let colon = bytes.firstIndex(of: UInt8(ascii: ":")), colon > 0, isLetter(bytes[0]),
+            bytes[..<colon].allSatisfy({ isLetter($0) || (0x30...0x39).contains($0) || $0 == UInt8(ascii: "+") || $0 == UInt8(ascii: "-") || $0 == UInt8(ascii: ".") }),
             bytes[colon...].starts(with: Array("://".utf8))
         else { return nil }
         let start = colon + 3
