@@ -79,7 +79,18 @@ public final class GatehouseServer: Sendable {
         }
 
         let oauthClients: [OAuthClient]
-        do { oauthClients = try Self.oauthClients(settings.oauthClients) } catch { throw StartError(error.description) }
+        do {
+            // The issuer is the default audience; without GATEHOUSE_PUBLIC_URL it is known only once
+            // the socket listens, and the authorization request checks the resource against it then.
+            let audiences = settings.accessTokenAudiences.isEmpty
+                ? settings.publicURL.map { [$0.hasSuffix("/") ? String($0.dropLast()) : $0] } : settings.accessTokenAudiences
+            oauthClients = try Self.oauthClients(settings.oauthClients, audiences: audiences)
+        } catch { throw StartError(error.description) }
+        // Services tell the server's own access tokens from an OAuth client's by `client_id`.
+        if let index = oauthClients.firstIndex(where: { $0.clientId == (settings.appId ?? "gatehouse") }) {
+            throw StartError(
+                "GATEHOUSE_OAUTH_CLIENTS[\(index)].client_id \"\(oauthClients[index].clientId)\" is the client_id of the server's own access tokens (GATEHOUSE_APP_ID, or gatehouse without one): choose another.")
+        }
 
         let from: MailAddress
         if let mailFrom = settings.mailFrom {
@@ -465,8 +476,9 @@ public final class GatehouseServer: Sendable {
             rotationDays: settings.signingKeyRotationDays, clientId: settings.appId ?? "gatehouse")
     }
 
-    /// The static OAuth clients of `GATEHOUSE_OAUTH_CLIENTS`: its JSON, or `@path` of a file with it.
-    static func oauthClients(_ value: String?) throws(OAuthClientsError) -> [OAuthClient] {
+    /// The static OAuth clients of `GATEHOUSE_OAUTH_CLIENTS`: its JSON, or `@path` of a file with it;
+    /// each client's `resources` among `audiences`, those access tokens are issued for.
+    static func oauthClients(_ value: String?, audiences: [String]?) throws(OAuthClientsError) -> [OAuthClient] {
         guard var text = value else { return [] }
         if text.hasPrefix("@") {
             let path = String(text.dropFirst())
@@ -475,7 +487,7 @@ public final class GatehouseServer: Sendable {
             }
             text = contents
         }
-        return try OAuthPolicy.parseClients(text)
+        return try OAuthPolicy.parseClients(text, audiences: audiences)
     }
 
     /// Seconds between reads of the signing keys when no notification comes sooner: well within the

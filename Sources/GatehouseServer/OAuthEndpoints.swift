@@ -29,7 +29,9 @@ final class OAuthEndpoints: Sendable {
     // MARK: Authorization
 
     /// `GET /oauth/authorize`: the sign-in and consent page for a good request; a bad client or
-    /// redirect URI as a 400 page; any other mistake sent back to the redirect URI.
+    /// redirect URI as a 400 page; any other mistake sent back to the redirect URI (shown on the
+    /// page for a registered client). The page names a registered client as unverified, with the
+    /// host its answer goes to, and the resource asked for.
     func authorizePage(_ request: HTTPRequest) -> HTTPResponse {
         let parameters = request.queryItems.map { ($0.name, $0.value) }
         let authorization: OAuthService.AuthorizationRequest
@@ -41,6 +43,9 @@ final class OAuthEndpoints: Sendable {
             "clientId": .string(client.clientId), "clientName": .string(client.name), "firstParty": .bool(client.firstParty),
             "scopes": .array(authorization.scopes.map(JSON.string)),
             "prompt": .array(authorization.prompts.map(\.rawValue).sorted().map(JSON.string)),
+            "registered": .bool(client.registered),
+            "redirectHost": .string(OAuthClient.writtenOrigin(authorization.redirectURI)?.host ?? ""),
+            "resource": authorization.resource.map(JSON.string) ?? .null,
             "params": .array(parameters.map { .array([.string($0.0), .string($0.1)]) }),
         ]
         return pages.authorize(
@@ -48,7 +53,9 @@ final class OAuthEndpoints: Sendable {
     }
 
     /// `POST /oauth/authorize`: the page's form (the request's parameters, `session_token` and
-    /// `decision`), answered with a 303 to the redirect URI: a code, or the error.
+    /// `decision`), answered with a 303 to the redirect URI: a code, or the error. For a
+    /// registered client, an error before the user has signed in (no decision, no usable
+    /// session) is shown on the page instead: RFC 9700 §4.11.2.
     func authorizeForm(_ request: HTTPRequest) -> HTTPResponse {
         var parameters: [(name: String, value: String)] = []
         var sessionToken: String? = nil
@@ -68,14 +75,20 @@ final class OAuthEndpoints: Sendable {
             Self.seeOther(OAuthService.redirect(
                 authorization.redirectURI, items + [("state", authorization.state), ("iss", self.auth.oauth.issuer)]))
         }
+        let registered = authorization.client.registered
         guard decision == "approve" || decision == "deny" else {
-            return back([("error", "invalid_request"), ("error_description", "decision must be approve or deny.")])
+            let text = "decision must be approve or deny."
+            if registered { return pages.authorizeError(text, acceptLanguage: request.headers["Accept-Language"]) }
+            return back([("error", "invalid_request"), ("error_description", text)])
         }
         do throws(OAuthError) {
             let code = try auth.oauth.decide(
                 authorization, sessionToken: sessionToken, approve: decision == "approve", authRequest: authRequest(request))
             return back([("code", code)])
         } catch {
+            if registered && error.code == .loginRequired {
+                return pages.authorizeError(error.description, acceptLanguage: request.headers["Accept-Language"])
+            }
             return back([("error", error.code.rawValue), ("error_description", error.description)])
         }
     }
@@ -95,12 +108,11 @@ final class OAuthEndpoints: Sendable {
         HTTPResponse(status: 303, headers: ["Location": location, "Cache-Control": "no-store", "Referrer-Policy": "no-referrer"], body: [])
     }
 
-    /// `scheme://host[:port]` of `uri`, for the page's `form-action` (browsers apply it to the
-    /// redirect that follows the form's post).
+    /// `scheme://host[:port]` of `uri` as written, for the page's `form-action` (browsers apply it
+    /// to the redirect that follows the form's post); `'none'` when its host is not a plain name
+    /// or IP literal, which registration refuses: nothing decoded reaches the header.
     static func origin(of uri: String) -> String {
-        guard let components = URLComponents(string: uri), let scheme = components.scheme, let host = components.host else { return "'none'" }
-        let bracketed = host.contains(":") ? "[\(host)]" : host
-        return "\(scheme)://\(bracketed)" + (components.port.map { ":\($0)" } ?? "")
+        OAuthClient.writtenOrigin(uri)?.origin ?? "'none'"
     }
 
     // MARK: Token, revocation, introspection
@@ -239,6 +251,7 @@ final class OAuthEndpoints: Sendable {
     /// `token_endpoint_auth_method` (`client_secret_basic`, the default, or `none`) → 201 with the
     /// client's id (and secret). `GET` with the master key as `Authorization: Bearer` lists the
     /// registered clients (never their secrets).
+    /// `DELETE /oauth/register/{client_id}` with the master key removes one (``deleteClient(_:)``).
     func register(_ request: HTTPRequest) -> HTTPResponse {
         var response: HTTPResponse
         do throws(OAuthError) {
@@ -291,6 +304,32 @@ final class OAuthEndpoints: Sendable {
             answer["client_secret_expires_at"] = 0
         }
         return Self.json(answer, status: 201)
+    }
+
+    /// `DELETE /oauth/register/{client_id}` with the master key as `Authorization: Bearer`: removes
+    /// a registered client, ending its grants and forgetting users' consents to it. 204; 404 when
+    /// no registered client has that id.
+    func deleteClient(_ request: HTTPRequest) -> HTTPResponse {
+        var response: HTTPResponse
+        let clientId = String(request.path.dropFirst(Self.registrationPath.count + 1))
+        if !auth.core.isMasterKey(AccessTokenEndpoints.bearer(request)) {
+            response = Self.json(
+                ["error": "invalid_client", "error_description": "Authorization: Bearer <master key> is required to remove a client."],
+                status: 401)
+        } else {
+            do throws(AuthError) {
+                if try auth.oauth.deleteRegisteredClient(id: clientId) {
+                    response = HTTPResponse(status: 204, headers: [:], body: [])
+                } else {
+                    response = Self.json(
+                        ["error": "invalid_request", "error_description": "No registered client has this id."], status: 404)
+                }
+            } catch {
+                response = Self.json(["error": "server_error", "error_description": "Removing the client failed."], status: 503)
+            }
+        }
+        response.headers.replaceOrAdd(name: "Cache-Control", value: "no-store")
+        return response
     }
 
     private func registeredClients(_ request: HTTPRequest) throws(OAuthError) -> HTTPResponse {

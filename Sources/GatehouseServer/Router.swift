@@ -103,6 +103,8 @@ final class Router: HTTPHandler {
         case OAuthEndpoints.registrationPath where contexts.auth.oauth.registrationEnabled
             && (request.method == "POST" || request.method == "GET"):
             return .blocking { [self] in finish(request, oauth.register(request), operation: nil) }
+        case let path where request.method == "DELETE" && path.hasPrefix(OAuthEndpoints.registrationPath + "/"):
+            return .blocking { [self] in finish(request, oauth.deleteClient(request), operation: nil) }
         case OAuthEndpoints.authorizePath, OAuthEndpoints.tokenPath, OAuthEndpoints.revocationPath, OAuthEndpoints.userinfoPath:
             var response = Self.json(["error": "invalid_request", "error_description": "Method not allowed."], status: 405)
             response.headers.replaceOrAdd(name: "Allow", value: request.path == OAuthEndpoints.authorizePath || request.path == OAuthEndpoints.userinfoPath ? "GET, POST" : "POST")

@@ -1,6 +1,7 @@
 import Auth
 import Foundation
 import JSON
+import JWT
 import Sodium
 import Testing
 
@@ -114,5 +115,193 @@ struct OAuthTests {
         #expect(clients[0].secretDigest == SHA256.digest("0123456789abcdef0123"))
         #expect(clients[0].accepts(secret: "0123456789abcdef0123") && !clients[0].accepts(secret: "0123456789abcdef0124"))
         #expect(clients[0].scopes == ["openid", "email"] && clients[0].firstParty)
+    }
+
+    // MARK: Security review
+
+    static let api = "https://api.example"
+
+    /// `cli` (no resources), `notes` (configured with the resource `api`) and `shop` (confidential),
+    /// with `api` an audience of access tokens, registration on and `tokenRate` token requests a minute.
+    static func reviewHarness(tokenRate: Int = 600) throws -> Harness {
+        let cli = OAuthClient(
+            clientId: "cli", secretDigest: nil, redirectURIs: [redirectURI], name: "The CLI", scopes: OAuthPolicy.knownScopes,
+            firstParty: false)
+        let notes = OAuthClient(
+            clientId: "notes", secretDigest: nil, redirectURIs: [redirectURI], name: "Notes", scopes: OAuthPolicy.knownScopes,
+            firstParty: false, resources: [api])
+        let shop = OAuthClient(
+            clientId: "shop", secretDigest: SHA256.digest("shop-secret-0123456789"), redirectURIs: [redirectURI], name: "Shop",
+            scopes: OAuthPolicy.knownScopes, firstParty: false)
+        return try Harness(configuration: AuthConfiguration(
+            masterKey: Harness.masterKey, accessTokens: AccessTokenPolicy(audiences: [api]),
+            oauth: OAuthPolicy(clients: [cli, notes, shop], dynamicRegistration: true, tokenRequestsPerMinute: tokenRate)))
+    }
+
+    static func parameters(client: String, challenge: String, _ extra: [(String, String)] = []) -> [(name: String, value: String)] {
+        [
+            ("response_type", "code"), ("client_id", client), ("redirect_uri", redirectURI), ("scope", "openid"),
+            ("code_challenge", challenge), ("code_challenge_method", "S256"),
+        ] + extra
+    }
+
+    /// H-1: a client may ask a token for a resource only when it is configured with it; one that
+    /// is not gets invalid_target, even for an audience of the server's own access tokens. A
+    /// consent without the resource does not cover a request with it. A token for the resource
+    /// names the client that got it.
+    @Test func aResourceMustBeOneTheClientIsConfiguredWith() throws {
+        let harness = try Self.reviewHarness()
+        let oauth = harness.auth.oauth
+        let (verifier, challenge) = Self.pkce()
+        do {
+            _ = try oauth.authorizationRequest(Self.parameters(client: "cli", challenge: challenge, [("resource", Self.api)]))
+            Issue.record("cli got the resource")
+        } catch {
+            guard case .redirect(let error, _, _) = error else { Issue.record("\(error)"); return }
+            #expect(error.code == .invalidTarget)
+        }
+
+        let grant = try Self.signedUp(harness)
+        let authRequest = AuthRequest(clientAddress: "192.0.2.1")
+        let plain = try oauth.authorizationRequest(Self.parameters(client: "notes", challenge: challenge))
+        _ = try oauth.decide(plain, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+        #expect(try !oauth.needsConsent(plain, userId: grant.user.objectId))
+        let withResource = try oauth.authorizationRequest(Self.parameters(client: "notes", challenge: challenge, [("resource", Self.api)]))
+        #expect(try oauth.needsConsent(withResource, userId: grant.user.objectId), "the consent did not name the resource")
+        var silent = withResource
+        silent.prompts = [.none]
+        #expect(throws: OAuthError(.consentRequired, "The user has not consented to these scopes for this app.")) {
+            try oauth.decide(silent, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+        }
+        let code = try oauth.decide(withResource, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+        let client = try #require(try oauth.client(id: "notes"))
+        let token = try JSONWebToken(compact: try oauth.exchangeCode(code, redirectURI: Self.redirectURI, verifier: verifier, client: client).accessToken)
+        #expect(token.claims["aud"]?.stringValue == Self.api && token.claims["client_id"]?.stringValue == "notes")
+    }
+
+    /// M-1: for a client that registered itself, a mistake after the client and redirect URI
+    /// check is shown on the page, never redirected to its URI; a configured client's is redirected.
+    @Test func aRegisteredClientsErrorsAreNotRedirected() throws {
+        let harness = try Self.reviewHarness()
+        let oauth = harness.auth.oauth
+        let (client, _) = try oauth.register(
+            .init(redirectURIs: ["https://phish.example/"], name: "Cool Notes", confidential: false),
+            request: AuthRequest(clientAddress: "192.0.2.9"))
+        #expect(client.registered && !client.firstParty && client.resources.isEmpty)
+        #expect(try oauth.client(id: client.clientId)?.registered == true)
+        let (_, challenge) = Self.pkce()
+        for (registered, redirect) in [(client.clientId, "https://phish.example/"), ("cli", Self.redirectURI)] {
+            var items = Self.parameters(client: registered, challenge: challenge, [("scope", "openid admin")])
+            items = items.map { $0.name == "redirect_uri" ? ($0.name, redirect) : $0 }
+            do {
+                _ = try oauth.authorizationRequest(items)
+                Issue.record("accepted an unknown scope")
+            } catch {
+                switch error {
+                case .page: #expect(registered == client.clientId, "a configured client's error is redirected")
+                case .redirect: #expect(registered == "cli", "a registered client's error is shown on the page")
+                }
+            }
+        }
+    }
+
+    /// M-2: a password change or reset forgets the apps the user let in: they must be approved again.
+    @Test func aPasswordChangeOrResetAsksForConsentAgain() throws {
+        let harness = try Self.reviewHarness()
+        let oauth = harness.auth.oauth
+        let viewer = try harness.signedUp("ada", email: "ada@example.com")
+        let token = try #require(viewer["sessionToken"]?.stringValue)
+        let userId = try #require(viewer["user"]?["objectId"]?.stringValue)
+        let (_, challenge) = Self.pkce()
+        let request = try oauth.authorizationRequest(Self.parameters(client: "cli", challenge: challenge))
+        func approve(_ session: String) throws {
+            _ = try oauth.decide(request, sessionToken: session, approve: true, authRequest: AuthRequest(clientAddress: "192.0.2.1"))
+            #expect(try !oauth.needsConsent(request, userId: userId))
+        }
+
+        try approve(token)
+        let change = harness.graphql(
+            "mutation U($id: ID!) { updateUser(input: {id: $id, fields: {password: \"birch-ridge-22\"}}) { user { objectId } } }",
+            variables: ["id": .string(userId)], token: token)
+        #expect(change.errors.isEmpty, "\(change.json)")
+        #expect(try oauth.needsConsent(request, userId: userId), "a password change forgets the consent")
+
+        try approve(token)
+        #expect(PasswordResetTests.reset(harness, "ada@example.com").errors.isEmpty)
+        let link = try #require(try OutboxRow.latest(harness, kind: "reset_password")?.link)
+        let confirmed = PasswordResetTests.confirm(harness, "ada", "cedar-ridge-33", try #require(OutboxRow.token(in: link)))
+        #expect(confirmed.errors.isEmpty, "\(confirmed.json)")
+        #expect(try oauth.needsConsent(request, userId: userId), "a reset forgets the consent")
+    }
+
+    /// M-3: requests naming a confidential client that fail to authenticate as it count against
+    /// their own network only, so they cannot use up the client's budget; the client's own
+    /// requests count against it.
+    @Test func onlyAnAuthenticatedClientUsesItsBudget() throws {
+        let harness = try Self.reviewHarness(tokenRate: 2)
+        let oauth = harness.auth.oauth
+        let attacker = AuthRequest(clientAddress: "198.51.100.7")
+        for _ in 0..<2 {
+            #expect(throws: OAuthError(.invalidClient, "Client authentication failed.")) {
+                try oauth.authenticateClient(basic: ("shop", "wrong-secret-000000"), clientId: nil, request: attacker)
+            }
+        }
+        #expect(throws: OAuthError.self) {
+            try oauth.authenticateClient(basic: ("shop", "wrong-secret-000000"), clientId: nil, request: attacker)
+        }
+        let backends = ["203.0.113.1", "203.0.113.2", "203.0.113.3"].map { AuthRequest(clientAddress: $0) }
+        for backend in backends.prefix(2) {
+            #expect(try oauth.authenticateClient(basic: ("shop", "shop-secret-0123456789"), clientId: nil, request: backend).clientId == "shop")
+        }
+        do {
+            _ = try oauth.authenticateClient(basic: ("shop", "shop-secret-0123456789"), clientId: nil, request: backends[2])
+            Issue.record("the client's third request in a minute was not limited")
+        } catch {
+            #expect(error.retryAfter != nil, "\(error)")
+        }
+    }
+
+    /// L-5 and L-8: a redirect URI's host must be a plain DNS name or IP literal as written (the
+    /// page's CSP names it); http only on 127.0.0.1 or [::1], not localhost.
+    @Test(arguments: [
+        ("https://app.example.com/cb", nil),
+        ("https://app.example.com:8443/cb?x=1", nil),
+        ("http://127.0.0.1:8765/callback", nil),
+        ("http://[::1]:8765/callback", nil),
+        ("http://localhost:8765/callback", "must use https (http only on a loopback address: 127.0.0.1 or [::1])."),
+        ("https://a%0d%0ab/cb", "must have a plain host"),
+        ("https://x%3B%20report-uri%20https://e.example/cb", "must have a plain host"),
+        ("https://user@app.example.com/cb", "must have a plain host"),
+        ("https://b\u{FC}cher.example/cb", "must have a plain host"),
+    ] as [(String, String?)])
+    func redirectHostsArePlain(_ uri: String, _ problem: String?) {
+        let found = OAuthClient.redirectURIProblem(uri)
+        if let problem {
+            #expect(found?.hasPrefix(problem) == true, "\(uri): \(found ?? "accepted")")
+        } else {
+            #expect(found == nil, "\(uri): \(found ?? "")")
+        }
+    }
+
+    /// L-5: the origin the page's CSP names is the redirect URI's scheme, host and port as written.
+    @Test func theFormTargetIsTheOriginAsWritten() {
+        #expect(OAuthClient.writtenOrigin("HTTPS://App.Example.com:8443/cb?x=1")?.origin == "HTTPS://App.Example.com:8443")
+        #expect(OAuthClient.writtenOrigin("http://[::1]:9/cb")?.origin == "http://[::1]:9")
+        #expect(OAuthClient.writtenOrigin("https://app.example.com?x=1")?.origin == "https://app.example.com")
+        for uri in ["https://a%0d%0ab/cb", "https://a:b:c/cb", "https://a:/cb", "https://[zz::1]/cb", "https://a..b/cb", "ht;tp://a/cb"] {
+            #expect(OAuthClient.writtenOrigin(uri) == nil, "\(uri)")
+        }
+    }
+
+    /// H-1 at start-up: a client's resources must be audiences access tokens are issued for.
+    @Test func aClientsResourcesMustBeAudiences() throws {
+        let json = #"[{"client_id": "a", "redirect_uris": ["https://a.example/cb"], "name": "A", "resources": ["https://api.example"]}]"#
+        #expect(try OAuthPolicy.parseClients(json, audiences: ["https://api.example"])[0].resources == ["https://api.example"])
+        #expect(throws: OAuthClientsError(
+            #"GATEHOUSE_OAUTH_CLIENTS[0].resources[0] "https://api.example" is not an audience access tokens are issued for (GATEHOUSE_ACCESS_TOKEN_AUDIENCES, or the issuer when unset)."#
+        )) { try OAuthPolicy.parseClients(json, audiences: ["https://auth.example"]) }
+        #expect(throws: OAuthClientsError.self) {
+            try OAuthPolicy.parseClients(#"[{"client_id": "a", "redirect_uris": ["https://a.example/cb"], "name": "A", "resources": ["api#x"]}]"#)
+        }
     }
 }

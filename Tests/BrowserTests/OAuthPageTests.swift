@@ -20,12 +20,12 @@ struct OAuthPageTests {
     }
 
     @Test func signInConsentAndDeny() async throws {
-        let server = try InProcessServer { $0.oauthDynamicRegistration = true }
+        let server = try InProcessServer.onLocalhost { $0.oauthDynamicRegistration = true }
         defer { server.stop() }
         let backdoor = Backdoor(server)
         _ = try backdoor.signUp("gwen", password: "larch-ridge-11", email: "gwen@example.com")
-        // The app's callback is on another origin than the page (localhost, not 127.0.0.1).
-        let callback = "http://localhost:\(server.server.port)/callback"
+        // The app's callback is on another origin than the page (127.0.0.1, not localhost).
+        let callback = "http://127.0.0.1:\(server.server.port)/callback"
         let registration = try HTTPConnection(port: server.server.port).request(
             "POST", "/oauth/register", headers: [("Content-Type", "application/json")],
             body: Array(#"{"redirect_uris": ["\#(callback)"], "client_name": "Notes", "token_endpoint_auth_method": "none"}"#.utf8))
@@ -33,7 +33,7 @@ struct OAuthPageTests {
         let clientId = try #require(try JSONParser().parse(registration.body)["client_id"]?.stringValue)
         let verifier = Base64URL.encode(SecureRandom.bytes(32))
         let authorize = { (extra: [(String, String)]) in
-            server.origin + "/oauth/authorize?" + Self.query([
+            server.localhostOrigin + "/oauth/authorize?" + Self.query([
                 ("response_type", "code"), ("client_id", clientId), ("redirect_uri", callback), ("scope", "openid email"),
                 ("state", "s-42"), ("code_challenge", Base64URL.encode(SHA256.digest(verifier))), ("code_challenge_method", "S256"),
                 ("nonce", "n-42"),
@@ -52,9 +52,11 @@ struct OAuthPageTests {
         try await browser.waitForVisible("#consent")
         #expect(try await browser.text("#consent-title") == "Notes wants to access your account")
         #expect(try await browser.text("#consent-scopes") == "Know who you are on GatehouseSee your email address")
+        #expect(try await browser.text("#consent-unverified")
+            == "Notes registered itself with Gatehouse, which has not checked its name. If you allow it, you go on to 127.0.0.1.")
         try await browser.screenshot("2-consent")
         try await browser.click("#consent-approve")
-        try await browser.waitFor("location.host === 'localhost:\(server.server.port)' && location.pathname === '/callback'")
+        try await browser.waitFor("location.host === '127.0.0.1:\(server.server.port)' && location.pathname === '/callback'")
         let approved = try #require(try await browser.evaluate("location.search") as? String)
         let answer = Dictionary(
             (URLComponents(string: "http://x/" + approved)?.queryItems ?? []).map { ($0.name, $0.value ?? "") },
@@ -79,7 +81,7 @@ struct OAuthPageTests {
         #expect(denied.contains("error=access_denied") && denied.contains("state=s-42") && !denied.contains("code="), "\(denied)")
 
         // The sample app's Account screen lists the app, and removes it.
-        try await browser.open(server.origin + "/", until: Self.ready)
+        try await browser.open(server.localhostOrigin + "/", until: Self.ready)
         try await browser.click("#go-account")
         try await browser.waitFor("!document.getElementById('account').hasAttribute('aria-busy')")
         #expect(try await browser.text("#app-list strong") == "Notes")

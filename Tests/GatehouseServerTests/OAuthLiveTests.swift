@@ -318,6 +318,96 @@ struct OAuthLiveTests {
         }
     }
 
+    // MARK: Registered clients
+
+    static let masterKey = "oauth-master-key-0123456789"
+
+    /// A public client registered over HTTP with `redirectURI`; its id.
+    static func registered(_ live: LiveServer, name: String = "Cool Notes") throws -> String {
+        let response = try live.connect().request(
+            "POST", "/oauth/register", headers: [("Content-Type", "application/json")],
+            body: Array(#"{"redirect_uris": ["\#(redirectURI)"], "client_name": "\#(name)", "token_endpoint_auth_method": "none"}"#.utf8))
+        #expect(response.status == 201, "\(response.text)")
+        return try #require(try JSONParser().parse(response.body)["client_id"]?.stringValue)
+    }
+
+    /// RFC 9700 §4.11.2: a registered client's mistakes, and a form posted without a usable
+    /// session, are shown on the page and never redirected to its URI; once the user has signed
+    /// in, the decision goes back to the app.
+    @Test func aRegisteredClientIsNotRedirectedToBeforeSignIn() throws {
+        let live = try Self.server()
+        let clientId = try Self.registered(live)
+        let (session, _) = try Self.user(live, "gus")
+        let (_, challenge) = Self.pkce()
+        let badScope = Self.authorization(client: clientId, challenge: challenge) { $0[3].1 = "openid admin" }
+        let good = Self.authorization(client: clientId, challenge: challenge)
+        for response in [
+            try live.get("/oauth/authorize?" + Self.query(badScope)),
+            try live.get("/oauth/authorize?" + Self.query(Self.authorization(client: clientId, challenge: challenge) { $0.remove(at: 0) })),
+            try Self.post(live, "/oauth/authorize", badScope + [("session_token", session), ("decision", "approve")]),
+            try Self.post(live, "/oauth/authorize", good + [("decision", "approve")]),
+            try Self.post(live, "/oauth/authorize", good + [("session_token", "r:not-a-session"), ("decision", "deny")]),
+            try Self.post(live, "/oauth/authorize", good + [("session_token", session)]),
+        ] {
+            #expect(response.status == 400 && response.header("Location") == nil, "\(response.status) \(response.text)")
+            #expect(response.header("Content-Type")?.hasPrefix("text/html") == true)
+        }
+        let denied = try Self.redirected(try Self.post(live, "/oauth/authorize", good + [("session_token", session), ("decision", "deny")]))
+        #expect(denied["error"] == "access_denied" && denied["state"] == "st-1")
+    }
+
+    /// The master key removes a registered client: its refresh tokens stop working, it is no longer
+    /// listed or known to the authorization page; without the key, 401; an unknown id, 404. The
+    /// page names a registered client as unverified, with its redirect host.
+    @Test func theMasterKeyRemovesARegisteredClient() throws {
+        let live = try Self.server { $0.masterKey = Self.masterKey }
+        let clientId = try Self.registered(live)
+        let (session, _) = try Self.user(live, "hal")
+        let (verifier, challenge) = Self.pkce()
+        let page = try live.get("/oauth/authorize?" + Self.query(Self.authorization(client: clientId, challenge: challenge)))
+        #expect(page.status == 200)
+        #expect(page.text.contains(#""registered":true"#) && page.text.contains(#""redirectHost":"127.0.0.1""#), "\(page.text)")
+        let configured = try live.get("/oauth/authorize?" + Self.query(Self.authorization(challenge: challenge)))
+        #expect(configured.text.contains(#""registered":false"#))
+
+        let code = try Self.code(live, session: session, client: clientId, challenge: challenge)
+        let tokens = try Self.exchange(live, code: code, verifier: verifier, client: clientId)
+        let refreshToken = try #require(try JSONParser().parse(tokens.body)["refresh_token"]?.stringValue, "\(tokens.text)")
+
+        let delete = { (id: String, key: String?) in
+            try live.connect().request(
+                "DELETE", "/oauth/register/" + id, headers: key.map { [("Authorization", "Bearer " + $0)] } ?? [], body: [])
+        }
+        #expect(try delete(clientId, nil).status == 401)
+        #expect(try delete(clientId, "not-the-master-key").status == 401)
+        #expect(try delete(clientId, Self.masterKey).status == 204)
+        #expect(try delete(clientId, Self.masterKey).status == 404)
+        #expect(try delete("cli", Self.masterKey).status == 404, "a configured client is removed from the setting")
+
+        let refreshed = try Self.post(live, "/oauth/token", [("grant_type", "refresh_token"), ("refresh_token", refreshToken), ("client_id", clientId)])
+        #expect(try Self.tokenError(refreshed) == (401, "invalid_client"))
+        #expect(try live.get("/oauth/authorize?" + Self.query(Self.authorization(client: clientId, challenge: challenge))).status == 400)
+        let list = try live.get("/oauth/register", headers: [("Authorization", "Bearer " + Self.masterKey)])
+        #expect(list.status == 200 && !list.text.contains(clientId), "\(list.text)")
+        let viewer = try live.graphQL(
+            "{ viewer { authorizedApps { clientId } } }", headers: [("X-Parse-Session-Token", session)])
+        #expect(!viewer.text.contains(clientId), "\(viewer.text)")
+    }
+
+    /// A configured client may not take the client_id of the server's own access tokens, which
+    /// services tell them apart by.
+    @Test func aClientMayNotTakeTheServersOwnClientId() throws {
+        do {
+            _ = try InProcessServer {
+                $0.appId = "myapp"
+                $0.oauthClients = #"[{"client_id": "myapp", "redirect_uris": ["https://a.example/cb"], "name": "A"}]"#
+            }
+            Issue.record("started")
+        } catch {
+            #expect("\(error)".contains("GATEHOUSE_OAUTH_CLIENTS[0].client_id \"myapp\" is the client_id of the server's own access tokens"), "\(error)")
+        }
+    }
+
     /// The discovery document names every endpoint and capability.
     @Test func discoveryListsEverything() throws {
         let live = try Self.server()

@@ -68,7 +68,7 @@ public final class OAuthService: Sendable {
         let client = OAuthClient(
             clientId: SecureRandom.string(length: 24, alphabet: Array("ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789".utf8)),
             secretDigest: secret.map(SHA256.digest), redirectURIs: registration.redirectURIs, name: registration.name,
-            scopes: OAuthPolicy.knownScopes, firstParty: false)
+            scopes: OAuthPolicy.knownScopes, firstParty: false, registered: true)
         do { try core.database { () throws in try store.register(client, at: core.timestamp()) } } catch { throw OAuthError(error) }
         return (client, secret)
     }
@@ -78,19 +78,29 @@ public final class OAuthService: Sendable {
         try core.database { () throws in try store.clients() }
     }
 
+    /// Removes the registered client `clientId`, for the master key: its grants end (refresh
+    /// tokens, and access tokens as far as userinfo and introspection go) and users' consents to it
+    /// are forgotten. False when no registered client has that id (a configured one is removed
+    /// from `GATEHOUSE_OAUTH_CLIENTS`).
+    public func deleteRegisteredClient(id clientId: String) throws(AuthError) -> Bool {
+        try core.database { () throws in try store.deleteClient(id: clientId) }
+    }
+
     /// The client a token-endpoint request authenticates as: `basic` (the decoded
     /// `Authorization: Basic` id and secret) for a confidential client, else `clientId` from the
     /// form for a public one. 401 `invalid_client` for an unknown client, a wrong secret, or a
-    /// confidential client without its secret. Counted against the rate limit per client and per
-    /// network before any check.
+    /// confidential client without its secret. Counted against the rate limit per network before
+    /// any check, and per client once a confidential client's secret is right: client ids are
+    /// public, so a request that has not proved to be the client never uses up its budget (a
+    /// public client, which proves nothing here, is limited per network only).
     public func authenticateClient(
         basic: (id: String, secret: String)?, clientId: String?, request: AuthRequest
     ) throws(OAuthError) -> OAuthClient {
         let id = basic?.id ?? clientId
         let limit = policy.tokenRequestsPerMinute
-        var keys = [(RateLimiter.Key("network " + ClientNetwork.key(of: request.clientAddress)), limit)]
-        if let id { keys.append((RateLimiter.Key("client " + id.utf8Prefix(100)), limit)) }
-        if let wait = tokenLimiter.attempt(keys) { throw OAuthError(.rateLimited(retryAfter: wait)) }
+        if let wait = tokenLimiter.attempt([(RateLimiter.Key("network " + ClientNetwork.key(of: request.clientAddress)), limit)]) {
+            throw OAuthError(.rateLimited(retryAfter: wait))
+        }
         guard let id, !id.isEmpty else { throw OAuthError(.invalidClient, "Client authentication is required: client_id, or HTTP Basic for a confidential client.") }
         let found: OAuthClient?
         do { found = try client(id: id) } catch { throw OAuthError(error) }
@@ -98,6 +108,9 @@ public final class OAuthService: Sendable {
         if let basic {
             if let clientId, clientId != basic.id { throw OAuthError(.invalidClient, "client_id differs from the authenticated client.") }
             guard client.accepts(secret: basic.secret) else { throw OAuthError(.invalidClient, "Client authentication failed.") }
+            if let wait = tokenLimiter.attempt([(RateLimiter.Key("client " + client.clientId), limit)]) {
+                throw OAuthError(.rateLimited(retryAfter: wait))
+            }
         } else if client.isConfidential {
             throw OAuthError(.invalidClient, "This client is confidential: authenticate with HTTP Basic (client_secret_basic).")
         }
@@ -124,7 +137,8 @@ public final class OAuthService: Sendable {
     }
 
     /// Why an authorization request fails: shown on the page (the client or redirect URI cannot be
-    /// trusted), or sent back to the redirect URI.
+    /// trusted, or the client registered itself: RFC 9700 §4.11.2, no redirect to an unverified
+    /// URI before the user signs in), or sent back to the redirect URI.
     public enum AuthorizationFailure: Error, Sendable {
         case page(String)
         case redirect(OAuthError, redirectURI: String, state: String?)
@@ -132,7 +146,9 @@ public final class OAuthService: Sendable {
 
     /// Checks an authorization request's parameters in the order RFC 6749 §4.1.2.1 sets: the
     /// client and the redirect URI first (a failure there is never redirected), then everything
-    /// else (sent back to the redirect URI).
+    /// else (sent back to the redirect URI of a configured client; shown on the page for a
+    /// registered one). A `resource` must be one the client is configured with
+    /// (``OAuthClient/resources``) and an audience this server issues tokens for.
     public func authorizationRequest(_ parameters: [(name: String, value: String)]) throws(AuthorizationFailure) -> AuthorizationRequest {
         var values: [String: String] = [:]
         var repeated: String? = nil
@@ -150,7 +166,8 @@ public final class OAuthService: Sendable {
         }
         let state = values["state"]
         func fail(_ code: OAuthError.Code, _ text: String) -> AuthorizationFailure {
-            .redirect(OAuthError(code, text), redirectURI: redirectURI, state: state?.utf8Prefix(OAuthPolicy.parameterLimit))
+            if client.registered { return .page(text) }
+            return .redirect(OAuthError(code, text), redirectURI: redirectURI, state: state?.utf8Prefix(OAuthPolicy.parameterLimit))
         }
         if let repeated { throw fail(.invalidRequest, "The parameter \(repeated) is given more than once.") }
         for name in ["state", "nonce", "resource"] where (values[name]?.utf8.count ?? 0) > OAuthPolicy.parameterLimit {
@@ -190,8 +207,8 @@ public final class OAuthService: Sendable {
             guard URLComponents(string: resource)?.scheme != nil, !resource.contains("#") else {
                 throw fail(.invalidTarget, "resource must be an absolute URI without a fragment (RFC 8707).")
             }
-            guard tokens.audiences.contains(resource) else {
-                throw fail(.invalidTarget, "resource is not an audience this server issues tokens for.")
+            guard client.resources.contains(resource), tokens.audiences.contains(resource) else {
+                throw fail(.invalidTarget, "resource is not one this app may ask tokens for.")
             }
         }
         return AuthorizationRequest(
@@ -207,10 +224,12 @@ public final class OAuthService: Sendable {
     }
 
     /// Whether the user must be asked before `request` is granted: not for a first-party client,
-    /// nor for scopes the user consented to before, unless `prompt=consent`.
+    /// nor for scopes the user consented to before, unless `prompt=consent`. A stored consent
+    /// covers requests without a `resource` only: access to a resource is asked for each time.
     public func needsConsent(_ request: AuthorizationRequest, userId: String) throws(AuthError) -> Bool {
         if request.prompts.contains(.consent) { return true }
         if request.client.firstParty { return false }
+        if request.resource != nil { return true }
         let consented = try core.database { () throws in try store.consentedScopes(userId: userId, clientId: request.client.clientId) }
         return !request.scopes.allSatisfy(consented.contains)
     }

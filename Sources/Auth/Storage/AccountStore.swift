@@ -168,6 +168,8 @@ struct AccountStore: Sendable {
                 }
                 try tx.execute("DELETE FROM known_installations WHERE user_id = \(userId)")
                 try tx.execute("DELETE FROM login_attempts WHERE user_id = \(userId)")
+                // The grants went with the sessions; the apps' consents go too.
+                try OAuthStore.endGrants(userId: userId, in: tx)
                 if removal.confirmedAddress {
                     removal.providers = try UserStore.unlinkAll(userId: userId, in: tx)
                     let passkeys = try tx.query("DELETE FROM passkeys WHERE user_id = \(userId) RETURNING object_id, name")

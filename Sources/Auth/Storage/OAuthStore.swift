@@ -34,7 +34,7 @@ struct OAuthStore: Sendable {
         let uris = (try? JSON.parse(try row.decode(String.self, at: 2)))?.arrayValue?.compactMap(\.stringValue) ?? []
         return OAuthClient(
             clientId: try row.decode(String.self, at: 0), secretDigest: try row.decode([UInt8]?.self, at: 1), redirectURIs: uris,
-            name: try row.decode(String.self, at: 3), scopes: OAuthPolicy.knownScopes, firstParty: false)
+            name: try row.decode(String.self, at: 3), scopes: OAuthPolicy.knownScopes, firstParty: false, registered: true)
     }
 
     /// Stores a registered client.
@@ -45,6 +45,19 @@ struct OAuthStore: Sendable {
                 INSERT INTO oauth_clients (client_id, secret_digest, redirect_uris, name, created_at)
                 VALUES (\(client.clientId), \(client.secretDigest), \(uris), \(client.name), \(time))
                 """)
+        }
+    }
+
+    /// Deletes the registered client `clientId` with every grant it holds and every user's
+    /// consent to it, in one transaction; whether there was such a client.
+    func deleteClient(id clientId: String) throws -> Bool {
+        try pool.withConnection(retry: .never) { connection in
+            try connection.transaction { tx in
+                guard try tx.execute("DELETE FROM oauth_clients WHERE client_id = \(clientId)") > 0 else { return false }
+                try tx.execute("DELETE FROM oauth_grants WHERE client_id = \(clientId)")
+                try tx.execute("DELETE FROM oauth_consents WHERE client_id = \(clientId)")
+                return true
+            }
         }
     }
 
@@ -269,10 +282,13 @@ struct OAuthStore: Sendable {
         }
     }
 
-    /// In `tx`, ends every grant of the user: a password change or reset leaves no app holding a
-    /// refresh token that the old password got it, whichever session it came from.
+    /// In `tx`, ends every grant of the user and forgets the user's consents: a password change or
+    /// reset leaves no app holding a refresh token that the old password got it, whichever session
+    /// it came from, nor an app that whoever knew the old password let in getting a code again
+    /// without the user being asked. (First-party clients have no consents to forget.)
     static func endGrants(userId: String, in tx: some PostgresQueryable) throws {
         try tx.execute("DELETE FROM oauth_grants WHERE user_id = \(userId)")
+        try tx.execute("DELETE FROM oauth_consents WHERE user_id = \(userId)")
     }
 
     // MARK: Consents and the user's apps

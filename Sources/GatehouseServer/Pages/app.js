@@ -154,11 +154,12 @@
   }
 
   // Signed in on the authorization page: the consent screen, unless the app is first-party or
-  // the user consented to these scopes before (and prompt=consent does not ask again).
+  // the user consented to these scopes before (and prompt=consent does not ask again). Access
+  // to a resource (another service, as the user) is asked for each time, as the server does.
   async function authorizeAs(user) {
     const session = loadSession();
     let consented = [];
-    const asks = AUTHORIZE.prompt.includes("consent");
+    const asks = AUTHORIZE.prompt.includes("consent") || (!AUTHORIZE.firstParty && AUTHORIZE.resource !== null);
     if (!AUTHORIZE.firstParty && !asks) {
       try {
         const data = await gql("query Apps { viewer { authorizedApps { clientId scopes } } }", {}, session.sessionToken);
@@ -175,11 +176,19 @@
     const client = AUTHORIZE.clientName;
     $("consent-title").textContent = words("oauth.consent.title", { client });
     $("consent-lead").textContent = words("oauth.consent.lead", { client, name: nameOf(user) });
+    // An app that registered itself chose its own name: say so, and where Allow sends the user.
+    $("consent-unverified").textContent = words("oauth.consent.unverified", { client, host: AUTHORIZE.redirectHost });
+    $("consent-unverified").hidden = !AUTHORIZE.registered;
     const list = $("consent-scopes");
     list.replaceChildren();
     for (const scope of AUTHORIZE.scopes) {
       const item = document.createElement("li");
       item.textContent = words("oauth.scope." + scope);
+      list.append(item);
+    }
+    if (AUTHORIZE.resource !== null) {
+      const item = document.createElement("li");
+      item.textContent = words("oauth.consent.resource", { resource: AUTHORIZE.resource });
       list.append(item);
     }
     authorizeForm(session.sessionToken, null);
