@@ -6,7 +6,10 @@ public enum MailKind: String, Sendable, CaseIterable {
     case signInChanged = "sign_in_changed"
     /// What a reset that confirmed the address for the first time removed (its ``SignInChange``s).
     case signInMethodsRemoved = "sign_in_methods_removed"
+    /// The user let an app in for the first time (an OAuth consent): the message lists the app
+    /// (its ``SignInChange/appAuthorized(_:)``).
+    case appAuthorized = "app_authorized"
 
     /// Whether the message lists its ``MailContent/signInChanges``.
-    var listsSignInChanges: Bool { self == .signInChanged || self == .signInMethodsRemoved }
+    var listsSignInChanges: Bool { self == .signInChanged || self == .signInMethodsRemoved || self == .appAuthorized }
 }
