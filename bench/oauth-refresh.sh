@@ -6,6 +6,9 @@
 # first-party public client "bench" (which always gets a refresh token), exchanged once; in a
 # round, each chain's refreshes follow on from its latest token (a used one would end the chain).
 #   bench/oauth-refresh.sh [rounds (3)] [seconds per run (5)]   BENCH_USERS_N (200)
+# With INSTRUCTIONS=1, instead of timed rounds: the instructions a request of each (the server
+# under callgrind, 2 HTTP event threads, 2 connections, counters zeroed after a 5-second warm-up),
+# which unlike rates do not depend on the machine's other load.
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-5}"
@@ -42,6 +45,18 @@ for line, out in ((line, out) for line in open(users) for out in files):
     assert r.status == 200, body
     print(json.loads(body)["refresh_token"], file=out)
 PY
+if [ -n "${INSTRUCTIONS:-}" ]; then
+    command -v valgrind >/dev/null || apt-get install -y valgrind >/dev/null
+    callgrind_account "$DIR/runs"
+    export BENCH_THREADS=1
+    for r in $(seq "$ROUNDS"); do
+        set -- "$DIR/runs" DATABASE_URL="$(pg_conninfo "$DIR")" GATEHOUSE_OAUTH_CLIENTS="$CLIENTS" GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT=0
+        l="$(callgrind_per_request "$BIN/gatehouse" loginwith-anonymous.lua "$D" "$@")"
+        f="$(BENCH_REFRESH="$DIR/refresh.$r" BENCH_REFRESH_KEEP=1 callgrind_per_request "$BIN/gatehouse" refresh.lua "$D" "$@")"
+        log "round $r: instructions a request: logInWith $l, refresh grant $f ($(ratio "$f" "$l") of logInWith's)"
+    done
+    exit 0
+fi
 # Every guest made and every code path warm before the rounds (the refreshes chain on from here).
 run_wrk "$OUT/warmup" 64 2 2 loginwith-anonymous.lua "$SERVER_URL"
 log "load average at start: $(load_avg)"
