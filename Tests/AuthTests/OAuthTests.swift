@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Mail
 import Sodium
+import Synchronization
 import Testing
 
 /// The OAuth provider's domain on a test clock (docs/oauth.md): codes live 60 seconds, the user's
@@ -116,6 +117,23 @@ struct OAuthTests {
         #expect(digest == SHA256.digest(grant.sessionToken))
         #expect(throws: AuthError.invalidSession) { try harness.auth.sessions.viewer(token: grant.sessionToken) }
         #expect(try harness.count("SELECT count(*)::int FROM oauth_refresh_tokens") == 0, "the whole chain ended with its session")
+    }
+
+    /// One refresh token presented by many requests at once, through the batcher (in one batch or
+    /// in several, as the threads happen to meet): exactly one gets a new pair, and the reuse ends
+    /// the session.
+    @Test func concurrentPresentationsOfOneTokenRotateOnce() throws {
+        let harness = try Self.harness()
+        let grant = try Self.signedUp(harness)
+        let token = try Self.refreshToken(harness, grant)
+        let client = try #require(try harness.auth.oauth.client(id: "cli"))
+        let answered = Mutex<[Bool]>([])
+        DispatchQueue.concurrentPerform(iterations: 8) { _ in
+            let rotated = (try? harness.auth.oauth.refresh(token, scope: nil, client: client)) != nil
+            answered.withLock { $0.append(rotated) }
+        }
+        #expect(answered.withLock { $0.count(where: { $0 }) } == 1)
+        #expect(throws: AuthError.invalidSession) { try harness.auth.sessions.viewer(token: grant.sessionToken) }
     }
 
     /// A presentation by another client uses nothing: the same token from its own client, later in
