@@ -1,6 +1,7 @@
 /// A change to the ways into an account that a notice reports: a provider linked, replaced or
-/// unlinked by the account's owner, an app the owner let sign them in, or what a password reset removed because the address it
-/// proved had not been confirmed before (ways in added then may be someone else's).
+/// unlinked by the account's owner, an app the owner let sign them in, or what a password reset
+/// removed because the address it proved had not been confirmed before (ways in added then may be
+/// someone else's).
 public enum SignInChange: Sendable, Hashable {
     /// Log-in with the provider (its configured name) was added.
     case providerAdded(String)
