@@ -6,10 +6,15 @@
 # first-party public client "bench" (which always gets a refresh token), exchanged once; in a
 # round, each chain's refreshes follow on from its latest token (a used one would end the chain).
 #   bench/oauth-refresh.sh [rounds (3)] [seconds per run (5)]   BENCH_USERS_N (200)
+#   BENCH_SCOPE ("openid"): the grants' scope; without openid a refresh signs no ID token.
+# With INSTRUCTIONS=1, instead of timed rounds: the instructions a request of each (the server
+# under callgrind, 2 HTTP event threads, 2 connections, counters zeroed after a 5-second warm-up),
+# which unlike rates do not depend on the machine's other load.
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-5}"
 N="${BENCH_USERS_N:-200}"
+SCOPE="${BENCH_SCOPE:-openid}"
 # Each wrk thread's pool of refresh tokens must outnumber its 32 connections (wrk asks a script for
 # one request more than its connections when it starts).
 [ "$N" -ge 128 ] || N=128
@@ -22,9 +27,9 @@ CLIENTS='[{"client_id": "bench", "redirect_uris": ["http://127.0.0.1:9/cb"], "na
 start_server "$DIR" "${SERVER_LOG:-/dev/null}" GATEHOUSE_OAUTH_CLIENTS="$CLIENTS" GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT=0
 log "seeding $N users, each with a refresh token a round"
 python3 "$ROOT/bench/client.py" seed "$SERVER_URL" "$N" "$BENCH_USERS" 8
-python3 - "${SERVER_URL%/graphql}" "$BENCH_USERS" "$ROUNDS" "$DIR/refresh" <<'PY'
+python3 - "${SERVER_URL%/graphql}" "$BENCH_USERS" "$ROUNDS" "$DIR/refresh" "$SCOPE" <<'PY'
 import base64, hashlib, http.client, json, secrets, sys, urllib.parse
-base, users, rounds, prefix = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
+base, users, rounds, prefix, scope = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4], sys.argv[5]
 files = [open(f"{prefix}.{r + 1}", "w") for r in range(rounds)]
 u = urllib.parse.urlparse(base); c = http.client.HTTPConnection(u.hostname, u.port)
 def post(path, items):
@@ -35,13 +40,25 @@ for line, out in ((line, out) for line in open(users) for out in files):
     verifier = secrets.token_urlsafe(32)
     challenge = base64.urlsafe_b64encode(hashlib.sha256(verifier.encode()).digest()).rstrip(b"=").decode()
     r, _ = post("/oauth/authorize", [("response_type", "code"), ("client_id", "bench"), ("redirect_uri", "http://127.0.0.1:9/cb"),
-        ("scope", "openid"), ("code_challenge", challenge), ("code_challenge_method", "S256"), ("session_token", token), ("decision", "approve")])
+        ("scope", scope), ("code_challenge", challenge), ("code_challenge_method", "S256"), ("session_token", token), ("decision", "approve")])
     code = dict(urllib.parse.parse_qsl(urllib.parse.urlsplit(r.getheader("Location")).query))["code"]
     r, body = post("/oauth/token", [("grant_type", "authorization_code"), ("client_id", "bench"), ("code", code),
         ("redirect_uri", "http://127.0.0.1:9/cb"), ("code_verifier", verifier)])
     assert r.status == 200, body
     print(json.loads(body)["refresh_token"], file=out)
 PY
+if [ -n "${INSTRUCTIONS:-}" ]; then
+    command -v valgrind >/dev/null || apt-get install -y valgrind >/dev/null
+    callgrind_account "$DIR/runs"
+    export BENCH_THREADS=1
+    for r in $(seq "$ROUNDS"); do
+        set -- "$DIR/runs" DATABASE_URL="$(pg_conninfo "$DIR")" GATEHOUSE_OAUTH_CLIENTS="$CLIENTS" GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT=0
+        l="$(callgrind_per_request "$BIN/gatehouse" loginwith-anonymous.lua "$D" "$@")"
+        f="$(BENCH_REFRESH="$DIR/refresh.$r" BENCH_REFRESH_KEEP=1 callgrind_per_request "$BIN/gatehouse" refresh.lua "$D" "$@")"
+        log "round $r: instructions a request: logInWith $l, refresh grant $f ($(ratio "$f" "$l") of logInWith's)"
+    done
+    exit 0
+fi
 # Every guest made and every code path warm before the rounds (the refreshes chain on from here).
 run_wrk "$OUT/warmup" 64 2 2 loginwith-anonymous.lua "$SERVER_URL"
 log "load average at start: $(load_avg)"

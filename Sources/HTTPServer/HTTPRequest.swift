@@ -60,8 +60,22 @@ public struct HTTPRequest: Sendable, Hashable {
     /// The fields of an HTML form's body (`application/x-www-form-urlencoded`), decoded as query
     /// parameters are; empty for any other body.
     public var formItems: [QueryItem] {
-        let type = headers["Content-Type"]?.split(separator: ";").first?.trimmingCharacters(in: .whitespaces).lowercased()
-        guard type == "application/x-www-form-urlencoded" else { return [] }
+        guard let type = headers["Content-Type"], Self.mediaType(of: type, is: "application/x-www-form-urlencoded") else { return [] }
         return URLDecoding.queryItems(String(decoding: body, as: UTF8.self))
+    }
+
+    /// Whether the media type of the Content-Type `value` (before any `;`, without the spaces and
+    /// tabs around it) is `expected` (lower case), compared ASCII case-insensitively in place: a
+    /// form post asks this once per request.
+    static func mediaType(of value: String, is expected: String) -> Bool {
+        var type = value.utf8[...]
+        if let semicolon = type.firstIndex(of: UInt8(ascii: ";")) { type = type[..<semicolon] }
+        let blank = { (byte: UInt8) in byte == UInt8(ascii: " ") || byte == UInt8(ascii: "\t") }
+        while let first = type.first, blank(first) { type = type.dropFirst() }
+        while let last = type.last, blank(last) { type = type.dropLast() }
+        guard type.count == expected.utf8.count else { return false }
+        return zip(type, expected.utf8).allSatisfy { byte, wanted in
+            (UInt8(ascii: "A")...UInt8(ascii: "Z")).contains(byte) ? byte + 32 == wanted : byte == wanted
+        }
     }
 }

@@ -6,6 +6,9 @@ public enum MailKind: String, Sendable, CaseIterable {
     case signInChanged = "sign_in_changed"
     /// What a reset that confirmed the address for the first time removed (its ``SignInChange``s).
     case signInMethodsRemoved = "sign_in_methods_removed"
+    /// The user let an app in for the first time (an OAuth consent): the message lists the app
+    /// (its ``SignInChange/appAuthorized(_:)``).
+    case appAuthorized = "app_authorized"
 
     /// A sign-in from a device (user agent and network) the account had not used for 90 days.
     case newDeviceSignIn = "new_device_sign_in"
@@ -19,7 +22,7 @@ public enum MailKind: String, Sendable, CaseIterable {
     case accountDisabled = "account_disabled"
 
     /// Whether the message lists its ``MailContent/signInChanges``.
-    var listsSignInChanges: Bool { self == .signInChanged || self == .signInMethodsRemoved }
+    var listsSignInChanges: Bool { self == .signInChanged || self == .signInMethodsRemoved || self == .appAuthorized }
 
     /// Whether the message is a security notice: it says when and from where the change was made
     /// (``MailContent/occurrence``).

@@ -50,6 +50,8 @@ struct SignInChangeTexts {
         case .passkeysRemoved(let count): count == 1 ? onePasskeyRemoved : passkeysRemoved.replacing("{count}", with: "\(count)")
         case .guestAccessRemoved: guestAccessRemoved
         case .twoStepVerificationKept: twoStepVerificationKept
+        // The app's name as the consent screen showed it, in every language.
+        case .appAuthorized(let name): name
         }
     }
 
@@ -59,7 +61,7 @@ struct SignInChangeTexts {
     }
 }
 
-/// Everything one language says: the frame of every message and the seven kinds.
+/// Everything one language says: the frame of every message and the eight kinds.
 struct MailTexts {
     let greeting: String
     /// Under the button, before the link as text.
@@ -67,7 +69,7 @@ struct MailTexts {
     let signOff: String
     let durations: DurationWords
     let verifyEmail, resetPassword, passwordChanged, emailChanged, accountDeleted: MailTemplate
-    let signInChanged, signInMethodsRemoved: MailTemplate
+    let signInChanged, signInMethodsRemoved, appAuthorized: MailTemplate
     /// The paragraphs listing the sign-in kinds' changes.
     let signInChange: SignInChangeTexts
     /// The security notices.
@@ -83,6 +85,7 @@ struct MailTexts {
         case .accountDeleted: accountDeleted
         case .signInChanged: signInChanged
         case .signInMethodsRemoved: signInMethodsRemoved
+        case .appAuthorized: appAuthorized
         default: preconditionFailure("\(kind) is a security notice")
         }
     }
@@ -139,6 +142,11 @@ struct MailTexts {
             lead: ["The password of your {app} account was reset with a link sent to this address, which had not been confirmed before. So that only you can get in, the other ways to sign in were removed:"],
             action: nil,
             trail: ["You can add them again in your account settings. If you did not reset the password, contact support right away."]),
+        appAuthorized: MailTemplate(
+            subject: "An app can now sign you in with your {app} account",
+            lead: ["You let an app sign you in with your {app} account and see what you agreed to share:"],
+            action: nil,
+            trail: ["You can remove it under Apps in your account settings. If this was not you, change your password and remove the app right away."]),
         signInChange: SignInChangeTexts(
             providerAdded: "Sign-in with {provider} was added.",
             providerReplaced: "Sign-in with {provider} now uses a different {provider} account.",
@@ -192,6 +200,11 @@ struct MailTexts {
             lead: ["Se ha restablecido la contraseña de tu cuenta de {app} con un enlace enviado a esta dirección, que no se había confirmado antes. Para que solo tú puedas entrar, se han quitado las demás formas de iniciar sesión:"],
             action: nil,
             trail: ["Puedes volver a añadirlas en los ajustes de tu cuenta. Si no has restablecido tú la contraseña, ponte en contacto con el soporte cuanto antes."]),
+        appAuthorized: MailTemplate(
+            subject: "Una aplicación ya puede iniciar tu sesión con tu cuenta de {app}",
+            lead: ["Has permitido que una aplicación inicie tu sesión con tu cuenta de {app} y vea lo que aceptaste compartir:"],
+            action: nil,
+            trail: ["Puedes quitarla en Aplicaciones, en los ajustes de tu cuenta. Si no has sido tú, cambia tu contraseña y quita la aplicación cuanto antes."]),
         signInChange: SignInChangeTexts(
             providerAdded: "Se ha añadido el inicio de sesión con {provider}.",
             providerReplaced: "El inicio de sesión con {provider} usa ahora otra cuenta de {provider}.",
@@ -245,6 +258,11 @@ struct MailTexts {
             lead: ["Le mot de passe de votre compte {app} a été réinitialisé avec un lien envoyé à cette adresse, qui n'avait pas encore été confirmée. Pour que personne d'autre que vous ne puisse y accéder, les autres moyens de connexion ont été retirés :"],
             action: nil,
             trail: ["Vous pouvez les ajouter à nouveau dans les paramètres de votre compte. Si vous n'avez pas réinitialisé le mot de passe, contactez le support sans attendre."]),
+        appAuthorized: MailTemplate(
+            subject: "Une application peut désormais vous connecter avec votre compte {app}",
+            lead: ["Vous avez autorisé une application à vous connecter avec votre compte {app} et à voir ce que vous avez accepté de partager :"],
+            action: nil,
+            trail: ["Vous pouvez la retirer dans la section Applications des paramètres de votre compte. Si ce n'était pas vous, changez votre mot de passe et retirez l'application immédiatement."]),
         signInChange: SignInChangeTexts(
             providerAdded: "La connexion avec {provider} a été ajoutée.",
             providerReplaced: "La connexion avec {provider} utilise désormais un autre compte {provider}.",
@@ -297,6 +315,11 @@ struct MailTexts {
             lead: ["이 주소로 보낸 링크로 {app} 계정의 비밀번호가 재설정되었습니다. 이 주소는 이전에 인증된 적이 없으므로, 본인만 로그인할 수 있도록 다른 로그인 방법을 삭제했습니다."],
             action: nil,
             trail: ["계정 설정에서 다시 추가할 수 있습니다. 비밀번호를 재설정하지 않으셨다면 즉시 고객 지원팀에 문의해 주세요."]),
+        appAuthorized: MailTemplate(
+            subject: "이제 앱이 {app} 계정으로 로그인할 수 있습니다",
+            lead: ["{app} 계정으로 로그인하고 공유에 동의한 정보를 볼 수 있도록 다음 앱을 허용했습니다."],
+            action: nil,
+            trail: ["계정 설정의 앱 항목에서 삭제할 수 있습니다. 본인이 한 일이 아니라면 즉시 비밀번호를 변경하고 앱을 삭제하세요."]),
         signInChange: SignInChangeTexts(
             providerAdded: "{provider} 로그인이 추가되었습니다.",
             providerReplaced: "{provider} 로그인이 다른 {provider} 계정으로 바뀌었습니다.",

@@ -1,6 +1,7 @@
 /// A change to the ways into an account that a notice reports: a provider linked, replaced or
-/// unlinked by the account's owner, or what a password reset removed because the address it
-/// proved had not been confirmed before (ways in added then may be someone else's).
+/// unlinked by the account's owner, an app the owner let sign them in, or what a password reset
+/// removed because the address it proved had not been confirmed before (ways in added then may be
+/// someone else's).
 public enum SignInChange: Sendable, Hashable {
     /// Log-in with the provider (its configured name) was added.
     case providerAdded(String)
@@ -14,6 +15,8 @@ public enum SignInChange: Sendable, Hashable {
     case guestAccessRemoved
     /// Two-step verification (TOTP) stays on: a reset proves a mailbox, never a second factor.
     case twoStepVerificationKept
+    /// The app (its name as the consent screen showed it) may sign the user in.
+    case appAuthorized(String)
 
     /// The form the outbox keeps: `provider_added:<name>`, `passkeys_removed:<count>`, ….
     public var storedValue: String {
@@ -24,6 +27,7 @@ public enum SignInChange: Sendable, Hashable {
         case .passkeysRemoved(let count): "passkeys_removed:\(count)"
         case .guestAccessRemoved: "guest_access_removed"
         case .twoStepVerificationKept: "two_step_verification_kept"
+        case .appAuthorized(let name): "app_authorized:" + name
         }
     }
 
@@ -40,6 +44,7 @@ public enum SignInChange: Sendable, Hashable {
             self = .passkeysRemoved(count)
         case ("guest_access_removed", nil): self = .guestAccessRemoved
         case ("two_step_verification_kept", nil): self = .twoStepVerificationKept
+        case ("app_authorized", let name?) where !name.isEmpty: self = .appAuthorized(name)
         default: return nil
         }
     }

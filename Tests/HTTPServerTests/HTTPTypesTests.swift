@@ -29,6 +29,10 @@ struct HTTPTypesTests {
     @Test(arguments: [
         ("application/x-www-form-urlencoded", ["username=ann b", "token=a+b&c"]),
         ("Application/X-WWW-Form-Urlencoded; charset=UTF-8", ["username=ann b", "token=a+b&c"]),
+        (" \tapplication/x-www-form-urlencoded \t;charset=UTF-8", ["username=ann b", "token=a+b&c"]),
+        ("application/x-www-form-urlencodedx", []),
+        ("application/x-www-form-urlencode", []),
+        ("", []),
         ("application/json", []),
         ("multipart/form-data; boundary=x", []),
         (nil, []),

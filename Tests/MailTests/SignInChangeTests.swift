@@ -7,8 +7,10 @@ import Testing
 @Suite struct SignInChangeTests {
     static let everyChange: [SignInChange] = [
         .providerAdded("google"), .providerReplaced("apple"), .providerRemoved("acme:corp"), .passkeysRemoved(1),
-        .passkeysRemoved(3), .guestAccessRemoved, .twoStepVerificationKept,
+        .passkeysRemoved(3), .guestAccessRemoved, .twoStepVerificationKept, .appAuthorized("Acme Notes"),
     ]
+    /// The kinds that list their changes.
+    static let listingKinds: [MailKind] = [.signInChanged, .signInMethodsRemoved, .appAuthorized]
 
     static func compose(_ kind: MailKind, _ language: MailLanguage, _ changes: [SignInChange]) -> ComposedMail {
         MailComposerTests.composer.compose(
@@ -19,14 +21,15 @@ import Testing
     @Test func storedValuesReadBack() {
         for change in Self.everyChange { #expect(SignInChange(storedValue: change.storedValue) == change) }
         #expect(SignInChange.providerRemoved("acme:corp").storedValue == "provider_removed:acme:corp")
-        for unknown in ["", "provider_added", "provider_added:", "passkeys_removed:0", "passkeys_removed:x", "guest_access_removed:1", "later_kind:x"] {
+        #expect(SignInChange.appAuthorized("Notes: work").storedValue == "app_authorized:Notes: work")
+        for unknown in ["", "provider_added", "provider_added:", "app_authorized", "app_authorized:", "passkeys_removed:0", "passkeys_removed:x", "guest_access_removed:1", "later_kind:x"] {
             #expect(SignInChange(storedValue: unknown) == nil, "\(unknown)")
         }
     }
 
     /// Each change is a paragraph of its own after the lead, in the text and the HTML, with the
     /// provider's name capitalised and the passkeys counted.
-    @Test(arguments: [MailKind.signInChanged, .signInMethodsRemoved], MailLanguage.allCases)
+    @Test(arguments: Self.listingKinds, MailLanguage.allCases)
     func everyChangeIsAParagraph(kind: MailKind, language: MailLanguage) throws {
         let mail = Self.compose(kind, language, Self.everyChange)
         let parsed = try SMTPTestServer.parse(mail.data)
@@ -42,7 +45,7 @@ import Testing
     }
 
     /// The other kinds never list changes.
-    @Test(arguments: MailKind.allCases.filter { $0 != .signInChanged && $0 != .signInMethodsRemoved })
+    @Test(arguments: MailKind.allCases.filter { !Self.listingKinds.contains($0) })
     func otherKindsListNone(kind: MailKind) {
         #expect(!Self.compose(kind, .english, Self.everyChange).text.contains("• "))
     }
@@ -52,5 +55,15 @@ import Testing
         let mail = Self.compose(.signInChanged, .english, [.providerAdded("<b>{app}</b>")])
         #expect(mail.text.contains("• Sign-in with <b>{app}</b> was added."))
         #expect(mail.html.contains("Sign-in with &lt;b&gt;{app}&lt;/b&gt; was added."))
+    }
+
+    /// An app's name is written as the consent screen showed it, in every language: neither
+    /// capitalised nor read as a placeholder, and escaped in HTML.
+    @Test(arguments: MailLanguage.allCases)
+    func appNamesAreText(language: MailLanguage) throws {
+        let mail = Self.compose(.appAuthorized, language, [.appAuthorized("notes <b>{app}</b>")])
+        #expect(mail.text.contains("\n\n• notes <b>{app}</b>\n\n"), "\(mail.text)")
+        #expect(mail.html.contains("• notes &lt;b&gt;{app}&lt;/b&gt;"))
+        #expect(mail.subject.contains("Gatehouse"))
     }
 }

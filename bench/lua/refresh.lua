@@ -2,10 +2,13 @@
 -- client "bench"; thread N of BENCH_THREADS takes every BENCH_THREADS-th line. A refresh token is
 -- single use, so each answer's new token goes back into the thread's pool for a later request
 -- (a connection asks again only after its answer, so the pool never runs dry while it holds at
--- least as many tokens as the thread has connections).
+-- least as many tokens as the thread has connections). With BENCH_REFRESH_KEEP set, done() writes
+-- the tokens left in the pools back to BENCH_REFRESH, so that a later run follows on from them
+-- (a token whose answer never came back is lost, never presented twice).
 package.path = os.getenv("BENCH_LUA") .. "/?.lua;" .. package.path
 local c = require "common"
-local pool
+-- A global, so that done() can read each thread's pool back.
+pool = {}
 function setup(thread) c.setup(thread) end
 function init(args)
   pool = {}
@@ -29,4 +32,13 @@ function response(status, headers, body)
     c.fail(status, body)
   end
 end
-function done(s, l, r) c.done(s, l, r) end
+function done(s, l, r)
+  c.done(s, l, r)
+  if os.getenv("BENCH_REFRESH_KEEP") then
+    local out = io.open(os.getenv("BENCH_REFRESH"), "w")
+    for _, t in ipairs(c.threads) do
+      for _, token in ipairs(t:get("pool")) do out:write(token, "\n") end
+    end
+    out:close()
+  end
+end

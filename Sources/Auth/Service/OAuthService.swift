@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import JWT
+import Mail
 import Postgres
 import Sodium
 
@@ -15,17 +16,27 @@ public final class OAuthService: Sendable {
     let secondFactors: SecondFactorService
     let tokens: AccessTokenService
     let store: OAuthStore
+    /// The notice of a user's first consent to an app.
+    let mail: AccountMail
     /// Token-endpoint requests per client id and per client network.
     private let tokenLimiter: RateLimiter
+    /// Refresh grants coalesced across request threads: one statement rotates the tokens of every
+    /// refresh waiting (``OAuthStore/rotate(_:useResolution:)``).
+    let refreshRotations: LookupBatcher<OAuthStore.RefreshRotation, OAuthStore.Rotation>
 
     init(core: AuthCore, sessions: SessionService, secondFactors: SecondFactorService, tokens: AccessTokenService, pool: Pool) {
         self.core = core
         self.sessions = sessions
         self.secondFactors = secondFactors
         self.tokens = tokens
-        self.store = OAuthStore(pool: pool)
+        let store = OAuthStore(pool: pool)
+        self.store = store
+        self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
         let now = core.now
         self.tokenLimiter = RateLimiter(window: 60, now: { now().timeIntervalSince1970 })
+        self.refreshRotations = core.batcher { [useResolution = SessionService.useInterval(core.configuration)] in
+            try store.rotate($0, useResolution: useResolution)
+        }
     }
 
     var policy: OAuthPolicy { core.configuration.oauth }
@@ -238,7 +249,8 @@ public final class OAuthService: Sendable {
     /// in with: a code for `approve`, else `access_denied`. The session must be live and usable
     /// (a second factor where one is required, a verified email where that is required); with
     /// `prompt=login` made within `GATEHOUSE_RECENT_AUTH` seconds; with `prompt=none` and a
-    /// consent still to give, `consent_required`. Approving records the consent.
+    /// consent still to give, `consent_required`. Approving records the consent; the user's first
+    /// consent to the client sends them a notice naming the app, in the request's language.
     public func decide(
         _ request: AuthorizationRequest, sessionToken: String?, approve: Bool, authRequest: AuthRequest
     ) throws(OAuthError) -> String {
@@ -269,9 +281,14 @@ public final class OAuthService: Sendable {
             userId: grant.user.objectId, sessionId: grant.session.objectId, scopes: request.scopes, resource: request.resource,
             redirectURI: request.redirectURI, challenge: request.challenge, nonce: request.nonce,
             expiresAt: time.addingTimeInterval(Double(OAuthPolicy.codeLifetime)),
-            consent: request.client.firstParty ? nil : request.scopes)
+            consent: request.client.firstParty ? nil : request.scopes,
+            consentNotice: grant.user.email.map { email in
+                mail.message(
+                    .appAuthorized, to: email, about: grant.user, request: authRequest, token: nil,
+                    signInChanges: [.appAuthorized(request.client.name)])
+            })
         let stored: Bool
-        do { stored = try core.database { () throws in try store.insert(new, at: time) } } catch { throw OAuthError(error) }
+        do { stored = try core.database { () throws in try store.insert(new, at: time, mail: mail.context(time)) } } catch { throw OAuthError(error) }
         guard stored else { throw OAuthError(.loginRequired, "The session ended; sign in again.") }
         return code
     }
@@ -344,15 +361,14 @@ public final class OAuthService: Sendable {
     public func refresh(_ token: String, scope: String?, client: OAuthClient) throws(OAuthError) -> TokenResponse {
         let next = Base64URL.encode(SecureRandom.bytes(32))
         let time = core.timestamp()
-        let rotation: OAuthStore.Rotation
+        let rotation: OAuthStore.Rotation?
         do {
-            rotation = try core.database { () throws in
-                try store.rotate(
-                    digest: SHA256.digest(token), clientId: client.clientId, next: SHA256.digest(next), now: time,
-                    idleCutoff: sessions.idleCutoff(at: time), useResolution: SessionService.useInterval(core.configuration))
-            }
+            let waiting = OAuthStore.RefreshRotation(
+                digest: SHA256.digest(token), clientId: client.clientId, next: SHA256.digest(next), now: time,
+                idleCutoff: sessions.idleCutoff(at: time))
+            rotation = try core.database { () throws in try refreshRotations.lookup(waiting) }
         } catch { throw OAuthError(error) }
-        switch rotation {
+        switch rotation ?? .unknown {
         case .unknown, .wrongClient: throw OAuthError(.invalidGrant, "The refresh token is unknown, revoked, or another client's.")
         case .sessionEnded: throw OAuthError(.invalidGrant, "The session the refresh token came from has ended.")
         case .reused(let digest):

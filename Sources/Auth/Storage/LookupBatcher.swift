@@ -5,7 +5,9 @@ import Threading
 /// cost one statement for N keys instead of N statements (the viewer's session lookup: one
 /// statement and round trip for the digests of all the requests waiting, see `UserStore.sessions`;
 /// provider log-ins: one statement and commit finding the users and inserting the sessions of all
-/// the log-ins waiting, see `UserStore.logIn(_:withholdingTOTP:withholdingUnverified:)`).
+/// the log-ins waiting, see `UserStore.logIn(_:withholdingTOTP:withholdingUnverified:)`; the
+/// token endpoint's refresh grants: one statement rotating the tokens of all the refreshes
+/// waiting, see `OAuthStore.rotate(_:useResolution:)`).
 ///
 /// Batches run on the batcher's own threads, at most `maxConcurrentBatches` at a time; each
 /// takes up to `maxBatchSize` waiting keys in arrival order, so an idle server runs a

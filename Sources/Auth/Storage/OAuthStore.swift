@@ -84,12 +84,13 @@ struct OAuthStore: Sendable {
         s.created_with->>'action', s.created_with->>'authProvider', s.user_agent, (s.created_with->'factors')::text
         """
 
-    private static func grant(_ row: PostgresRow, nonce: String? = nil) throws -> GrantRecord {
+    /// The grant of ``grantColumns`` at `column` on.
+    private static func grant(_ row: PostgresRow, from column: Int = 0, nonce: String? = nil) throws -> GrantRecord {
         GrantRecord(
-            grantId: try row.decode(String.self, at: 0), clientId: try row.decode(String.self, at: 1),
-            scopes: try row.decode(String.self, at: 2).split(separator: " ").map(String.init),
-            resource: try row.decode(String?.self, at: 3), user: try UserStore.user(row, from: 4),
-            session: try UserStore.session(row, from: 4 + UserStore.userColumnCount), nonce: nonce)
+            grantId: try row.decode(String.self, at: column), clientId: try row.decode(String.self, at: column + 1),
+            scopes: try row.decode(String.self, at: column + 2).split(separator: " ").map(String.init),
+            resource: try row.decode(String?.self, at: column + 3), user: try UserStore.user(row, from: column + 4),
+            session: try UserStore.session(row, from: column + 4 + UserStore.userColumnCount), nonce: nonce)
     }
 
     /// A new code: its digest and what the authorization request bound it to.
@@ -107,11 +108,14 @@ struct OAuthStore: Sendable {
         var expiresAt: Date
         /// Scopes to record as consented for the user and client (nil: none to record).
         var consent: [String]?
+        /// The notice to send when the consent is the user's first to this client (nil: none).
+        var consentNotice: OutboxStore.Message?
     }
 
-    /// Stores a code and its grant, and the consent it carries, in one transaction. False when the
-    /// session ended meanwhile (the grant's reference to it fails).
-    func insert(_ code: NewCode, at time: Date) throws -> Bool {
+    /// Stores a code and its grant, and the consent it carries, in one transaction; a consent that
+    /// is the user's first to the client adds its notice to the outbox (within `mail`'s hourly
+    /// share). False when the session ended meanwhile (the grant's reference to it fails).
+    func insert(_ code: NewCode, at time: Date, mail: AccountStore.MailContext) throws -> Bool {
         do {
             return try pool.withConnection(retry: .never) { connection in
                 try connection.transaction { tx in
@@ -128,11 +132,14 @@ struct OAuthStore: Sendable {
                         """)
                     try Self.deleteStaleCodes(userId: code.userId, before: time.addingTimeInterval(-Self.staleAfter), in: tx)
                     if let consent = code.consent {
-                        try tx.execute("""
+                        // xmax is 0 on a row this statement inserted, not on one it updated.
+                        let first = try tx.queryFirst("""
                             INSERT INTO oauth_consents (user_id, client_id, scopes, granted_at)
                             VALUES (\(code.userId), \(code.clientId), \(consent.joined(separator: " ")), \(time))
                             ON CONFLICT (user_id, client_id) DO UPDATE SET scopes = excluded.scopes, granted_at = excluded.granted_at
-                            """)
+                            RETURNING xmax = 0
+                            """).map { try $0.decode(Bool.self, at: 0) } ?? false
+                        if first, let notice = code.consentNotice { try AccountStore.send(notice, context: mail, in: tx) }
                     }
                     return true
                 }
@@ -211,47 +218,127 @@ struct OAuthStore: Sendable {
         case rotated(GrantRecord)
     }
 
-    /// Exchanges the refresh token with this digest for `next`, in one transaction (the token's
-    /// row locked: of two requests with one token, the second sees it used). A token presented
-    /// again after its exchange ends the session its grant came from (and so the whole chain),
-    /// forgetting the session's installation as a revoke does. A use counts as a use of the session.
-    func rotate(digest: [UInt8], clientId: String, next: [UInt8], now: Date, idleCutoff: Date, useResolution: Double) throws -> Rotation {
-        try pool.withConnection(retry: .never) { connection in
-            try connection.transaction { tx in
-                guard let row = try tx.queryFirst("""
-                    SELECT \(sql: Self.grantColumns), r.used_at
-                    FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.grant_id = r.grant_id
-                    JOIN users u ON u.object_id = g.user_id JOIN sessions s ON s.object_id = g.session_id
-                    WHERE r.token_digest = \(digest)
-                    FOR UPDATE OF r
-                    """) else { return .unknown }
-                let record = try Self.grant(row)
-                guard record.clientId == clientId else { return .wrongClient }
-                if try row.decode(Date?.self, at: 4 + UserStore.userColumnCount + 10) != nil {
-                    let ended = try tx.queryFirst("""
-                        WITH ended AS (
-                            DELETE FROM sessions WHERE object_id = \(record.session.objectId)
-                            RETURNING token_digest, user_id, installation_id
-                        ), forgotten AS (
-                            DELETE FROM known_installations k USING ended
-                            WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
-                              AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
-                        SELECT token_digest FROM ended
-                        """).map { try $0.decode([UInt8].self, at: 0) }
-                    return .reused(sessionTokenDigest: ended)
-                }
-                guard record.session.expiresAt > now, record.session.lastUsedAt > idleCutoff else { return .sessionEnded }
-                try tx.execute("UPDATE oauth_refresh_tokens SET used_at = \(now) WHERE token_digest = \(digest)")
-                try tx.execute("""
-                    INSERT INTO oauth_refresh_tokens (token_digest, grant_id, created_at) VALUES (\(next), \(record.grantId), \(now))
-                    """)
-                try tx.execute("""
-                    UPDATE sessions SET last_used_at = \(now)
-                    WHERE object_id = \(record.session.objectId) AND last_used_at <= \(now) - \(useResolution) * interval '1 second'
-                    """)
-                return .rotated(record)
+    /// A refresh token presented at the token endpoint, waiting for its batch (``rotate(_:useResolution:)``):
+    /// its digest, the client presenting it, the digest of the token to issue in its place, and
+    /// the request's time and idle cutoff. Equal and hashed by `next`, unique to each request.
+    struct RefreshRotation: Hashable, Sendable {
+        var digest: [UInt8]
+        var clientId: String
+        var next: [UInt8]
+        var now: Date
+        var idleCutoff: Date
+
+        static func == (a: Self, b: Self) -> Bool { a.next == b.next }
+        func hash(into hasher: inout Hasher) { hasher.combine(next) }
+    }
+
+    /// Exchanges each presented refresh token for its `next`, for every request waiting in one
+    /// statement (and commit), without a transaction around it. A token's row is claimed by an
+    /// update that checks it is still unused on the row's latest version, so of two presentations
+    /// of one token, in one batch or in two concurrent ones, exactly one rotates and the other is
+    /// a reuse (within a batch the earlier request rotates). A reuse ends the session its grant
+    /// came from (and so the whole chain), forgetting the session's installation as a revoke does:
+    /// a second statement, run only when a batch has a reuse. A rotation counts as a use of the
+    /// session. A grant ended while its batch ran fails the statement (a foreign key, or a deadlock
+    /// with the cascade): the batch then runs again and finds that token no longer.
+    func rotate(_ rotations: [RefreshRotation], useResolution: Double) throws -> [RefreshRotation: Rotation] {
+        for attempt in 1...3 {
+            do {
+                return try rotateOnce(rotations, useResolution: useResolution)
+            } catch let error as PostgresError
+                where (error.sqlState == SQLState.foreignKeyViolation || error.sqlState == SQLState.deadlockDetected) && attempt < 3 {
+                continue
             }
         }
+        preconditionFailure("unreachable: the third attempt returns or throws")
+    }
+
+    /// What the rotating statement decided for a request, before the update's recheck.
+    private enum RotationState: String {
+        case wrongClient = "wrong_client", reused, sessionEnded = "session_ended", rotate
+    }
+
+    private func rotateOnce(_ rotations: [RefreshRotation], useResolution: Double) throws -> [RefreshRotation: Rotation] {
+        // Columns: whether it rotated, then found's: n (1), next, now, state (4), the token's digest
+        // and use, the grant's client and id, the session's id (9), expiry and last use, then
+        // ``grantColumns`` (12).
+        let rows = try pool.withConnection(retry: .never) { connection in
+            try connection.query("""
+                WITH wanted AS (
+                    SELECT * FROM unnest(
+                        \(PostgresArray(rotations.map(\.digest))), \(PostgresArray(rotations.map(\.clientId))),
+                        \(PostgresArray(rotations.map(\.next))), \(PostgresArray(rotations.map(\.now))),
+                        \(PostgresArray(rotations.map(\.idleCutoff)))
+                    ) WITH ORDINALITY AS w(digest, client_id, next, now, idle_cutoff, n)
+                ), found AS (
+                    SELECT w.n, w.next, w.now,
+                        CASE WHEN f.grant_client_id <> w.client_id THEN 'wrong_client'
+                             WHEN f.token_used_at IS NOT NULL
+                               OR row_number() OVER (PARTITION BY w.digest, f.grant_client_id = w.client_id ORDER BY w.n) > 1
+                               THEN 'reused'
+                             WHEN f.session_expires_at <= w.now OR f.session_last_used_at <= w.idle_cutoff THEN 'session_ended'
+                             ELSE 'rotate' END AS state,
+                        f.*
+                    FROM wanted w CROSS JOIN LATERAL (
+                        SELECT r.token_digest, r.used_at AS token_used_at, g.client_id AS grant_client_id,
+                               g.grant_id AS found_grant_id, s.object_id AS found_session_id,
+                               s.expires_at AS session_expires_at, s.last_used_at AS session_last_used_at,
+                               \(sql: Self.grantColumns)
+                        FROM oauth_refresh_tokens r JOIN oauth_grants g ON g.grant_id = r.grant_id
+                        JOIN users u ON u.object_id = g.user_id JOIN sessions s ON s.object_id = g.session_id
+                        WHERE r.token_digest = w.digest LIMIT 1) AS f
+                ), rotated AS (
+                    UPDATE oauth_refresh_tokens r SET used_at = found.now FROM found
+                    WHERE found.state = 'rotate' AND r.token_digest = found.token_digest AND r.used_at IS NULL
+                    RETURNING found.n, found.next, found.found_grant_id, found.found_session_id, found.now
+                ), inserted AS (
+                    INSERT INTO oauth_refresh_tokens (token_digest, grant_id, created_at)
+                    SELECT next, found_grant_id, now FROM rotated
+                ), touched AS (
+                    UPDATE sessions s SET last_used_at = t.now
+                    FROM (SELECT found_session_id, max(now) AS now FROM rotated GROUP BY found_session_id) t
+                    WHERE s.object_id = t.found_session_id AND s.last_used_at <= t.now - \(useResolution) * interval '1 second'
+                )
+                SELECT rotated.n IS NOT NULL, found.* FROM found LEFT JOIN rotated ON rotated.n = found.n
+                """)
+        }
+        var outcomes: [RefreshRotation: Rotation] = [:]
+        outcomes.reserveCapacity(rotations.count)
+        for rotation in rotations { outcomes[rotation] = .unknown }
+        var reusedSessions: [String: [RefreshRotation]] = [:]
+        for row in rows {
+            let rotation = rotations[Int(try row.decode(Int64.self, at: 1)) - 1]
+            if try row.decode(Bool.self, at: 0) {
+                outcomes[rotation] = .rotated(try Self.grant(row, from: 12))
+                continue
+            }
+            switch RotationState(rawValue: try row.decode(String.self, at: 4)) ?? .reused {
+            case .wrongClient: outcomes[rotation] = .wrongClient
+            case .sessionEnded: outcomes[rotation] = .sessionEnded
+            // `rotate` without the update: claimed by another request between this statement's
+            // snapshot and its update, so a reuse.
+            case .reused, .rotate: reusedSessions[try row.decode(String.self, at: 9), default: []].append(rotation)
+            }
+        }
+        guard !reusedSessions.isEmpty else { return outcomes }
+        let ended = try pool.withConnection(retry: .never) { connection in
+            try connection.query("""
+                WITH ended AS (
+                    DELETE FROM sessions WHERE object_id = ANY(\(PostgresArray(Array(reusedSessions.keys))))
+                    RETURNING object_id, token_digest, user_id, installation_id
+                ), forgotten AS (
+                    DELETE FROM known_installations k USING ended
+                    WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
+                      AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
+                SELECT object_id, token_digest FROM ended
+                """)
+        }
+        var digests: [String: [UInt8]] = [:]
+        for row in ended { digests[try row.decode(String.self, at: 0)] = try row.decode([UInt8].self, at: 1) }
+        for (sessionId, reuses) in reusedSessions {
+            for rotation in reuses { outcomes[rotation] = .reused(sessionTokenDigest: digests[sessionId]) }
+        }
+        return outcomes
     }
 
     /// The grant `grantId` while it and its session live (for userinfo and introspection).

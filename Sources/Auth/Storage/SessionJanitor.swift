@@ -6,7 +6,8 @@ import Postgres
 /// (`FOR UPDATE SKIP LOCKED`); likewise the log-in counts of windows that have ended, the
 /// installations whose last session ended more than 30 days ago, reset and verification tokens
 /// expired for a day, mail requests older than the hour the mail limit counts, and sent or given-up mail older than ``SessionJanitor/mailRetention`` (pending mail
-/// stays until delivered or given up).
+/// stays until delivered or given up), and the OAuth provider's expired codes and the grants they
+/// leave with neither a code nor a refresh token.
 public struct SessionJanitor: Sendable {
     /// What one cleanup did.
     public struct Report: Sendable, Equatable {
@@ -18,13 +19,16 @@ public struct SessionJanitor: Sendable {
         public var limitRowsDeleted: Int
         /// Expired account tokens and old sent or failed outbox rows, deleted.
         public var accountRowsDeleted: Int
+        /// OAuth codes past their life and grants left with neither a code nor a refresh token, deleted.
+        public var oauthRowsDeleted: Int
 
         /// A report.
-        public init(deleted: Int, batches: Int, limitRowsDeleted: Int = 0, accountRowsDeleted: Int = 0) {
+        public init(deleted: Int, batches: Int, limitRowsDeleted: Int = 0, accountRowsDeleted: Int = 0, oauthRowsDeleted: Int = 0) {
             self.deleted = deleted
             self.batches = batches
             self.limitRowsDeleted = limitRowsDeleted
             self.accountRowsDeleted = accountRowsDeleted
+            self.oauthRowsDeleted = oauthRowsDeleted
         }
     }
 
@@ -57,7 +61,9 @@ public struct SessionJanitor: Sendable {
     /// long before it, log-in counts of windows that ended before `now`, installations not known
     /// since 30 days before `now`, account tokens that expired ``expiredLinkMemory`` before `now`,
     /// mail requests of more than an hour ago and sent or given-up mail created ``mailRetention``
-    /// before `now`.
+    /// before `now`, and OAuth codes that expired, and grants made, ``OAuthStore/staleAfter``
+    /// before `now` (a grant only once it has neither a code nor a refresh token: an exchange that
+    /// never came, or a grant without `offline_access` whose access tokens have all expired).
     @discardableResult
     public func deleteExpired(now: Date = Date()) throws -> Report {
         var sessions = try deleteInBatches("""
@@ -110,9 +116,24 @@ public struct SessionJanitor: Sendable {
                 SELECT id FROM webhook_outbox WHERE created_at < \(now.addingTimeInterval(-Self.webhookRetention)) AND state <> 'pending'
                 LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
             """)
+        // OAuth: codes past their life and the grants left with nothing (OAuthStore.staleAfter).
+        let staleOAuth = now.addingTimeInterval(-OAuthStore.staleAfter)
+        let codes = try deleteInBatches("""
+            DELETE FROM oauth_codes WHERE code_digest IN (
+                SELECT code_digest FROM oauth_codes WHERE expires_at < \(staleOAuth)
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
+        let grants = try deleteInBatches("""
+            DELETE FROM oauth_grants WHERE grant_id IN (
+                SELECT g.grant_id FROM oauth_grants g WHERE g.created_at < \(staleOAuth)
+                  AND NOT EXISTS (SELECT 1 FROM oauth_codes c WHERE c.grant_id = g.grant_id)
+                  AND NOT EXISTS (SELECT 1 FROM oauth_refresh_tokens r WHERE r.grant_id = g.grant_id)
+                LIMIT \(batchSize) FOR UPDATE SKIP LOCKED)
+            """)
         return Report(
             deleted: sessions.deleted, batches: sessions.batches, limitRowsDeleted: attempts.deleted + installations.deleted,
-            accountRowsDeleted: tokens.deleted + requests.deleted + mail.deleted + webhooks.deleted)
+            accountRowsDeleted: tokens.deleted + requests.deleted + mail.deleted + webhooks.deleted,
+            oauthRowsDeleted: codes.deleted + grants.deleted)
     }
 
     /// Runs `statement` until it deletes fewer than `batchSize` rows.
