@@ -116,6 +116,8 @@ public enum AuthError: Error, Sendable, Hashable {
     /// 141: a `beforeSignUp` or `beforeLogIn` hook refused (its message, cleaned), or failed with
     /// `onError` `reject` (the contract's message for the operation).
     case hookRefused(message: String)
+    /// 119: an operator's field (the audit log, webhook deliveries) without the master key.
+    case masterKeyRequired
 
     /// Parse's error code.
     public var code: Int {
@@ -127,7 +129,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .invalidEmail: 125
         case .weakPassword, .commonPassword, .tooLong, .tooLarge, .tooManyItems, .displayNameEmpty, .nulCharacter,
             .photoURLNotHTTPS: 142
-        case .emailVerificationNotAllowed, .fieldNotWritable: 119
+        case .emailVerificationNotAllowed, .fieldNotWritable, .masterKeyRequired: 119
         case .invalidCredentials, .accountLocked: 101
         case .invalidSession, .sessionExpired: 209
         case .unsupportedAuthentication: 252
@@ -208,6 +210,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .unknownAudience(let audience): "Unknown audience \(audience.utf8Prefix(AuthError.quotedInputBytes))."
         case .accessTokenTooLarge: "Access token too large."
         case .hookRefused(let message): message
+        case .masterKeyRequired: "Permission denied: master key required."
         }
     }
 
