@@ -93,6 +93,10 @@ public struct Settings: Sendable, Hashable {
     public var webhooks: String? = nil
     /// `beforeSignUp` and `beforeLogIn` hooks: JSON, or `@/path/file.json`; nil: none.
     public var hooks: String? = nil
+    /// Whether every change and failed log-in is appended to the tamper-evident audit log.
+    public var auditLog = true
+    /// Days audit entries are kept; older ones are pruned, the cut recorded in each chain.
+    public var auditRetentionDays = 365
 
     public init() {}
 
@@ -330,6 +334,12 @@ extension Settings {
         text("hooks", "GATEHOUSE_HOOKS", "JSON",
              "Hooks that may refuse a sign-up or log-in: JSON, or `@/path/file.json`: `{\"beforeSignUp\": {\"url\": …, \"secret\": \"whsec_…\", \"timeoutMs\": 2000, \"onError\": \"reject\"}, \"beforeLogIn\": {…}}`. Unset: none",
              { $0.hooks = $1.isEmpty ? nil : $1 }, { $0.hooks == nil ? "(none)" : "(set)" }),
+        boolean("audit-log", "GATEHOUSE_AUDIT_LOG",
+                "Append every change of the event catalogue, each failed log-in and each master-key mutation to the tamper-evident audit log (`gatehouse audit verify` checks it); off: nothing is recorded there",
+                \.auditLog),
+        integer("audit-retention-days", "GATEHOUSE_AUDIT_RETENTION_DAYS",
+                "Days audit entries are kept; older ones are pruned hourly, the cut recorded so `gatehouse audit verify` still passes",
+                1...(100 * 365), \.auditRetentionDays),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one

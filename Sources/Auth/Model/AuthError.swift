@@ -118,6 +118,8 @@ public enum AuthError: Error, Sendable, Hashable {
     case hookRefused(message: String)
     /// 119: an operator's field (the audit log, webhook deliveries) without the master key.
     case masterKeyRequired
+    /// 102: an argument out of its range, or a cursor that is not one (the message says which).
+    case invalidArgument(String)
 
     /// Parse's error code.
     public var code: Int {
@@ -130,6 +132,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .weakPassword, .commonPassword, .tooLong, .tooLarge, .tooManyItems, .displayNameEmpty, .nulCharacter,
             .photoURLNotHTTPS: 142
         case .emailVerificationNotAllowed, .fieldNotWritable, .masterKeyRequired: 119
+        case .invalidArgument: 102
         case .invalidCredentials, .accountLocked: 101
         case .invalidSession, .sessionExpired: 209
         case .unsupportedAuthentication: 252
@@ -211,6 +214,7 @@ public enum AuthError: Error, Sendable, Hashable {
         case .accessTokenTooLarge: "Access token too large."
         case .hookRefused(let message): message
         case .masterKeyRequired: "Permission denied: master key required."
+        case .invalidArgument(let message): message
         }
     }
 

@@ -134,6 +134,36 @@ public final class AuthCore: Sendable {
         } }
     }
 
+    /// Records a refused log-in as `session.failed` (audit log only; nothing without it) when
+    /// `error` is a refusal the audit log names (``failureReason(_:)``). Every refused password
+    /// log-in records one, the unknown name's too, so the record costs both the same. A failure
+    /// to record is logged, not thrown: the log-in's own answer stands.
+    func noteFailedLogIn(_ error: AuthError, userId: String?, authProvider: String) {
+        guard let reason = Self.failureReason(error), events.records(.sessionFailed) else { return }
+        let event = AuthEvent.logInFailed(reason, userId: userId, authProvider: authProvider, at: timestamp())
+        do {
+            try database { () throws in try users.pool.withConnection(retry: .never) { connection in
+                try connection.transaction { tx in try events.record(event, in: tx) }
+            } }
+        } catch {
+            log("recording a failed log-in: \(error)")
+        }
+    }
+
+    /// The `session.failed` reason of a log-in's refusal; nil for answers that are not a failed
+    /// attempt (a missing field, a second factor not yet sent, an unverified email).
+    static func failureReason(_ error: AuthError) -> AuthEvent.FailureReason? {
+        switch error {
+        case .invalidCredentials: .password
+        case .invalidMFAToken, .invalidRecoveryCode: .mfa
+        case .invalidPasskey: .passkey
+        case .invalidAuthData: .provider
+        case .accountLocked: .locked
+        case .rateLimited: .rateLimited
+        default: nil
+        }
+    }
+
     /// The `data` of a `beforeSignUp` hook's call.
     func hookData(username: String, email: String?, authProvider: String, request: AuthRequest) -> JSONObject {
         [

@@ -24,6 +24,8 @@ public final class AuthService: Sendable {
     public let tokens: AccessTokenService
     /// The OAuth 2.1 / OpenID Connect provider: clients, codes, the token endpoint, the user's apps.
     public let oauth: OAuthService
+    /// The audit log and webhook deliveries, for operators and for a user's own security events.
+    public let audit: AuditService
 
     /// What an ``AuthService`` is built with beside its pools; every option has a default, so
     /// a caller sets only what it needs.
@@ -107,6 +109,7 @@ public final class AuthService: Sendable {
         self.providers = providers
         self.accounts = AccountService(core: core, secondFactors: secondFactors, providers: providers, pool: pool)
         self.passkeys = PasskeyService(core: core, secondFactors: secondFactors, pool: pool)
+        self.audit = AuditService(core: core, pool: pool)
     }
 
     /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.
