@@ -65,6 +65,7 @@ extension AuthGraphQL {
             }
         }
 
+        r.resolveFromJSON("PageInfo")
         for connection in ["AuditEventConnection", "WebhookDeliveryConnection"] {
             r.field("\(connection).edges", on: ConnectionPage.self, runs: .pure) { page, _, _, _ in .list(page.edges.map { .value($0) }) }
             r.field("\(connection).pageInfo", on: ConnectionPage.self, runs: .pure) { page, _, _, _ in

@@ -44,11 +44,12 @@ public struct AuditService: Sendable {
     public func events(_ filter: AuditLog.Filter, first: Int?, after: String?, request: AuthRequest) throws(AuthError) -> Page<AuditLog.Entry> {
         try Self.requireMaster(request)
         let limit = try Self.pageSize(first)
-        var position: (micros: Int64, id: String)?
+        var position: AuditLog.Position?
         if let after {
-            let parts = Self.uncursor(after)?.split(separator: ":", maxSplits: 1)
-            guard let parts, parts.count == 2, let micros = Int64(parts[0]) else { throw .invalidArgument("after is not a cursor of auditEvents.") }
-            position = (micros, String(parts[1]))
+            guard let known = Self.uncursor(after).flatMap(AuditLog.Position.init) else {
+                throw .invalidArgument("after is not a cursor of auditEvents.")
+            }
+            position = known
         }
         let rows = try core.database { () throws in try log.entries(filter, limit: limit + 1, after: position) }
         return Page(items: rows.prefix(limit).map { (Self.cursor($0.cursor), $0) }, hasNextPage: rows.count > limit)

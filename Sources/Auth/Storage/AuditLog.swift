@@ -237,7 +237,8 @@ public struct AuditLog: Sendable {
         public var userAgent: String?
         /// The entry's `data`, as stored.
         public var data: JSON
-        /// Where the entry sits in the newest-first order: its time in microseconds and its id.
+        /// Where the entry sits in the newest-first order (``Position``): its time in
+        /// microseconds since 1970, its chain and its sequence, `:`-separated.
         public var cursor: String
     }
 
@@ -257,30 +258,48 @@ public struct AuditLog: Sendable {
         }
     }
 
-    /// Up to `limit` entries matching `filter`, newest first, after `cursor` (an entry's
-    /// ``Entry/cursor``: its time in microseconds since 1970, `:`, its id).
-    public func entries(_ filter: Filter, limit: Int, after cursor: (micros: Int64, id: String)?) throws -> [Entry] {
+    /// Where an entry sits in the newest-first order: its time, then its chain and sequence
+    /// (a total order in which a chain's entries keep theirs, stable as entries are added).
+    public struct Position: Sendable, Equatable {
+        public var micros: Int64
+        public var shard: Int32
+        public var seq: Int64
+
+        /// The position written in `cursor` (``Entry/cursor``); nil when it is not one.
+        public init?(_ cursor: String) {
+            let parts = cursor.split(separator: ":", omittingEmptySubsequences: false)
+            guard parts.count == 3, let micros = Int64(parts[0]), let shard = Int32(parts[1]), let seq = Int64(parts[2]) else { return nil }
+            self.micros = micros
+            self.shard = shard
+            self.seq = seq
+        }
+    }
+
+    /// Up to `limit` entries matching `filter`, newest first, after `cursor`.
+    public func entries(_ filter: Filter, limit: Int, after cursor: Position?) throws -> [Entry] {
         try pool.withConnection { connection in
             try connection.query("""
                 SELECT id, at, type, actor, user_id, session_id, ip, user_agent, data,
-                       (extract(epoch FROM at) * 1000000)::bigint
+                       (extract(epoch FROM at) * 1000000)::bigint, shard, seq
                 FROM audit_log
                 WHERE (\(filter.userId)::text IS NULL OR user_id = \(filter.userId))
                   AND (\(filter.types.map { PostgresArray($0) })::text[] IS NULL OR type = ANY(\(filter.types.map { PostgresArray($0) })))
                   AND (\(filter.after)::timestamptz IS NULL OR at > \(filter.after))
                   AND (\(filter.before)::timestamptz IS NULL OR at < \(filter.before))
                   AND (\(cursor?.micros)::bigint IS NULL
-                       OR (at, id) < (timestamptz 'epoch' + \(cursor?.micros) * interval '1 microsecond', \(cursor?.id)))
-                ORDER BY at DESC, id DESC LIMIT \(limit)
+                       OR (at, shard, seq) < (timestamptz 'epoch' + \(cursor?.micros) * interval '1 microsecond', \(cursor?.shard), \(cursor?.seq)))
+                ORDER BY at DESC, shard DESC, seq DESC LIMIT \(limit)
                 """).map { row in
                 let micros = try row.decode(Int64.self, at: 9)
+                let shard = try row.decode(Int32.self, at: 10)
+                let seq = try row.decode(Int64.self, at: 11)
                 let id = try row.decode(String.self, at: 0)
                 return Entry(
                     id: id, at: try row.decode(Date.self, at: 1), type: try row.decode(String.self, at: 2),
                     actor: try row.decode(String.self, at: 3), userId: try row.decode(String?.self, at: 4),
                     sessionId: try row.decode(String?.self, at: 5), ip: try row.decode(String?.self, at: 6),
                     userAgent: try row.decode(String?.self, at: 7),
-                    data: (try? JSON.parse(try row.decode(String.self, at: 8))) ?? .null, cursor: "\(micros):\(id)")
+                    data: (try? JSON.parse(try row.decode(String.self, at: 8))) ?? .null, cursor: "\(micros):\(shard):\(seq)")
             }
         }
     }

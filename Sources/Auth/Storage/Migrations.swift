@@ -566,8 +566,8 @@ public enum AuthMigrations {
                 hash bytea NOT NULL,
                 PRIMARY KEY (shard, seq)
             );
-            CREATE INDEX audit_log_at_idx ON audit_log (at, id);
-            CREATE INDEX audit_log_user_id_at_idx ON audit_log (user_id, at) WHERE user_id IS NOT NULL;
+            CREATE INDEX audit_log_at_idx ON audit_log (at, shard, seq);
+            CREATE INDEX audit_log_user_id_at_idx ON audit_log (user_id, at, shard, seq) WHERE user_id IS NOT NULL;
             CREATE FUNCTION gatehouse_audit_field(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
                 SELECT CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END
             $$;
