@@ -97,6 +97,8 @@ let settingCases: [SettingCase] = [
     SettingCase("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "2", { $0.mailRetryBase == 2 }),
     SettingCase("recent-auth", "GATEHOUSE_RECENT_AUTH", "0", { $0.recentAuth == 0 }),
     SettingCase("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "1800", { $0.sessionIdleTimeout == 1800 }),
+    SettingCase("audit-log", "GATEHOUSE_AUDIT_LOG", "off", { !$0.auditLog }),
+    SettingCase("audit-retention-days", "GATEHOUSE_AUDIT_RETENTION_DAYS", "30", { $0.auditRetentionDays == 30 }),
 ]
 
 @Suite struct SettingsTests {
@@ -199,6 +201,7 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "signing-key-rotation-days", "-1", #"GATEHOUSE_SIGNING_KEY_ROTATION_DAYS (--signing-key-rotation-days) must be a whole number from 0 to 3650, not "-1"."#),
         ("GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION", "oauth-dynamic-registration", "sometimes", #"GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION (--oauth-dynamic-registration) must be true or false, not "sometimes"."#),
         ("GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT", "oauth-token-rate-limit", "-1", #"GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT (--oauth-token-rate-limit) must be a whole number from 0 to 1000000, not "-1"."#),
+        ("GATEHOUSE_AUDIT_RETENTION_DAYS", "audit-retention-days", "0", #"GATEHOUSE_AUDIT_RETENTION_DAYS (--audit-retention-days) must be a whole number from 1 to 36500, not "0"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }
