@@ -160,6 +160,18 @@ import Testing
         #expect(try log.verify().problem == .entry(id: ann[1].id, chain: Int(AuditLog.chain(of: "ann")), sequence: ann[1].seq))
     }
 
+    /// Failed log-ins with a name no account has share that name's chain (any case), as a known
+    /// name's failures share its user's: repeated attempts on one name wait alike either way.
+    @Test func failuresOfAnUnknownNameShareItsChain() throws {
+        for name in ["Ghost", "ghost", "GHOST"] {
+            try record([.logInFailed(.password, userId: nil, name: name, authProvider: "password", at: Date())])
+        }
+        let shards = try pool.withConnection { c in try c.query("SELECT shard FROM audit_log").map { try $0.decode(Int32.self, at: 0) } }
+        #expect(shards == Array(repeating: AuditLog.chain(of: "name:ghost"), count: 3))
+        let data = try log.entries(AuditLog.Filter(), limit: 10, after: nil).map(\.data)
+        #expect(data.allSatisfy { $0 == ["reason": "password", "authProvider": "password"] }, "the name is not stored")
+    }
+
     /// The canonical form is the database's, field for field (NULLs, multi-byte text).
     @Test func theCanonicalFormMatchesTheDatabases() throws {
         try record([.userUpdated(userId: "ann", changed: ["naïve ✓"], at: Date())], origin: AuditOrigin(actor: .master, userAgent: "Agent/1 ✓"))

@@ -80,6 +80,51 @@ import Testing
         #expect(try h.auth.audit.log.verify().problem == nil)
     }
 
+    /// The other kinds of failed log-in (a provider's authData, a passkey, the per-account
+    /// limit), a log-out and a deletion by the master key: each recorded once, with its actor.
+    @Test func otherFailuresLogOutAndDeletionAreRecorded() throws {
+        let h = try Harness(
+            configuration: AuthConfiguration(rateLimits: RateLimitPolicy(perAccount: 1), masterKey: Harness.masterKey),
+            events: EventLog(auditing: true))
+        let viewer = try h.signedUp("ann")
+        let token = try #require(viewer["sessionToken"]?.stringValue)
+        let annId = try #require(viewer["user"]?["objectId"]?.stringValue)
+        let sessionId = try #require(try Self.allEntries(h).last?["sessionId"]?.stringValue)
+        h.clock.advance(by: 1)
+        let provider = h.graphql(
+            "mutation { logInWith(input: {authData: {anonymous: {id: \"\"}}}) { viewer { sessionToken } } }")
+        #expect(onlyError(provider)?.code == 101, "\(provider.json)")
+        h.clock.advance(by: 1)
+        let passkey = h.graphql("mutation { logInWithPasskey(input: {credential: {id: \"x\"}}) { viewer { sessionToken } } }")
+        #expect(onlyError(passkey)?.code == 101, "\(passkey.json)")
+        h.clock.advance(by: 1)
+        #expect(onlyError(h.logIn("ann", "wrong password here"))?.code == 101)
+        #expect(onlyError(h.logIn("ann", "wrong password here"))?.code == 155, "past the per-account limit")
+        h.clock.advance(by: 1)
+        #expect(h.graphql(Queries.logOut, variables: ["input": [:]], token: token).errors.isEmpty)
+        h.clock.advance(by: 1)
+        let second = try h.signedUp("ben")
+        let benId = try #require(second["user"]?["objectId"]?.stringValue)
+        h.clock.advance(by: 1)
+        let deleted = h.graphql(
+            "mutation D($id: ID!) { deleteUser(input: {id: $id}) { user { objectId } } }", variables: ["id": .string(benId)],
+            master: Harness.masterKey)
+        #expect(deleted.errors.isEmpty, "\(deleted.json)")
+
+        let summary = try Self.allEntries(h).dropFirst(2).map { entry -> String in
+            let detail = (entry["data"]?["reason"] ?? entry["data"]?["authProvider"] ?? entry["data"]?["operation"])?.stringValue ?? ""
+            return "\(entry["type"]?.stringValue ?? "") \(entry["actor"]?.stringValue ?? "") \(detail) \(entry["userId"]?.stringValue ?? "-")"
+        }
+        #expect(summary == [
+            "session.failed user provider -", "session.failed user passkey -", "session.failed user password \(annId)",
+            "session.failed user rate_limited \(annId)", "session.ended user logout \(annId)",
+            "user.created user password \(benId)", "session.created user password \(benId)",
+            "session.ended master user_deleted \(benId)", "user.deleted master  \(benId)", "admin.action master deleteUser \(benId)",
+        ], "\(summary)")
+        let ended = try Self.allEntries(h, where: ["type": ["in": ["session.ended"]]])
+        #expect(ended.first?["sessionId"] == .string(sessionId), "the ended session, from its event")
+    }
+
     @Test func auditEventsNeedTheMasterKeyAndFilterAndPageWithoutGapsOrRepeats() throws {
         let h = try Self.harness()
         let refused = h.graphql(Self.auditEvents)

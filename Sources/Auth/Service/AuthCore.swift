@@ -138,9 +138,12 @@ public final class AuthCore: Sendable {
     /// `error` is a refusal the audit log names (``failureReason(_:)``). Every refused password
     /// log-in records one, the unknown name's too, so the record costs both the same. A failure
     /// to record is logged, not thrown: the log-in's own answer stands.
-    func noteFailedLogIn(_ error: AuthError, userId: String?, authProvider: String) {
+    ///
+    /// `name`: the name logged in with, when no account has it (it picks the entry's chain and is
+    /// never stored).
+    func noteFailedLogIn(_ error: AuthError, userId: String?, name: String? = nil, authProvider: String) {
         guard let reason = Self.failureReason(error), events.records(.sessionFailed) else { return }
-        let event = AuthEvent.logInFailed(reason, userId: userId, authProvider: authProvider, at: timestamp())
+        let event = AuthEvent.logInFailed(reason, userId: userId, name: name, authProvider: authProvider, at: timestamp())
         do {
             try database { () throws in try users.pool.withConnection(retry: .never) { connection in
                 try connection.transaction { tx in try events.record(event, in: tx) }

@@ -8,8 +8,9 @@ import Sodium
 ///
 /// A user's entries are always in the chain of its id (``chain(of:)``), so one user's history is
 /// one ordered chain, and log-ins of different users rarely wait for the same head row: appending
-/// locks only its chain's head until the transaction ends. Entries of no user go to a chain drawn
-/// from their random id. Each entry's hash is SHA-256 over the previous entry's hash and the
+/// locks only its chain's head until the transaction ends. A failed log-in with a name no account
+/// has goes to the chain of that name (so attempts on one name wait alike whether or not it
+/// exists); other entries of no user go to a chain drawn from their random id. Each entry's hash is SHA-256 over the previous entry's hash and the
 /// entry's canonical form (``canonicalForm(_:)``, the same as the database's
 /// `gatehouse_audit_canonical`); each head row holds its chain's last sequence number and hash,
 /// and where pruning cut it. ``verify(batchSize:)`` walks every chain and checks each head.
@@ -33,9 +34,9 @@ public struct AuditLog: Sendable {
         return Int32(hash % UInt32(chains))
     }
 
-    /// The chain of an entry: its user's, else one drawn from its random id.
-    static func chain(userId: String?, entryId: String) -> Int32 {
-        chain(of: userId ?? entryId)
+    /// The chain of `event`'s entry: its user's, else its chain key's, else one drawn from its random id.
+    static func chain(of event: AuthEvent, entryId: String) -> Int32 {
+        chain(of: event.userId ?? event.chainKey ?? entryId)
     }
 
     /// Appends `events` (their entry ids `ids`) as `origin`'s, in `tx`. A call's entries lock
@@ -43,7 +44,7 @@ public struct AuditLog: Sendable {
     /// in opposite orders; within a chain they keep their order.
     static func append(_ events: [AuthEvent], ids: [String], origin: AuditOrigin, in tx: some PostgresQueryable) throws {
         guard !events.isEmpty else { return }
-        let shards = zip(events, ids).map { chain(userId: $0.userId, entryId: $1) }
+        let shards = zip(events, ids).map { chain(of: $0, entryId: $1) }
         let order = shards.indices.sorted { (shards[$0], $0) < (shards[$1], $1) }
         let userAgent = origin.userAgent.map { String($0.prefix(Session.userAgentLimit)) }
         var sessionIds: [String?] = []
