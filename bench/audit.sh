@@ -2,7 +2,7 @@
 # signUp and logIn at the minimum hash cost with the audit log on (the default) beside the same
 # server with GATEHOUSE_AUDIT_LOG=off, in interleaved rounds, as ratios (the target: at least
 # 0.95), with each side's CPU per request (the server's and its database's); then wrong-password
-# log-ins on the audited server, a known name beside an unknown one (each now writes its
+# log-ins on each server, a known name beside an unknown one (with the log on each writes its
 # session.failed entry: the two must cost the same), and `gatehouse audit verify` over all of it.
 #   bench/audit.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (300)
 #   RESULTS=1  writes "## Audit log (issue 33)" in bench/RESULTS.md.
@@ -48,13 +48,19 @@ for r in $(seq "$ROUNDS"); do
 done
 LOAD="$(load_avg)"
 
-# Wrong passwords on the audited server: a known name, then a name no account has.
-WRONG_KNOWN="$(BENCH_WRONG=known SERVER_PID=$ON_PID SERVER_DIR=$ON_DIR BENCH_USERS="$DIR/on-users.txt" \
-    run_wrk_cpu "$OUT/wrong-known" 16 2 "$D" wrong-password.lua "$ON_URL"; wrk_pct "$OUT/wrong-known" 50)"
-WRONG_UNKNOWN="$(BENCH_WRONG=unknown SERVER_PID=$ON_PID SERVER_DIR=$ON_DIR BENCH_USERS="$DIR/on-users.txt" \
-    run_wrk_cpu "$OUT/wrong-unknown" 16 2 "$D" wrong-password.lua "$ON_URL"; wrk_pct "$OUT/wrong-unknown" 50)"
-WK_RPS="$(wrk_rps "$OUT/wrong-known")" WU_RPS="$(wrk_rps "$OUT/wrong-unknown")"
-WE=$(( $(wrk_errors "$OUT/wrong-known") + $(wrk_errors "$OUT/wrong-unknown") ))
+# Wrong passwords on each server: a known name, then a name no account has.
+wrong() {  # wrong SIDE known|unknown: "req/s p50"
+    local side="$1" url pid dir
+    if [ "$side" = off ]; then url=$OFF_URL pid=$OFF_PID dir=$OFF_DIR; else url=$ON_URL pid=$ON_PID dir=$ON_DIR; fi
+    BENCH_WRONG="$2" SERVER_PID=$pid SERVER_DIR=$dir BENCH_USERS="$DIR/$side-users.txt" \
+        run_wrk_cpu "$OUT/wrong-$2-$side" 16 2 "$D" wrong-password.lua "$url"
+    echo "$(wrk_rps "$OUT/wrong-$2-$side") $(wrk_pct "$OUT/wrong-$2-$side" 50)"
+}
+read -r WKO_RPS WKO_P50 <<<"$(wrong off known)"
+read -r WUO_RPS WUO_P50 <<<"$(wrong off unknown)"
+read -r WK_RPS WRONG_KNOWN <<<"$(wrong on known)"
+read -r WU_RPS WRONG_UNKNOWN <<<"$(wrong on unknown)"
+WE=0; for f in wrong-known-off wrong-unknown-off wrong-known-on wrong-unknown-on; do WE=$((WE + $(wrk_errors "$OUT/$f"))); done
 
 ENTRIES="$(psqlq "$(pg_conninfo "$ON_DIR")" "SELECT count(*) FROM audit_log")"
 VERIFY="$(env DATABASE_URL="$(pg_conninfo "$ON_DIR")" GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" "$BIN/gatehouse" audit verify 2>&1)"
@@ -73,7 +79,8 @@ PY
 read -r SO SN RS LO LN RL E R SOS SOD SNS SND LOS LOD LNS LND <<<"$SUMMARY"
 echo "median of $R rounds: signUp $SO → $SN req/s with the audit log ($RS); logIn $LO → $LN ($RL); errors $E (load $LOAD)"
 echo "CPU µs per request (server+database): signUp $SOS+$SOD → $SNS+$SND; logIn $LOS+$LOD → $LNS+$LND"
-echo "wrong password, audited: known name $WK_RPS req/s (p50 $WRONG_KNOWN ms), unknown name $WU_RPS req/s (p50 $WRONG_UNKNOWN ms); errors $WE"
+echo "wrong password, log off: known name $WKO_RPS req/s (p50 $WKO_P50 ms), unknown name $WUO_RPS req/s (p50 $WUO_P50 ms)"
+echo "wrong password, log on: known name $WK_RPS req/s (p50 $WRONG_KNOWN ms), unknown name $WU_RPS req/s (p50 $WRONG_UNKNOWN ms); errors $WE"
 echo "audit log: $ENTRIES entries; $VERIFY"
 if [ "${RESULTS:-0}" = 1 ]; then
     {
@@ -89,9 +96,14 @@ if [ "${RESULTS:-0}" = 1 ]; then
         echo "| signUp | $SO | $SN | **$RS** | $SOS + $SOD | $SNS + $SND |"
         echo "| logIn | $LO | $LN | **$RL** | $LOS + $LOD | $LNS + $LND |"
         echo
-        echo "Wrong passwords with the audit log on (each writes its \`session.failed\` entry): a known name $WK_RPS req/s"
-        echo "(p50 $WRONG_KNOWN ms), a name no account has $WU_RPS req/s (p50 $WRONG_UNKNOWN ms). \`gatehouse audit verify\`"
-        echo "afterwards over $ENTRIES entries: \`$VERIFY\`."
+        echo "Wrong passwords (with the log on, each writes its \`session.failed\` entry), req/s and p50 ms:"
+        echo
+        echo "| | known name | unknown name |"
+        echo "| --- | ---: | ---: |"
+        echo "| log off | $WKO_RPS ($WKO_P50) | $WUO_RPS ($WUO_P50) |"
+        echo "| log on | $WK_RPS ($WRONG_KNOWN) | $WU_RPS ($WRONG_UNKNOWN) |"
+        echo
+        echo "\`gatehouse audit verify\` afterwards over $ENTRIES entries: \`$VERIFY\`."
     } >>"$ROOT/bench/RESULTS.md"
 fi
 [ "$E" = 0 ] && [ "$WE" = 0 ] && [ "$VERIFIED" = 0 ]

@@ -590,18 +590,17 @@ public enum AuthMigrations {
             ) RETURNS void LANGUAGE plpgsql AS $$
             DECLARE
                 next_seq bigint;
-                previous bytea;
                 entry_hash bytea;
             BEGIN
                 FOR i IN 1 .. coalesce(array_length(ids, 1), 0) LOOP
-                    SELECT c.seq + 1, c.head INTO next_seq, previous FROM audit_chains c WHERE c.shard = shards[i] FOR UPDATE;
-                    entry_hash := sha256(previous || gatehouse_audit_canonical(
-                        shards[i], next_seq, ids[i], ats[i], types[i], actors[i], user_ids[i], session_ids[i], ips[i],
-                        user_agents[i], datas[i]));
+                    -- One statement moves the head (locking it) and hashes the entry onto the previous head.
+                    UPDATE audit_chains c SET seq = c.seq + 1, head = sha256(c.head || gatehouse_audit_canonical(
+                        shards[i], c.seq + 1, ids[i], ats[i], types[i], actors[i], user_ids[i], session_ids[i], ips[i],
+                        user_agents[i], datas[i]))
+                    WHERE c.shard = shards[i] RETURNING c.seq, c.head INTO next_seq, entry_hash;
                     INSERT INTO audit_log (shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data, hash)
                     VALUES (shards[i], next_seq, ids[i], ats[i], types[i], actors[i], user_ids[i], session_ids[i], ips[i],
                             user_agents[i], datas[i], entry_hash);
-                    UPDATE audit_chains SET seq = next_seq, head = entry_hash WHERE shard = shards[i];
                 END LOOP;
             END
             $$;
