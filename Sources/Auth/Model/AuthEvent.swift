@@ -37,7 +37,7 @@ public struct AuthEvent: Sendable, Equatable {
     public enum FailureReason: String, Sendable {
         /// A wrong password, or a name that matches no account.
         case password
-        /// A missing or wrong second factor code.
+        /// A wrong second factor code (TOTP or recovery code).
         case mfa
         case passkey
         /// A provider's authData that did not verify.
