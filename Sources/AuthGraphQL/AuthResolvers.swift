@@ -110,6 +110,9 @@ public enum AuthGraphQL {
         bindParse37Users(&r, auth: auth, userFields: userFields, log: log)
         bindTokens(&r, auth: auth, log: log)
         bindOperators(&r, auth: auth, log: log)
+        bindAudit(&r, auth: auth, log: log)
+        // Last: every mutation bound above, made with a master key, leaves an `admin.action` entry.
+        recordAdminActions(&r, auth: auth)
 
         for type in ["ACL", "UserACL", "RoleACL", "PublicACL"] { r.resolveFromJSON(type) }
         // The read-only master key reads only: every root field of a mutation refuses it before
@@ -152,13 +155,14 @@ public enum AuthGraphQL {
         text.map(ResolvedValue.string) ?? .null
     }
 
-    /// Runs a domain call, turning `AuthError` into the GraphQL error Parse sends
-    /// (`extensions.code`) and recording refusals the transport answers with a status.
+    /// Runs a domain call as the request's ``AuditOrigin``, turning `AuthError` into the GraphQL
+    /// error Parse sends (`extensions.code`) and recording refusals the transport answers with a
+    /// status.
     static func run(
         _ context: RequestContext, _ log: @Sendable (String) -> Void, _ body: () throws(AuthError) -> ResolvedValue
     ) throws(GraphQLError) -> ResolvedValue {
         do {
-            return try body()
+            return try AuditOrigin.bind(context.auditOrigin, body)
         } catch {
             switch error {
             case .rateLimited(let seconds): context.record(.rateLimited(retryAfter: seconds))

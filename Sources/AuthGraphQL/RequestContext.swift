@@ -68,6 +68,18 @@ public final class RequestContext: Sendable {
         return try result.get()
     }
 
+    /// Who the request's changes are recorded as (``AuditOrigin``): the master key's or a user's,
+    /// with the session the request was made with when it was looked up.
+    public var auditOrigin: AuditOrigin {
+        var sessionId: String?
+        if case .found(let grant) = viewer {
+            sessionId = grant.session.objectId
+        } else if case .success(let grant?)? = lookedUp.withLock({ $0 }) {
+            sessionId = grant.session.objectId
+        }
+        return AuditOrigin(request, sessionId: sessionId)
+    }
+
     /// What fields were refused for, in order.
     public var recordedRefusals: [Refusal] { refusals.withLock { $0 } }
 }

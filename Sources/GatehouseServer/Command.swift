@@ -5,7 +5,8 @@ import Postgres
 import Auth
 
 /// The `gatehouse` command line: `serve` (the default), `migrate`, `keys rotate|list|revoke KID`,
-/// `schema print`, `schema diff OLD NEW`, `settings --markdown`, `--help` for each, `--version`.
+/// `schema print`, `schema diff OLD NEW`, `settings --markdown`, `webhooks secret`, `audit verify`,
+/// `--help` for each, `--version`.
 public enum Command {
     public static let version = "0.1.0"
 
@@ -63,6 +64,15 @@ public enum Command {
             }
             print(WebhookSecret.generate())
             return 0
+        case "audit":
+            guard arguments.first == "verify" else {
+                if wantsHelp { print(auditHelp); return 0 }
+                fail("audit needs verify\n\n\(auditHelp)")
+                return 2
+            }
+            if wantsHelp { print(auditHelp); return 0 }
+            arguments.removeFirst()
+            return withSettings(arguments, environment) { settings in auditVerify(settings) }
         case "help":
             print(usage)
             return 0
@@ -126,6 +136,37 @@ public enum Command {
             return 0
         } catch {
             fail("migrate: \(error)")
+            return 1
+        }
+    }
+
+    // MARK: audit
+
+    /// `audit verify`: walks every chain of the audit log of `settings`' database; 0 when each
+    /// entry and head matches, 1 naming the first that does not (or when the database fails).
+    private static func auditVerify(_ settings: Settings) -> Int32 {
+        var settings = settings
+        settings.port = 0  // listens on nothing: no privileged port to open before dropping root
+        let logger = Logger(level: .warn)
+        do {
+            let (settings, _) = try Privileges.dropRoot(settings)
+            let wasRunning = settings.databaseURL == nil
+                && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
+            let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
+            defer {
+                pool.close()
+                if let embedded, !wasRunning { try? embedded.stop() }
+            }
+            _ = try GatehouseServer.migrate(settings, pool, logger)
+            let verification = try AuditLog(pool: pool).verify()
+            if let problem = verification.problem {
+                fail("audit log tampered with: \(problem) (\(verification.entries) entries checked)")
+                return 1
+            }
+            print("audit log intact: \(verification.entries) entries in \(AuditLog.chains) chains")
+            return 0
+        } catch {
+            fail("audit verify: \(error)")
             return 1
         }
     }
@@ -287,6 +328,7 @@ public enum Command {
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
           webhooks secret       Print a new webhook or hook secret (whsec_…) for GATEHOUSE_WEBHOOKS or GATEHOUSE_HOOKS
+          audit verify          Check the audit log's hash chains; exit 1 naming the first entry that does not match
 
         Run "gatehouse COMMAND --help" for a command's options; "gatehouse --version" for the version.
         """
@@ -319,6 +361,16 @@ public enum Command {
         instances start: migrations are serialised with an advisory lock (a row lock with
         GATEHOUSE_POLL_INTERVAL). While the database is unreachable or read-only (a failover)
         it tries again for up to GATEHOUSE_DATABASE_WAIT seconds. Takes the same database
+        options as serve (see gatehouse serve --help).
+        """
+
+    static let auditHelp = """
+        Usage: gatehouse audit verify [OPTIONS]
+
+        Walks every hash chain of the audit log, from where retention cut it to its head, and
+        recomputes each entry's hash (SHA-256 over the previous hash and the entry). Exits 0 when
+        all match; 1 naming the first entry that does not (an entry edited, deleted, inserted or
+        moved in the database), or when the database cannot be read. Takes the same database
         options as serve (see gatehouse serve --help).
         """
 

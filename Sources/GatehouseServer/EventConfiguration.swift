@@ -80,10 +80,10 @@ enum EventConfiguration {
                 }
                 if type == "*" {
                     kinds = nil
-                } else if let kind = AuthEvent.Kind(rawValue: type) {
+                } else if let kind = AuthEvent.Kind(rawValue: type), !kind.isAuditOnly {
                     kinds?.insert(kind)
                 } else {
-                    let known = AuthEvent.Kind.allCases.map(\.rawValue).joined(separator: ", ")
+                    let known = AuthEvent.Kind.allCases.filter { !$0.isAuditOnly }.map(\.rawValue).joined(separator: ", ")
                     throw Mistake("\(name), field \"events\": unknown event type \"\(type.prefix(64))\" (known: \(known), or *).")
                 }
             }

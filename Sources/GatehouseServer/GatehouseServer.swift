@@ -211,7 +211,8 @@ public final class GatehouseServer: Sendable {
                 }
             },
             log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) },
-            events: EventLog(subscribers: webhookEndpoints.map { EventLog.Subscriber(endpoint: $0.url, kinds: $0.kinds) }),
+            events: EventLog(
+                subscribers: webhookEndpoints.map { EventLog.Subscriber(endpoint: $0.url, kinds: $0.kinds) }, auditing: settings.auditLog),
             hooks: hookEndpoints.isEmpty ? nil : HookCaller(hooks: hookEndpoints, logger: logger).authHooks))
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.core.refreshHashKinds() } catch {
@@ -226,6 +227,16 @@ public final class GatehouseServer: Sendable {
             throw StartError("access-token signing keys: \(error)")
         }
         let janitorRuns = Lock(0)
+        let retention = TimeInterval(settings.auditRetentionDays) * 86400
+        // Pruned whether or not the log is on now: entries written while it was on still expire.
+        let pruneAudit: @Sendable () -> Void = {
+            do {
+                let pruned = try auth.audit.log.prune(before: Date().addingTimeInterval(-retention))
+                if pruned > 0 { logger.info("old audit entries pruned", ["count": .int(pruned)]) }
+            } catch {
+                logger.warn("pruning the audit log failed", ["error": .string(String(describing: error))])
+            }
+        }
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -273,7 +284,10 @@ public final class GatehouseServer: Sendable {
                 if report.deleted > 0 { logger.info("expired sessions deleted", ["count": .int(report.deleted)]) }
                 // Hourly: the read scans the users table, and only drops kinds no account has any
                 // more (a log-in meeting a new kind adds it at once).
-                if janitorRuns.withLock({ runs in runs += 1; return runs % 12 == 0 }) { refreshHashKinds() }
+                if janitorRuns.withLock({ runs in runs += 1; return runs % 12 == 0 }) {
+                    refreshHashKinds()
+                    pruneAudit()
+                }
             },
             onError: { error in
                 logger.warn("expired session cleanup failed", ["error": .string(String(describing: error))])

@@ -99,6 +99,10 @@ public struct Settings: Sendable, Hashable {
     public var webhooks: String? = nil
     /// `beforeSignUp` and `beforeLogIn` hooks: JSON, or `@/path/file.json`; nil: none.
     public var hooks: String? = nil
+    /// Whether every change and failed log-in is appended to the tamper-evident audit log.
+    public var auditLog = true
+    /// Days audit entries are kept; older ones are pruned, the cut recorded in each chain.
+    public var auditRetentionDays = 365
 
     public init() {}
 
@@ -344,6 +348,12 @@ extension Settings {
                 \.securityNotices),
         boolean("admin-console", "GATEHOUSE_ADMIN_CONSOLE", "Serve the operators' console at `/admin` (it asks for the master key); off: `/admin` answers 404",
                 \.adminConsole),
+        boolean("audit-log", "GATEHOUSE_AUDIT_LOG",
+                "Append every change of the event catalogue, each failed log-in and each master-key mutation to the tamper-evident audit log (`gatehouse audit verify` checks it); off: nothing is recorded there",
+                \.auditLog),
+        integer("audit-retention-days", "GATEHOUSE_AUDIT_RETENTION_DAYS",
+                "Days audit entries are kept; older ones are pruned hourly, the cut recorded so `gatehouse audit verify` still passes",
+                1...(100 * 365), \.auditRetentionDays),
     ]
 
     /// Settings that no longer exist and what replaced them: a deployment still setting one

@@ -32,14 +32,15 @@ final class Harness: Sendable {
     /// `providers`: `GATEHOUSE_AUTH_PROVIDERS`'s JSON (nil: its default, anonymous users only).
     /// `hashingMeter`: measures the hashing pool's jobs (nil: their CPU time). `userFields`: the
     /// SDL of `GATEHOUSE_USER_FIELDS` (nil: none). `sharing`: another harness whose database this
-    /// one uses (an instance started with other settings on the same data).
+    /// one uses (an instance started with other settings on the same data). `events`: where
+    /// events are recorded (nil: nowhere).
     init(
         configuration: AuthConfiguration = AuthConfiguration(masterKey: Harness.masterKey),
         cost: PasswordHasher.Cost = .minimum, workers: Int = 2, maxWait: Double = 5, poolSize: Int = 4,
         hashingMeter: PasswordHashingPool.JobMeter? = nil,
         onVerify: (@Sendable (String) -> Void)? = nil,
         limiterCapacity: Int = RateLimiter.defaultCapacity,
-        providers: String? = nil, userFields: String? = nil, sharing: Harness? = nil
+        providers: String? = nil, userFields: String? = nil, sharing: Harness? = nil, events: EventLog = EventLog()
     ) throws {
         let base = try AuthGraphQL.schema()
         let fieldsFile = try userFields.map { try UserFieldsFile(sdl: $0, sourceName: "user-fields.graphql", base: base) }
@@ -65,7 +66,7 @@ final class Harness: Sendable {
                 configuration: configuration, limiterCapacity: limiterCapacity,
                 providers: ProviderRegistry(configuration: try ProviderConfiguration.parse(providers), now: { clock.now() }),
                 totpBox: try SecretBox(secretKey: SecretBox.newSecretKey(), purpose: .totp), linkBox: linkBox, keyBox: keyBox,
-                now: { clock.now() }, log: log))
+                now: { clock.now() }, log: log, events: events))
         // As the server does before it serves: the first signing key.
         try auth.tokens.keys.refresh()
         let schema = try fieldsFile.map { try AuthGraphQL.schema(userFields: $0) } ?? base

@@ -57,7 +57,7 @@ import TestSupport
             "signUp", "logIn", "logOut", "logInWith", "resetPassword", "confirmResetPassword", "sendVerificationEmail",
             "challenge", "updateUser", "deleteUser", "verifyEmail", "revokeSession", "revokeOtherSessions",
             "passkeyRegistrationOptions", "registerPasskey", "passkeyLoginOptions", "logInWithPasskey", "removePasskey",
-            "users", "revokeAuthorizedApp", "disableUser", "enableUser", "revokeUserSessions", "logInAs",
+            "users", "revokeAuthorizedApp", "disableUser", "enableUser", "revokeUserSessions", "logInAs", "retryWebhookDelivery",
         ])
         let user = try #require(types.first { $0["name"] == "User" })
         #expect(Set(user["interfaces"]?.arrayValue?.compactMap { $0["name"]?.stringValue } ?? []) == ["ParseObject", "Node"])

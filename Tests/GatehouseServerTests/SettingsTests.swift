@@ -100,6 +100,8 @@ let settingCases: [SettingCase] = [
     SettingCase("read-only-master-key", "GATEHOUSE_READ_ONLY_MASTER_KEY", "r3ad", { $0.readOnlyMasterKey == "r3ad" }),
     SettingCase("security-notices", "GATEHOUSE_SECURITY_NOTICES", "off", { !$0.securityNotices }),
     SettingCase("admin-console", "GATEHOUSE_ADMIN_CONSOLE", "off", { !$0.adminConsole }),
+    SettingCase("audit-log", "GATEHOUSE_AUDIT_LOG", "off", { !$0.auditLog }),
+    SettingCase("audit-retention-days", "GATEHOUSE_AUDIT_RETENTION_DAYS", "30", { $0.auditRetentionDays == 30 }),
 ]
 
 @Suite struct SettingsTests {
@@ -202,6 +204,7 @@ let settingCases: [SettingCase] = [
         ("GATEHOUSE_SIGNING_KEY_ROTATION_DAYS", "signing-key-rotation-days", "-1", #"GATEHOUSE_SIGNING_KEY_ROTATION_DAYS (--signing-key-rotation-days) must be a whole number from 0 to 3650, not "-1"."#),
         ("GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION", "oauth-dynamic-registration", "sometimes", #"GATEHOUSE_OAUTH_DYNAMIC_REGISTRATION (--oauth-dynamic-registration) must be true or false, not "sometimes"."#),
         ("GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT", "oauth-token-rate-limit", "-1", #"GATEHOUSE_OAUTH_TOKEN_RATE_LIMIT (--oauth-token-rate-limit) must be a whole number from 0 to 1000000, not "-1"."#),
+        ("GATEHOUSE_AUDIT_RETENTION_DAYS", "audit-retention-days", "0", #"GATEHOUSE_AUDIT_RETENTION_DAYS (--audit-retention-days) must be a whole number from 1 to 36500, not "0"."#),
     ])
     func invalidValue(_ environment: String, _ flag: String, _ value: String, _ message: String) {
         #expect(throws: SettingsError(message)) { try Settings.parse(arguments: [], environment: [environment: value]) }

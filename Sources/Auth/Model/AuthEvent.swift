@@ -22,6 +22,32 @@ public struct AuthEvent: Sendable, Equatable {
         case mfaDisabled = "mfa.disabled"
         case passkeyAdded = "passkey.added"
         case passkeyRemoved = "passkey.removed"
+        // The audit log's own types (``isAuditOnly``): never sent to webhooks.
+        case sessionFailed = "session.failed"
+        case adminAction = "admin.action"
+
+        /// Types the audit log keeps that are not in the webhook catalogue.
+        public static let auditOnly: Set<Kind> = [.sessionFailed, .adminAction]
+
+        /// Whether webhooks never take this type.
+        public var isAuditOnly: Bool { Self.auditOnly.contains(self) }
+    }
+
+    /// Why a log-in failed (`session.failed`'s `reason`).
+    public enum FailureReason: String, Sendable {
+        /// A wrong password, or a name that matches no account.
+        case password
+        /// A wrong second factor code (TOTP or recovery code).
+        case mfa
+        case passkey
+        /// A provider's authData that did not verify.
+        case provider
+        /// The account is locked after failed log-ins.
+        case locked
+        /// The account was disabled by an operator.
+        case disabled
+        /// Past the per-account log-in limit.
+        case rateLimited = "rate_limited"
     }
 
     /// Why a session ended (`session.ended`'s `reason`).
@@ -39,23 +65,29 @@ public struct AuthEvent: Sendable, Equatable {
     }
 
     public let kind: Kind
-    /// The user it happened to (an objectId).
-    public let userId: String
+    /// The user it happened to (an objectId); nil only for audit-only events about no known
+    /// account (a failed log-in with an unknown name).
+    public let userId: String?
     /// What the event reports besides `userId`.
     public let data: JSONObject
     /// When it happened.
     public let time: Date
+    /// What picks the audit chain of an event without a user (never stored): a failed log-in's
+    /// name, so that attempts on one name meet on one chain whether or not an account has it.
+    let chainKey: String?
 
-    private init(_ kind: Kind, _ userId: String, _ data: JSONObject, _ time: Date) {
+    private init(_ kind: Kind, _ userId: String?, _ data: JSONObject, _ time: Date, chainKey: String? = nil) {
         self.kind = kind
         self.userId = userId
         self.data = data
         self.time = time
+        self.chainKey = chainKey
     }
 
-    /// The `data` of a delivery: `userId` first, then the rest.
+    /// The `data` of a delivery (and of the audit entry): `userId` first, then the rest.
     public var deliveredData: JSONObject {
-        var object: JSONObject = ["userId": .string(userId)]
+        var object: JSONObject = [:]
+        if let userId { object["userId"] = .string(userId) }
         for (key, value) in data { object[key] = value }
         return object
     }
@@ -129,5 +161,22 @@ public struct AuthEvent: Sendable, Equatable {
     /// `passkey.added` or `passkey.removed`.
     static func passkey(added: Bool, passkeyId: String, name: String, userId: String, at time: Date) -> AuthEvent {
         AuthEvent(added ? .passkeyAdded : .passkeyRemoved, userId, ["passkeyId": .string(passkeyId), "name": .string(name)], time)
+    }
+
+    /// `session.failed`: a log-in refused (audit log only). `userId` is nil when the name matched
+    /// no account (`name`, lower-cased, then picks its chain); `data` holds the reason and the way
+    /// of logging in, never what was typed.
+    static func logInFailed(_ reason: FailureReason, userId: String?, name: String? = nil, authProvider: String, at time: Date) -> AuthEvent {
+        AuthEvent(
+            .sessionFailed, userId, ["reason": .string(reason.rawValue), "authProvider": .string(authProvider)], time,
+            chainKey: name.map { "name:" + $0.lowercased() })
+    }
+
+    /// `admin.action`: a mutation made with a master key (audit log only): the mutation's name,
+    /// whether it succeeded (else its error code) and the user it named, if any; never its input.
+    static func adminAction(operation: String, targetUserId: String?, errorCode: Int?, at time: Date) -> AuthEvent {
+        AuthEvent(.adminAction, targetUserId, [
+            "operation": .string(operation), "ok": .bool(errorCode == nil), "code": errorCode.map(JSON.int) ?? .null,
+        ], time)
     }
 }

@@ -144,6 +144,46 @@ public final class AuthCore: Sendable {
         } }
     }
 
+    /// Records a refused log-in as `session.failed` (audit log only; nothing without it) when
+    /// `error` is a refusal the audit log names (``failureReason(_:)``). Every refused password
+    /// log-in records one, the unknown name's too, so the record costs both the same. A failure
+    /// to record is logged, not thrown: the log-in's own answer stands.
+    ///
+    /// `name`: the name logged in with, when no account has it (it picks the entry's chain and is
+    /// never stored).
+    func noteFailedLogIn(_ error: AuthError, userId: String?, name: String? = nil, authProvider: String) {
+        guard let reason = Self.failureReason(error), events.records(.sessionFailed) else { return }
+        let event = AuthEvent.logInFailed(reason, userId: userId, name: name, authProvider: authProvider, at: timestamp())
+        do {
+            try database { () throws in try users.pool.withConnection(retry: .never) { connection in
+                try connection.transaction { tx in
+                    // The refusal does not wait for the entry's WAL flush: a crash may lose the last
+                    // few failures' entries (never a chain's consistency: a later commit on the same
+                    // chain flushes this one first), where waiting would make every wrong password
+                    // cost a disk flush.
+                    try tx.execute("SET LOCAL synchronous_commit TO off")
+                    try events.record(event, in: tx)
+                }
+            } }
+        } catch {
+            log("recording a failed log-in: \(error)")
+        }
+    }
+
+    /// The `session.failed` reason of a log-in's refusal; nil for answers that are not a failed
+    /// attempt (a missing field, a second factor not yet sent, an unverified email).
+    static func failureReason(_ error: AuthError) -> AuthEvent.FailureReason? {
+        switch error {
+        case .invalidCredentials: .password
+        case .invalidMFAToken, .invalidRecoveryCode: .mfa
+        case .invalidPasskey: .passkey
+        case .invalidAuthData: .provider
+        case .accountLocked: .locked
+        case .rateLimited: .rateLimited
+        default: nil
+        }
+    }
+
     /// The `data` of a `beforeSignUp` hook's call.
     func hookData(username: String, email: String?, authProvider: String, request: AuthRequest) -> JSONObject {
         [

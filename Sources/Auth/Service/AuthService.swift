@@ -26,6 +26,8 @@ public final class AuthService: Sendable {
     public let oauth: OAuthService
     /// What operators do with the master keys: find users, disable them, end their sessions, `logInAs`.
     public let operators: OperatorService
+    /// The audit log and webhook deliveries, for operators and for a user's own security events.
+    public let audit: AuditService
 
     /// What an ``AuthService`` is built with beside its pools; every option has a default, so
     /// a caller sets only what it needs.
@@ -110,6 +112,7 @@ public final class AuthService: Sendable {
         self.accounts = AccountService(core: core, secondFactors: secondFactors, providers: providers, pool: pool)
         self.passkeys = PasskeyService(core: core, secondFactors: secondFactors, pool: pool)
         self.operators = OperatorService(core: core, pool: pool)
+        self.audit = AuditService(core: core, pool: pool)
     }
 
     /// Viewer lookups that may run at once (each for up to 64 tokens): the cores, at least 2.

@@ -139,24 +139,26 @@ public final class PasskeyService: Sendable {
     public func logInWithPasskey(credential: JSON, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try FieldLimits.check(request)
         try core.limitAddress(ClientNetwork.key(of: request.clientAddress))
-        let refuse = { (reason: String) -> AuthError in
+        // `userId`: the account whose passkey was presented, when it is known.
+        let refuse = { (reason: String, userId: String?) -> AuthError in
             self.core.refused("passkey log-in refused: \(reason)")
+            self.core.noteFailedLogIn(.invalidPasskey, userId: userId, authProvider: "passkey")
             return .invalidPasskey
         }
         let response: AuthenticationResponse
-        do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description) }
+        do { response = try AuthenticationResponse(json: credential) } catch { throw refuse(error.description, nil) }
         let (token, session) = core.newSession(action: "login", authProvider: "passkey", request: request, now: core.timestamp())
         let logIn = PasskeyStore.LogIn(
             challengeDigest: SHA256.digest(response.clientData.challenge), credentialId: response.credentialId, session: session)
         let found = try core.database { () throws in try passkeyLookups.lookup(logIn) } ?? PasskeyStore.LogInLookup()
         guard case .some(let namedUser) = found.challengeUser else {
-            throw refuse("the challenge was not given out, was used, or expired")
+            throw refuse("the challenge was not given out, was used, or expired", nil)
         }
         guard let stored = found.passkey, let user = found.user, !stored.disabled else {
-            throw refuse("no such passkey, or it is disabled")
+            throw refuse("no such passkey, or it is disabled", found.passkey?.userId)
         }
         if let namedUser, namedUser != stored.userId {
-            throw refuse("the passkey is not the named user's")
+            throw refuse("the passkey is not the named user's", stored.userId)
         }
         let verified: RelyingParty.VerifiedAssertion
         do throws(WebAuthnError) {
@@ -169,9 +171,9 @@ public final class PasskeyService: Sendable {
         } catch {
             if case .counterNotIncreased = error {
                 try core.database { () throws in try passkeyStore.disable(passkeyId: stored.passkey.objectId, now: core.timestamp()) }
-                throw refuse("passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)")
+                throw refuse("passkey \(stored.passkey.objectId) disabled as possibly cloned: \(error.description)", stored.userId)
             }
-            throw refuse(error.description)
+            throw refuse(error.description, stored.userId)
         }
         try core.requireEnabled(user)
         try core.requireVerifiedEmail(user)
@@ -182,7 +184,7 @@ public final class PasskeyService: Sendable {
             passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: verified.signCount, userId: user.objectId,
             session: granted, request: request)
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
-            throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed")
+            throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed", user.objectId)
         }
         core.notices.signedIn(user, request: request, at: granted.session.createdAt)
         return SessionGrant(sessionToken: token, user: user, session: granted.session)

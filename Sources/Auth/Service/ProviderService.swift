@@ -60,7 +60,11 @@ public final class ProviderService: Sendable {
         authData["mfa"] = nil
         guard authData.count == 1, mfa == nil || core.configuration.mfa != .off else { throw .unsupportedAuthentication }
         let provider = authData.keys[0]
-        let providerUserId = try verify(provider, authData.values[0])
+        let providerUserId: String
+        do { providerUserId = try verify(provider, authData.values[0]) } catch {
+            core.noteFailedLogIn(error, userId: nil, authProvider: provider)
+            throw error
+        }
         let time = core.timestamp()
         if let grant = try logInLinked(provider, providerUserId, mfa: mfa, request, time) { return grant }
 

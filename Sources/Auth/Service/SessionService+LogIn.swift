@@ -110,16 +110,21 @@ extension SessionService {
                 (RateLimiter.Key("name:\(name)@\(network)"), limit),
                 (RateLimiter.Key("name:\(name)"), limit * AuthCore.networkCeiling),
             ]) {
+                core.noteFailedLogIn(.rateLimited(retryAfter: wait), userId: nil, name: username, authProvider: "password")
                 throw .rateLimited(retryAfter: wait)
             }
             _ = try core.verify(password, nil)
+            core.noteFailedLogIn(.invalidCredentials, userId: nil, name: username, authProvider: "password")
             throw .invalidCredentials
         }
         let credentials = found.credentials
         let count = found.count
         let refusal = core.refusal(count, attempt)
         // Past the limit no password work, unless the owner's installation may be let in.
-        if count.limited && !count.installationKnown, let refusal { throw refusal }
+        if count.limited && !count.installationKnown, let refusal {
+            core.noteFailedLogIn(refusal, userId: credentials.user.objectId, authProvider: "password")
+            throw refusal
+        }
         // A wrong credential keeps the attempt's lockout reservation; every other end but a new
         // session gives it back.
         var wrong = false
@@ -165,6 +170,7 @@ extension SessionService {
             return SessionGrant(sessionToken: token, user: user, session: session.session)
         } catch {
             if !wrong { core.release(count) } else { core.noteWrongCredential(count) }
+            core.noteFailedLogIn(error, userId: credentials.user.objectId, authProvider: "password")
             throw error
         }
     }

@@ -11,6 +11,10 @@ import Sodium
 /// endpoint that does not take the type gets nothing, and with no endpoint configured nothing is
 /// written at all. The row's `event_id` is the delivery's `webhook-id`, the same for every
 /// endpoint and every retry.
+///
+/// With the audit log on (``auditing``), every event is also appended to it (``AuditLog``), in
+/// the same transaction, with the same id, as the ``AuditOrigin`` in force: its actor, address,
+/// user agent and session.
 public struct EventLog: Sendable {
     /// A webhook endpoint as the log sees it: where its deliveries go (the key of its rows) and
     /// the event types it takes.
@@ -29,36 +33,44 @@ public struct EventLog: Sendable {
     }
 
     public let subscribers: [Subscriber]
+    /// Whether every event is appended to the audit log (`GATEHOUSE_AUDIT_LOG`).
+    public let auditing: Bool
 
-    /// A log for these endpoints (none: a log that records nothing).
-    public init(subscribers: [Subscriber] = []) {
+    /// A log for these endpoints (none, and no audit log: a log that records nothing).
+    public init(subscribers: [Subscriber] = [], auditing: Bool = false) {
         self.subscribers = subscribers
+        self.auditing = auditing
     }
 
     /// Whether an event of `kind` would be stored: callers whose change is a single statement
     /// outside a transaction open one only then.
     public func records(_ kind: AuthEvent.Kind) -> Bool {
-        subscribers.contains { $0.takes(kind) }
+        auditing || (!kind.isAuditOnly && subscribers.contains { $0.takes(kind) })
     }
 
     /// Stores `events` in `tx`, the transaction of their change, in order (a user's events are
     /// delivered to each endpoint in the order of their rows).
     func record(_ events: [AuthEvent], in tx: some PostgresQueryable) throws {
-        guard !subscribers.isEmpty else { return }
+        guard auditing || !subscribers.isEmpty else { return }
+        var auditIds: [String] = []
         var eventIds: [String] = [], endpoints: [String] = [], userIds: [String] = [], kinds: [String] = [], bodies: [String] = []
         for event in events {
+            let eventId = "msg_" + SecureRandom.hex(count: 16)
+            auditIds.append(eventId)
+            // Audit-only events have no user only when no account matched; webhooks never take them.
+            guard !event.kind.isAuditOnly, let userId = event.userId else { continue }
             let targets = subscribers.filter { $0.takes(event.kind) }
             guard !targets.isEmpty else { continue }
-            let eventId = "msg_" + SecureRandom.hex(count: 16)
             let body = event.body
             for target in targets {
                 eventIds.append(eventId)
                 endpoints.append(target.endpoint)
-                userIds.append(event.userId)
+                userIds.append(userId)
                 kinds.append(event.kind.rawValue)
                 bodies.append(body)
             }
         }
+        if auditing { try AuditLog.append(events, ids: auditIds, origin: AuditOrigin.current, in: tx) }
         guard !eventIds.isEmpty else { return }
         try tx.execute("""
             INSERT INTO webhook_outbox (event_id, endpoint, user_id, type, body, created_at, next_attempt_at)

@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators,
+        oauthProvider, operators, auditLog,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -574,5 +574,79 @@ public enum AuthMigrations {
                 last_seen_at timestamptz NOT NULL,
                 PRIMARY KEY (user_id, device_digest)
             );
+            """)
+
+    /// Migration 17: the tamper-evident audit log. Entries are kept in ``AuditLog/chains`` hash
+    /// chains (a user's entries always in the chain of its id); each chain's head row holds its last
+    /// sequence number and hash, and the sequence and hash of the last entry pruned (the cut). An
+    /// entry's hash is SHA-256 over the previous entry's hash (or the cut's; 32 zero bytes at the
+    /// start) and the entry's canonical form, `gatehouse_audit_canonical`: every field, length-prefixed
+    /// (`~` for NULL), so no two entries share a form. `gatehouse_audit_append` appends entries in
+    /// order, locking each chain's head row until the transaction ends.
+    static let auditLog = Migration(
+        version: 17, name: "tamper-evident audit log in hash chains",
+        sql: """
+            CREATE TABLE audit_chains (
+                shard integer PRIMARY KEY,
+                seq bigint NOT NULL,
+                head bytea NOT NULL,
+                cut_seq bigint NOT NULL,
+                cut_hash bytea NOT NULL
+            );
+            INSERT INTO audit_chains (shard, seq, head, cut_seq, cut_hash)
+                SELECT s, 0, decode(repeat('00', 32), 'hex'), 0, decode(repeat('00', 32), 'hex') FROM generate_series(0, 63) s;
+            CREATE TABLE audit_log (
+                shard integer NOT NULL,
+                seq bigint NOT NULL,
+                id text NOT NULL,
+                at timestamptz NOT NULL,
+                type text NOT NULL,
+                actor text NOT NULL,
+                user_id text,
+                session_id text,
+                ip text,
+                user_agent text,
+                data text NOT NULL,
+                hash bytea NOT NULL,
+                PRIMARY KEY (shard, seq)
+            );
+            CREATE INDEX audit_log_at_idx ON audit_log (at, shard, seq);
+            CREATE INDEX audit_log_user_id_at_idx ON audit_log (user_id, at, shard, seq) WHERE user_id IS NOT NULL;
+            CREATE FUNCTION gatehouse_audit_field(value text) RETURNS text LANGUAGE sql IMMUTABLE AS $$
+                SELECT CASE WHEN value IS NULL THEN '~' ELSE octet_length(value)::text || ':' || value END
+            $$;
+            CREATE FUNCTION gatehouse_audit_canonical(
+                shard integer, seq bigint, id text, at timestamptz, type text, actor text, user_id text,
+                session_id text, ip text, user_agent text, data text
+            ) RETURNS bytea LANGUAGE sql STABLE AS $$
+                SELECT convert_to(
+                    'gatehouse-audit-1' || gatehouse_audit_field(shard::text) || gatehouse_audit_field(seq::text)
+                    || gatehouse_audit_field(id)
+                    || gatehouse_audit_field(to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'))
+                    || gatehouse_audit_field(type) || gatehouse_audit_field(actor) || gatehouse_audit_field(user_id)
+                    || gatehouse_audit_field(session_id) || gatehouse_audit_field(ip) || gatehouse_audit_field(user_agent)
+                    || gatehouse_audit_field(data),
+                    'UTF8')
+            $$;
+            CREATE FUNCTION gatehouse_audit_append(
+                shards integer[], ids text[], ats timestamptz[], types text[], actors text[], user_ids text[],
+                session_ids text[], ips text[], user_agents text[], datas text[]
+            ) RETURNS void LANGUAGE plpgsql AS $$
+            DECLARE
+                next_seq bigint;
+                entry_hash bytea;
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(ids, 1), 0) LOOP
+                    -- One statement moves the head (locking it) and hashes the entry onto the previous head.
+                    UPDATE audit_chains c SET seq = c.seq + 1, head = sha256(c.head || gatehouse_audit_canonical(
+                        shards[i], c.seq + 1, ids[i], ats[i], types[i], actors[i], user_ids[i], session_ids[i], ips[i],
+                        user_agents[i], datas[i]))
+                    WHERE c.shard = shards[i] RETURNING c.seq, c.head INTO next_seq, entry_hash;
+                    INSERT INTO audit_log (shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data, hash)
+                    VALUES (shards[i], next_seq, ids[i], ats[i], types[i], actors[i], user_ids[i], session_ids[i], ips[i],
+                            user_agents[i], datas[i], entry_hash);
+                END LOOP;
+            END
+            $$;
             """)
 }

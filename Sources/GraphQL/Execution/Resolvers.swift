@@ -78,6 +78,18 @@ public struct Resolvers<Context>: Sendable {
         placements[coordinate] = placement
     }
 
+    /// Replaces each blocking resolver bound so far to a field of `type` with `wrap(field, resolver)`:
+    /// for what every such field of a type does alike around its own work (an audit record of each
+    /// mutation). Pure resolvers stay as they are, so a wrapper may block.
+    public mutating func wrapBlockingFields(
+        of type: String, _ wrap: (_ field: String, _ resolver: @escaping FieldResolver<Context>) -> FieldResolver<Context>
+    ) {
+        let prefix = type + "."
+        for (coordinate, resolver) in fields where coordinate.hasPrefix(prefix) && placements[coordinate] == .blocking {
+            fields[coordinate] = wrap(String(coordinate.dropFirst(prefix.count)), resolver)
+        }
+    }
+
     /// Binds a resolver whose parent is a Swift value of type `Parent` (from
     /// `ResolvedValue.value`); any other parent is an internal error of the field. It may block
     /// unless `runs` says otherwise.
