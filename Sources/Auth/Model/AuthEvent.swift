@@ -25,9 +25,12 @@ public struct AuthEvent: Sendable, Equatable {
         // The audit log's own types (``isAuditOnly``): never sent to webhooks.
         case sessionFailed = "session.failed"
         case adminAction = "admin.action"
+        case userDisabled = "user.disabled"
+        case userEnabled = "user.enabled"
+        case sessionImpersonated = "session.impersonated"
 
         /// Types the audit log keeps that are not in the webhook catalogue.
-        public static let auditOnly: Set<Kind> = [.sessionFailed, .adminAction]
+        public static let auditOnly: Set<Kind> = [.sessionFailed, .adminAction, .userDisabled, .userEnabled, .sessionImpersonated]
 
         /// Whether webhooks never take this type.
         public var isAuditOnly: Bool { Self.auditOnly.contains(self) }
@@ -170,6 +173,21 @@ public struct AuthEvent: Sendable, Equatable {
         AuthEvent(
             .sessionFailed, userId, ["reason": .string(reason.rawValue), "authProvider": .string(authProvider)], time,
             chainKey: name.map { "name:" + $0.lowercased() })
+    }
+
+    /// `user.disabled`: an operator disabled the account (audit log only), with the reason given.
+    static func userDisabled(userId: String, reason: String?, at time: Date) -> AuthEvent {
+        AuthEvent(.userDisabled, userId, ["reason": text(reason)], time)
+    }
+
+    /// `user.enabled`: an operator enabled the account again (audit log only).
+    static func userEnabled(userId: String, at time: Date) -> AuthEvent {
+        AuthEvent(.userEnabled, userId, [:], time)
+    }
+
+    /// `session.impersonated`: an operator's `logInAs` session (audit log only), with its reason.
+    static func sessionImpersonated(sessionId: String, userId: String, reason: String?, at time: Date) -> AuthEvent {
+        AuthEvent(.sessionImpersonated, userId, ["sessionId": .string(sessionId), "reason": text(reason)], time)
     }
 
     /// `admin.action`: a mutation made with a master key (audit log only): the mutation's name,

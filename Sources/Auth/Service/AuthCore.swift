@@ -179,6 +179,7 @@ public final class AuthCore: Sendable {
         case .invalidPasskey: .passkey
         case .invalidAuthData: .provider
         case .accountLocked: .locked
+        case .accountDisabled: .disabled
         case .rateLimited: .rateLimited
         default: nil
         }

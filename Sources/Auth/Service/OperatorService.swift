@@ -21,7 +21,7 @@ public final class OperatorService: Sendable {
     init(core: AuthCore, pool: Pool) {
         self.core = core
         self.search = UserSearchStore(pool: pool)
-        self.store = OperatorStore(pool: pool)
+        self.store = OperatorStore(pool: pool, events: core.events)
         self.sessionStore = SessionStore(pool: pool)
         self.passkeyStore = PasskeyStore(pool: pool)
     }
@@ -119,7 +119,8 @@ public final class OperatorService: Sendable {
     public func enableUser(id: String, request: AuthRequest) throws(AuthError) -> User {
         try requireWriter(request)
         let objectId = AuthCore.objectId(id, type: "_User")
-        guard let user = try core.database({ () throws in try store.enable(userId: objectId) }) else { throw .objectNotFound }
+        let time = core.timestamp()
+        guard let user = try core.database({ () throws in try store.enable(userId: objectId, now: time) }) else { throw .objectNotFound }
         return user
     }
 
@@ -144,7 +145,7 @@ public final class OperatorService: Sendable {
     /// `This account has been disabled.` for a disabled one.
     public func logInAs(id: String, reason: String?, request: AuthRequest) throws(AuthError) -> SessionGrant {
         try requireWriter(request)
-        _ = try Self.checkedReason(reason, required: true)
+        let reason = try Self.checkedReason(reason, required: true)
         let objectId = AuthCore.objectId(id, type: "_User")
         let time = core.timestamp()
         var operatorRequest = request
@@ -152,7 +153,7 @@ public final class OperatorService: Sendable {
         var (token, session) = core.newSession(
             action: "login", authProvider: Self.impersonationProvider, request: operatorRequest, now: time)
         session.session.expiresAt = time.addingTimeInterval(Double(Self.impersonationLength))
-        guard let user = try core.database({ () throws in try store.startSession(session, userId: objectId) }) else {
+        guard let user = try core.database({ () throws in try store.startSession(session, userId: objectId, reason: reason, request: request) }) else {
             throw .objectNotFound
         }
         try core.requireEnabled(user)

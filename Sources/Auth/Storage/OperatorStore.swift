@@ -6,6 +6,8 @@ import Postgres
 /// cache; disabling also changes `disabled_at`, whose trigger drops the user's cached sessions.
 struct OperatorStore: Sendable {
     let pool: Pool
+    /// Where each change is recorded (webhooks, the audit log), in its transaction.
+    let events: EventLog
 
     /// Marks the user disabled (keeping the first time it was, with the latest reason), ends all
     /// of its sessions and forgets its installations, and runs `also` (the notice) in the same
@@ -19,7 +21,11 @@ struct OperatorStore: Sendable {
                     RETURNING \(sql: UserStore.userColumns)
                     """) else { return nil }
                 let user = try UserStore.user(row)
-                try SessionStore.endSessions(SessionStore.Ending(keeping: nil), userId: userId, now: now, in: tx)
+                let ended = try SessionStore.endSessions(SessionStore.Ending(keeping: nil), userId: userId, now: now, in: tx)
+                try events.record(
+                    [.userDisabled(userId: userId, reason: reason, at: now)]
+                        + ended.map { .sessionEnded(sessionId: $0, userId: userId, reason: .revoked, at: now) },
+                    in: tx)
                 try also(user, tx)
                 return user
             }
@@ -27,13 +33,17 @@ struct OperatorStore: Sendable {
     }
 
     /// Clears the user's disabled mark and reason; the user, nil when there is no such user.
-    func enable(userId: String) throws -> User? {
+    func enable(userId: String, now: Date) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
-            try connection.queryFirst("""
-                UPDATE users u SET disabled_at = NULL, disabled_reason = NULL
-                WHERE u.object_id = \(userId)
-                RETURNING \(sql: UserStore.userColumns)
-                """).map { try UserStore.user($0) }
+            try connection.transaction { tx in
+                guard let row = try tx.queryFirst("""
+                    UPDATE users u SET disabled_at = NULL, disabled_reason = NULL
+                    WHERE u.object_id = \(userId)
+                    RETURNING \(sql: UserStore.userColumns)
+                    """) else { return nil }
+                try events.record(.userEnabled(userId: userId, at: now), in: tx)
+                return try UserStore.user(row)
+            }
         }
     }
 
@@ -44,26 +54,32 @@ struct OperatorStore: Sendable {
             try connection.transaction { tx in
                 guard try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE") != nil else { return nil }
                 try SessionStore.forgetInstallations(userId: userId, keeping: nil, on: tx)
-                return try tx.queryFirst("""
-                    WITH ended AS (
-                        DELETE FROM sessions WHERE user_id = \(userId)
-                        RETURNING expires_at > \(now) AND last_used_at > \(idleCutoff) AS live)
-                    SELECT count(*) FILTER (WHERE live) FROM ended
-                    """)?.decode(Int.self, at: 0) ?? 0
+                let ended = try tx.query("""
+                    DELETE FROM sessions WHERE user_id = \(userId)
+                    RETURNING object_id, expires_at > \(now) AND last_used_at > \(idleCutoff) AS live
+                    """).map { (sessionId: try $0.decode(String.self, at: 0), live: try $0.decode(Bool.self, at: 1)) }
+                try events.record(ended.map { .sessionEnded(sessionId: $0.sessionId, userId: userId, reason: .revoked, at: now) }, in: tx)
+                return ended.count { $0.live }
             }
         }
     }
 
     /// Starts `session` for the user unless it is disabled (locking its row, so that a disabling
     /// committed meanwhile is seen); the user, nil when there is no such user.
-    func startSession(_ session: UserStore.NewSession, userId: String) throws -> User? {
+    func startSession(_ session: UserStore.NewSession, userId: String, reason: String?, request: AuthRequest) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
                 guard let row = try tx.queryFirst(
                     "SELECT \(sql: UserStore.userColumns) FROM users u WHERE u.object_id = \(userId) FOR UPDATE")
                 else { return nil }
                 let user = try UserStore.user(row)
-                if !user.disabled { try UserStore.insertSession(session, userId: userId, on: tx) }
+                if !user.disabled {
+                    try UserStore.insertSession(session, userId: userId, on: tx)
+                    try events.record(
+                        .sessionCreated(session.session, userId: userId, request: request),
+                        .sessionImpersonated(sessionId: session.session.objectId, userId: userId, reason: reason, at: session.session.createdAt),
+                        in: tx)
+                }
                 return user
             }
         }
