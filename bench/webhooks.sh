@@ -5,13 +5,14 @@
 # (receipt minus the event's timestamp) p50/p99 under that load. The target: at least 0.9.
 #   bench/webhooks.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (300)
 #   RESULTS=1  writes "## Webhooks (issue 32)" in bench/RESULTS.md.
+#   GATEHOUSE_BIN_DIR=DIR  measures DIR/gatehouse instead of building this tree's release binary.
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-8}"
 N="${BENCH_USERS_N:-300}"
 SECRET="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 ensure_tools
-build_release gatehouse
+if [ -n "${GATEHOUSE_BIN_DIR:-}" ]; then BIN="$GATEHOUSE_BIN_DIR"; else build_release gatehouse; fi
 new_dir; DIR="$NEW_DIR"
 OUT="$DIR/out"; mkdir -p "$OUT" "$DIR/receiver"
 export BENCH_LUA="$ROOT/bench/lua"

@@ -4,7 +4,8 @@ import Postgres
 import Threading
 
 /// The loop both outbox senders (mail, webhooks) run: one thread per instance, woken by
-/// `NOTIFY` on the outbox's channel (a row was written), by the listening connection
+/// `NOTIFY` on the outbox's channel (a row was written), by ``wakeUp()`` (this process wrote
+/// one), by the listening connection
 /// (re)connecting (notifications may have been missed), and by a timer when the next retry or
 /// lease end is due or, at the latest, every `pollInterval` seconds (the only wake-up without a
 /// listening connection: for engines without `LISTEN/NOTIFY`).
@@ -112,6 +113,9 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
 
     /// Rounds completed so far.
     var roundCount: Int { mutex.withLock { rounds } }
+
+    /// Starts a round as soon as the one in progress (if any) ends: rows were committed.
+    func wakeUp() { signal() }
 
     private func signal() {
         mutex.withLock {

@@ -23,7 +23,7 @@ public final class OAuthService: Sendable {
         self.sessions = sessions
         self.secondFactors = secondFactors
         self.tokens = tokens
-        self.store = OAuthStore(pool: pool)
+        self.store = OAuthStore(pool: pool, events: core.events)
         let now = core.now
         self.tokenLimiter = RateLimiter(window: 60, now: { now().timeIntervalSince1970 })
     }

@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider,
+        oauthProvider, webhookWakeups,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -530,5 +530,16 @@ public enum AuthMigrations {
                 granted_at timestamptz NOT NULL,
                 PRIMARY KEY (user_id, client_id)
             );
+            """)
+
+    /// Migration 16: no trigger notifies the webhook senders of each insert. A `NOTIFY` makes its
+    /// transaction's commit take a lock per database until its WAL flush, so every change that
+    /// records an event committed one after another. The process that records events wakes its own
+    /// sender after the commit; a process without one notifies (`EventLog`).
+    static let webhookWakeups = Migration(
+        version: 16, name: "webhook senders woken by the recording process, not by a trigger",
+        sql: """
+            DROP TRIGGER webhook_outbox_notify ON webhook_outbox;
+            DROP FUNCTION gatehouse_notify_webhooks();
             """)
 }

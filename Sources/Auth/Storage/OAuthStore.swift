@@ -9,6 +9,8 @@ import Postgres
 /// (``endGrants(userId:in:)``).
 struct OAuthStore: Sendable {
     let pool: Pool
+    /// Where a session that a reused refresh token ends is recorded (`session.ended`, revoked).
+    var events = EventLog()
 
     // MARK: Clients
 
@@ -223,9 +225,14 @@ struct OAuthStore: Sendable {
                             DELETE FROM known_installations k USING ended
                             WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
                               AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
-                        SELECT token_digest FROM ended
-                        """).map { try $0.decode([UInt8].self, at: 0) }
-                    return .reused(sessionTokenDigest: ended)
+                        SELECT token_digest, user_id FROM ended
+                        """)
+                    if let ended {
+                        try events.record(
+                            .sessionEnded(sessionId: record.session.objectId, userId: try ended.decode(String.self, at: 1), reason: .revoked, at: now),
+                            in: tx)
+                    }
+                    return .reused(sessionTokenDigest: try ended?.decode([UInt8].self, at: 0))
                 }
                 guard record.session.expiresAt > now, record.session.lastUsedAt > idleCutoff else { return .sessionEnded }
                 try tx.execute("UPDATE oauth_refresh_tokens SET used_at = \(now) WHERE token_digest = \(digest)")
