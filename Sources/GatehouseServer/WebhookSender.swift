@@ -8,11 +8,12 @@ import Threading
 /// Delivers the webhook outbox (`GATEHOUSE_WEBHOOKS`) on an ``OutboxWorker``: each claimed
 /// delivery is POSTed in the Standard Webhooks format (``WebhookSignature``) over libcurl; a 2xx
 /// answer within ``timeoutMilliseconds`` is delivered, anything else is retried on
-/// ``WebhookOutboxStore/schedule``. The deliveries of a batch go out over at most
-/// ``concurrency`` connections at once, each a reused libcurl handle (``HTTPConnection``: kept
-/// alive between deliveries, and between batches), taking the batch's deliveries one after
-/// another: the claim gives at most one row per endpoint and user, so a batch holds no two events
-/// whose order matters. The batch's deliveries are marked sent in one statement when it is done.
+/// ``WebhookOutboxStore/schedule``. The deliveries of a batch go out over one connection per
+/// ``deliveriesPerLane`` of them, at most ``concurrency`` at once, each a reused libcurl handle
+/// (``HTTPConnection``: kept alive between deliveries, and between batches), taking the batch's
+/// deliveries one after another: the claim gives at most one row per endpoint and user, so a
+/// batch holds no two events whose order matters. The batch's deliveries are marked sent in one
+/// statement when it is done.
 ///
 /// Logs and stored errors name a delivery by its `webhook-id`, endpoint index and type: never a
 /// body or secret.
@@ -30,6 +31,8 @@ final class WebhookSender: @unchecked Sendable {
     static let timeoutMilliseconds = 10_000
     /// Deliveries in flight at once, at most: one connection each.
     let concurrency: Int
+    /// Deliveries of a batch per connection used for it.
+    static let deliveriesPerLane = 8
 
     let store: WebhookOutboxStore
     let endpoints: [WebhookEndpoint]
@@ -103,7 +106,10 @@ final class WebhookSender: @unchecked Sendable {
             }
             if let kept { idle.withLock { $0.append(kept) } }
         }
-        let lanes = min(concurrency, batch.count)
+        // One lane per `deliveriesPerLane` deliveries: a small batch (events as they come) goes
+        // out on the worker's own thread, as starting threads costs more than a kept-alive post;
+        // a backlog spreads over up to `concurrency` connections.
+        let lanes = min(concurrency, (batch.count + Self.deliveriesPerLane - 1) / Self.deliveriesPerLane)
         if lanes > 1 {
             let group = DispatchGroup()
             for _ in 1..<lanes {
