@@ -5,38 +5,54 @@
 # (receipt minus the event's timestamp) p50/p99 under that load. The target: at least 0.9.
 #   bench/webhooks.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (300)
 #   RESULTS=1  writes "## Webhooks (issue 32)" in bench/RESULTS.md.
+#   GATEHOUSE_BIN_DIR=DIR  measures DIR/gatehouse instead of building this tree's release binary.
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-8}"
 N="${BENCH_USERS_N:-300}"
 SECRET="whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
 ensure_tools
-build_release gatehouse
+if [ -n "${GATEHOUSE_BIN_DIR:-}" ]; then BIN="$GATEHOUSE_BIN_DIR"; else build_release gatehouse; fi
 new_dir; DIR="$NEW_DIR"
 OUT="$DIR/out"; mkdir -p "$OUT" "$DIR/receiver"
 export BENCH_LUA="$ROOT/bench/lua"
 
 /usr/bin/python3 "$ROOT/scripts/webhook_receiver.py" --dir "$DIR/receiver" --secret "$SECRET" >"$DIR/receiver/log" 2>&1 &
-BENCH_PIDS+=($!)
+RECEIVER_PID=$!
+BENCH_PIDS+=($RECEIVER_PID)
 for _ in $(seq 100); do [ -f "$DIR/receiver/port" ] && break; sleep 0.1; done
 [ -f "$DIR/receiver/port" ] || { cat "$DIR/receiver/log" >&2; exit 1; }
 HOOKS="[{\"url\": \"http://127.0.0.1:$(cat "$DIR/receiver/port")/in\", \"secret\": \"$SECRET\", \"events\": [\"*\"]}]"
 
 start_server "$DIR/plain" "${SERVER_LOG:-/dev/null}" GATEHOUSE_HASH_COST=minimum
-PLAIN_URL=$SERVER_URL
+PLAIN_URL=$SERVER_URL PLAIN_PID=$SERVER_PID
 start_server "$DIR/hooked" "${SERVER_LOG:-/dev/null}" GATEHOUSE_HASH_COST=minimum GATEHOUSE_WEBHOOKS="$HOOKS"
-HOOKED_URL=$SERVER_URL
+HOOKED_URL=$SERVER_URL HOOKED_PID=$SERVER_PID
 log "seeding $N users on each"
 python3 "$ROOT/bench/client.py" seed "$PLAIN_URL" "$N" "$DIR/plain-users.txt" 8
 python3 "$ROOT/bench/client.py" seed "$HOOKED_URL" "$N" "$DIR/hooked-users.txt" 8
 
 log "load average at start: $(load_avg)"
 : >"$OUT/rounds"
+# CPU of the receiver in milliseconds (utime+stime).
+receiver_ms() { sed 's/.*) //' /proc/"$RECEIVER_PID"/stat | awk -v t="$(getconf CLK_TCK)" '{ printf "%d", ($12 + $13) * 1000 / t }'; }
+# run: OUTFILE plain|hooked SCRIPT: wrk with the server's, its database's and the receiver's CPU appended.
+run() {
+    local users="$DIR/$2-users.txt" url="$PLAIN_URL" before
+    SERVER_PID=$PLAIN_PID SERVER_DIR="$DIR/plain"
+    [ "$2" = hooked ] && url="$HOOKED_URL" SERVER_PID=$HOOKED_PID SERVER_DIR="$DIR/hooked"
+    before="$(receiver_ms)"
+    BENCH_USERS="$users" run_wrk_cpu "$1" 16 2 "$D" "$3" "$url"
+    echo "CPU receiver_ms=$(($(receiver_ms) - before))" >>"$1"
+}
 for r in $(seq "$ROUNDS"); do
-    BENCH_USERS="$DIR/plain-users.txt" run_wrk "$OUT/signup-plain" 16 2 "$D" signup.lua "$PLAIN_URL"
-    BENCH_USERS="$DIR/hooked-users.txt" run_wrk "$OUT/signup-hooked" 16 2 "$D" signup.lua "$HOOKED_URL"
-    BENCH_USERS="$DIR/plain-users.txt" run_wrk "$OUT/login-plain" 16 2 "$D" login.lua "$PLAIN_URL"
-    BENCH_USERS="$DIR/hooked-users.txt" run_wrk "$OUT/login-hooked" 16 2 "$D" login.lua "$HOOKED_URL"
+    run "$OUT/signup-plain" plain signup.lua
+    run "$OUT/signup-hooked" hooked signup.lua
+    run "$OUT/login-plain" plain login.lua
+    run "$OUT/login-hooked" hooked login.lua
+    for f in signup-plain signup-hooked login-plain login-hooked; do
+        log "  $f: CPU per request (µs): server $(cpu_per_request "$OUT/$f" server), database $(cpu_per_request "$OUT/$f" database), receiver $(cpu_per_request "$OUT/$f" receiver)"
+    done
     sp="$(wrk_rps "$OUT/signup-plain")" sh="$(wrk_rps "$OUT/signup-hooked")"
     lp="$(wrk_rps "$OUT/login-plain")" lh="$(wrk_rps "$OUT/login-hooked")"
     e=0; for f in signup-plain signup-hooked login-plain login-hooked; do e=$((e + $(wrk_errors "$OUT/$f"))); done

@@ -61,7 +61,17 @@ public struct HTTPFetcher: Sendable {
     public func post(
         _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int
     ) throws(FetchError) -> (status: Int, body: [UInt8]) {
-        try Self.validate(url)
+        let easy: EasyHandle
+        do { easy = try EasyHandle() } catch { throw FetchError("\(Self.origin(url)): \(error)") }
+        return try Self.post(url, headers: headers, body: body, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile, on: easy)
+    }
+
+    /// ``post(_:headers:body:timeoutMilliseconds:)`` on `easy`, which keeps its connection for the
+    /// next request on it when the server allows.
+    static func post(
+        _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int, caFile: String?, on easy: EasyHandle
+    ) throws(FetchError) -> (status: Int, body: [UInt8]) {
+        try validate(url)
         let response = Response()
         var list: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(list) }
@@ -72,7 +82,6 @@ public struct HTTPFetcher: Sendable {
                 }
                 list = appended
             }
-            let easy = try EasyHandle()
             try easy.set(CURLOPT_URL, url)
             try easy.set(CURLOPT_PROTOCOLS_STR, "https,http")
             try easy.set(CURLOPT_TIMEOUT_MS, max(1, timeoutMilliseconds))
@@ -85,14 +94,19 @@ public struct HTTPFetcher: Sendable {
             let context = Unmanaged.passUnretained(response).toOpaque()
             try easy.set(CURLOPT_WRITEDATA, pointer: context)
             try easy.setWriteFunction(CURLOPT_WRITEFUNCTION, appendBody)
+            // The list and the context live only through this transfer: the handle forgets them.
+            defer {
+                _ = try? easy.set(CURLOPT_HTTPHEADER, pointer: nil)
+                _ = try? easy.set(CURLOPT_WRITEDATA, pointer: nil)
+            }
             let failure = withExtendedLifetime(response) { easy.perform { _, _ in false } }
-            if response.tooLarge { throw FetchError("\(Self.origin(url)): the response is larger than \(Self.maxBodySize) bytes") }
-            if let failure { throw FetchError("\(Self.origin(url)): \(failure.description)") }
+            if response.tooLarge { throw FetchError("\(origin(url)): the response is larger than \(maxBodySize) bytes") }
+            if let failure { throw FetchError("\(origin(url)): \(failure.description)") }
             return (easy.responseCode, response.body)
         } catch let error as FetchError {
             throw error
         } catch {
-            throw FetchError("\(Self.origin(url)): \(error)")
+            throw FetchError("\(origin(url)): \(error)")
         }
     }
 
@@ -121,7 +135,7 @@ public struct HTTPFetcher: Sendable {
     }
 
     /// `scheme://host[:port]` of a URL, for error texts (a path or query could hold a secret).
-    private static func origin(_ url: String) -> String {
+    static func origin(_ url: String) -> String {
         guard let start = url.firstRange(of: "://") else { return "the URL" }
         let authority = url[start.upperBound...].prefix { $0 != "/" && $0 != "?" && $0 != "#" }
         return String(url[..<start.upperBound]) + (authority.split(separator: "@").last.map(String.init) ?? "")

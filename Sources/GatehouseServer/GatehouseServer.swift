@@ -180,6 +180,7 @@ public final class GatehouseServer: Sendable {
         let (cache, listener) = Self.sessionCache(settings, connection, logger, onKeysChanged: keyRefresher.wake)
         self.listener = listener
         defer { if !started { listener?.stop() } }
+        let webhookWakeup = EventLog.Wakeup()
         let auth = AuthService(pool: pool, hashing: hashing, options: AuthService.Options(
             configuration: Self.withOperatorSettings(settings, AuthConfiguration(
                 sessionLength: settings.sessionLength,
@@ -212,7 +213,8 @@ public final class GatehouseServer: Sendable {
             },
             log: log, refused: { logger.info("credential refused", ["detail": .string($0)]) },
             events: EventLog(
-                subscribers: webhookEndpoints.map { EventLog.Subscriber(endpoint: $0.url, kinds: $0.kinds) }, auditing: settings.auditLog),
+                subscribers: webhookEndpoints.map { EventLog.Subscriber(endpoint: $0.url, kinds: $0.kinds) }, auditing: settings.auditLog,
+                wakeup: webhookWakeup),
             hooks: hookEndpoints.isEmpty ? nil : HookCaller(hooks: hookEndpoints, logger: logger).authHooks))
         let refreshHashKinds: @Sendable () -> Void = {
             do { try auth.core.refreshHashKinds() } catch {
@@ -259,7 +261,7 @@ public final class GatehouseServer: Sendable {
         self.mailSender = mailSender
         let webhookSender = webhookEndpoints.isEmpty ? nil : WebhookSender(
             store: WebhookOutboxStore(pool: pool), endpoints: webhookEndpoints,
-            connection: settings.pollInterval > 0 ? nil : connection, logger: logger,
+            connection: settings.pollInterval > 0 ? nil : connection, logger: logger, wakeup: webhookWakeup,
             pollInterval: settings.pollInterval > 0 ? settings.pollInterval : 30)
         self.webhookSender = webhookSender
         let devMailbox = DevMailbox.isServed(mode: settings.devMailbox, embeddedDatabase: embedded != nil, smtpConfigured: smtp != nil)

@@ -4,7 +4,8 @@ import Postgres
 import Threading
 
 /// The loop both outbox senders (mail, webhooks) run: one thread per instance, woken by
-/// `NOTIFY` on the outbox's channel (a row was written), by the listening connection
+/// `NOTIFY` on the outbox's channel (a row was written), by ``wakeUp()`` (this process wrote
+/// one), by the listening connection
 /// (re)connecting (notifications may have been missed), and by a timer when the next retry or
 /// lease end is due or, at the latest, every `pollInterval` seconds (the only wake-up without a
 /// listening connection: for engines without `LISTEN/NOTIFY`).
@@ -113,6 +114,9 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
     /// Rounds completed so far.
     var roundCount: Int { mutex.withLock { rounds } }
 
+    /// Starts a round as soon as the one in progress (if any) ends: rows were committed.
+    func wakeUp() { signal() }
+
     private func signal() {
         mutex.withLock {
             woken = true
@@ -153,15 +157,18 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
                 try deliver(batch)
                 let untried = mutex.withLock { Array(held) }
                 if !untried.isEmpty { try lease.release(ids: untried) }
-                // The backlog for /metrics: after each round, and at most once a second while
-                // full batches follow each other.
-                if batch.count < batchSize || ContinuousClock.now - summarized > .seconds(1) {
+                // Another round at once after a full batch, or when rows were committed during
+                // this one (wake-ups while rows keep coming fold into one round each).
+                let again = batch.count == batchSize || mutex.withLock { woken }
+                // The backlog for /metrics: before the worker waits, and at most once a second
+                // while rounds follow each other.
+                if !again || ContinuousClock.now - summarized > .seconds(1) {
                     let summary = try lease.pendingSummary()
                     mutex.withLock { pending = summary }
                     summarized = .now
                 }
                 mutex.withLock { rounds += 1 }
-                if batch.count == batchSize { continue }
+                if again { continue }
                 if let due = try lease.secondsUntilNextDue() { wait = min(wait, due) }
             } catch {
                 logger.warn("\(name) outbox unavailable", ["error": .string(String(describing: error))])

@@ -1,7 +1,9 @@
 import Foundation
 import Postgres
 import ServerTestSupport
+import TestSupport
 import Testing
+import Threading
 
 @testable import Auth
 
@@ -76,6 +78,38 @@ import Testing
         let retried = try store.claim(limit: 10)
         #expect(retried.map(\.type) == ["user.created"] && retried[0].eventId == first[0].eventId && retried[0].attempts == 2)
         try store.lease.markSent(id: retried[0].id)
+        #expect(try store.claim(limit: 10).map(\.type) == ["user.deleted"])
+    }
+
+    /// Two changes of one user in parallel that lock nothing in common: the later one's event
+    /// waits for the earlier one's commit, so no claim sees it before the earlier event (which
+    /// would deliver it first); then the two go out in order.
+    @Test func aUsersEventsCommitInTheOrderOfTheirRows() throws {
+        let log = EventLog(subscribers: [.init(endpoint: "https://a.example.com", kinds: nil)])
+        let secondDone = Lock(false)
+        try pool.withConnection { c in
+            try c.transaction { tx in
+                try log.record([.userCreated(user, authProvider: "password", at: Date())], in: tx)
+                let thread = Thread { [pool, user] in
+                    try? pool.withConnection { c in
+                        try c.transaction { tx in try log.record([.userDeleted(user, at: Date())], in: tx) }
+                    }
+                    secondDone.withLock { $0 = true }
+                }
+                thread.start()
+                // The second change has committed, or waits for a lock.
+                #expect(try eventually {
+                    try secondDone.withLock { $0 } || (pool.withConnection { c in
+                        try c.queryFirst("SELECT count(*)::int8 FROM pg_locks WHERE NOT granted")?.decode(Int.self, at: 0) ?? 0
+                    }) > 0
+                })
+                #expect(try store.claim(limit: 10).isEmpty, "the later event is not claimable before the earlier one commits")
+            }
+        }
+        #expect(eventually { secondDone.withLock { $0 } })
+        let first = try store.claim(limit: 10)
+        #expect(first.map(\.type) == ["user.created"])
+        try store.lease.markSent(ids: first.map(\.id))
         #expect(try store.claim(limit: 10).map(\.type) == ["user.deleted"])
     }
 

@@ -2,6 +2,7 @@ import Foundation
 import GatehouseClient
 import JSON
 import ServerTestSupport
+import TestSupport
 import Testing
 import WebAuthnTestSupport
 
@@ -21,6 +22,34 @@ struct GatehouseAuthPasskeyTests {
     /// `credential`'s `key` (in `response` when `inResponse`) as bytes.
     static func bytes(_ credential: JSONValue, _ key: String, inResponse: Bool = true) throws -> Data {
         try #require((inResponse ? credential["response"]?[key] : credential[key])?.base64URLData, "\(key)")
+    }
+
+    /// A passkey registered, then removed: `passkey.added` and `passkey.removed` with its id and
+    /// name, verified by the Standard Webhooks library.
+    @Test func addingAndRemovingAPasskeyAreDelivered() async throws {
+        let secret = "whsec_MfKQ9r8GKYqrTwjUPD8ILPZIo2LaLaSw"
+        let receiver = try WebhookReceiver(secret: secret)
+        let server = try InProcessServer {
+            $0.webhooks = #"[{"url": "\#(receiver.url())", "secret": "\#(secret)", "events": ["passkey.added", "passkey.removed"]}]"#
+        }
+        defer { server.stop() }
+        let authenticator = SoftwareAuthenticator(origin: server.localhostOrigin)
+        let alice = try client(server)
+        let user = try await alice.signUp(username: "alice", password: "larch-ridge-11")
+        let options = try await alice.passkeyRegistrationOptions()
+        let (_, response) = try authenticator.register(options: try Self.toAuthenticator(options))
+        let passkey = try await alice.registerPasskey(credential: try Self.toSDK(response), name: "Laptop")
+        try await alice.removePasskey(id: passkey.id)
+
+        #expect(eventually(timeout: .seconds(60)) { receiver.requests().count >= 2 })
+        let requests = receiver.requests()
+        #expect(requests.allSatisfy { $0.verified }, "\(requests.map(\.error))")
+        #expect(requests.map(\.type) == ["passkey.added", "passkey.removed"])
+        // The API's id is the global id `Passkey:<objectId>` in base64; events carry the objectId.
+        let global = String(decoding: try #require(Data(base64Encoded: passkey.id)), as: UTF8.self)
+        let objectId = try #require(global.hasPrefix("Passkey:") ? String(global.dropFirst(8)) : nil, "\(global)")
+        let expected: JSONObject = ["userId": .string(user.objectId), "passkeyId": .string(objectId), "name": "Laptop"]
+        #expect(requests.map(\.data) == [expected, expected])
     }
 
     @Test func registerLogInListAndRemove() async throws {

@@ -56,9 +56,11 @@ struct OAuthLiveTests {
 
     /// Authlib, unchanged: discovery, registration, the code flow with PKCE, the ID token checked
     /// against the served keys, userinfo, two refreshes with rotation; the first refresh token
-    /// again ends the chain and its session; revocation ends a grant and leaves its session be.
+    /// again ends the chain and its session (a `session.ended`, revoked, for webhooks); revocation
+    /// ends a grant and leaves its session be.
     @Test func authlibSignsInRefreshesAndRevokes() throws {
-        let live = try Self.server()
+        let receiver = try WebhookReceiver(secret: WebhookTests.secret)
+        let live = try Self.server { $0.webhooks = WebhookTests.webhooks(receiver, events: #"["session.created", "session.ended"]"#) }
         let (first, userId) = try Self.user(live, "alice")
         let second = try Self.session(live, "alice")
         let result = try StockRelyingParty.run(issuer: live.server.publicURL, sessions: [first, second])
@@ -92,6 +94,13 @@ struct OAuthLiveTests {
         #expect(verdicts[0].pyjwt.accepted, "\(verdicts[0])")
         #expect(verdicts[0].pyjwt.claims["client_id"] == result["client_id"])
         #expect(verdicts[0].pyjwt.claims["scope"] == "openid profile email offline_access")
+        // The session the reused token's grant came from (the sign-up's, the first) ended as revoked.
+        #expect(eventually(timeout: .seconds(120)) { receiver.requests().contains { $0.type == "session.ended" } })
+        let requests = receiver.requests()
+        #expect(requests.allSatisfy { $0.verified })
+        let firstSession = requests.first { $0.type == "session.created" }?.data["sessionId"]
+        let ended = requests.filter { $0.type == "session.ended" }.map(\.data)
+        #expect(ended == [["userId": .string(userId), "sessionId": try #require(firstSession), "reason": "revoked"]], "\(ended)")
     }
 
     // MARK: The flow by hand

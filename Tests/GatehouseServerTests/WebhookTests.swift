@@ -1,6 +1,8 @@
 import Foundation
 import GatehouseServer
 import JSON
+import OneTimeCodes
+import Sodium
 import Postgres
 import ServerTestSupport
 import TestSupport
@@ -245,6 +247,64 @@ import Testing
         #expect(eventually(timeout: .seconds(90)) { smtp.messageIds() == ids })
         #expect(eventually { (try? outbox.row(ids[0]).state) == "sent" })
         _ = second
+    }
+
+    /// A guest's first logInWith, an address verified through its link, TOTP turned on and off:
+    /// each delivered, verified by the library, with its data.
+    @Test func aGuestAVerifiedAddressAndTOTPOnAndOffAreDelivered() throws {
+        let receiver = try WebhookReceiver(secret: Self.secret)
+        let live = try LiveServer { settings in
+            settings.webhooks = Self.webhooks(receiver)
+            settings.devMailbox = .on
+        }
+        let guest = try live.graphQL(
+            #"mutation { logInWith(input: {authData: {anonymous: {id: "guest-1"}}}) { viewer { user { objectId } } } }"#).json()
+        let guestId = try #require(guest.at("data", "logInWith", "viewer", "user", "objectId")?.stringValue, "\(guest)")
+
+        let password = "larch-ridge-11"
+        let (id, token) = try Self.signUp(live, "cat", password: password, email: "cat@example.com")
+        try DevMailboxTests.run(live, DevMailboxTests.sendVerification, ["e": "cat@example.com"])
+        let link = try #require(DevMailboxTests.links(try live.get("/_dev/mailbox").text).first { $0.hasSuffix("username=cat") })
+        try DevMailboxTests.run(live, DevMailboxTests.verify, ["u": "cat", "t": .string(DevMailboxTests.token(link))])
+
+        let secret = SecureRandom.bytes(20)
+        let totp = TOTP(secret: secret)
+        let enrolled = try live.graphQL(
+            TOTPLiveTests.update,
+            variables: ["id": .string(id), "authData": ["mfa": ["secret": .string(Base32.encode(secret)), "token": .string(totp.code(at: Date()))]]],
+            headers: [("X-Parse-Session-Token", token)]).json()
+        #expect(enrolled.at("data", "updateUser", "user", "authData") == ["mfa": ["status": "enabled"]], "\(enrolled)")
+        // Turning it off takes a session that proved the second factor.
+        let logIn = try live.graphQL(TOTPLiveTests.logIn, variables: [
+            "username": "cat", "password": .string(password), "authData": ["mfa": ["token": .string(totp.code(at: Date().addingTimeInterval(30)))]],
+        ]).json()
+        let strong = try #require(logIn.at("data", "logIn", "viewer", "sessionToken")?.stringValue, "\(logIn)")
+        let removed = try live.graphQL(
+            TOTPLiveTests.update, variables: ["id": .string(id), "authData": ["mfa": .null]], headers: [("X-Parse-Session-Token", strong)]).json()
+        #expect(removed["errors"] == nil, "\(removed)")
+
+        let expected: [(String, String)] = [
+            ("user.created", guestId), ("session.created", guestId),
+            ("user.created", id), ("session.created", id), ("user.email_verified", id), ("mfa.enabled", id),
+            ("session.created", id), ("mfa.disabled", id),
+        ]
+        #expect(eventually(timeout: .seconds(120)) { receiver.requests().count >= expected.count }, "\(receiver.requests().map(\.type))")
+        let requests = receiver.requests()
+        #expect(requests.allSatisfy { $0.verified }, "\(requests.filter { !$0.verified }.map(\.error))")
+        for user in [guestId, id] {
+            #expect(requests.filter { $0.data["userId"]?.stringValue == user }.map(\.type)
+                    == expected.filter { $0.1 == user }.map(\.0))
+        }
+        func data(_ type: String) -> JSONObject? { requests.first { $0.type == type }?.data }
+        let created = requests.first { $0.type == "user.created" && $0.data["userId"]?.stringValue == guestId }?.data
+        #expect(created?["authProvider"] == "anonymous" && created?["email"] == .null, "\(String(describing: created))")
+        #expect(data("user.email_verified")?["email"] == "cat@example.com")
+        #expect(data("mfa.enabled") == ["userId": .string(id)] && data("mfa.disabled") == ["userId": .string(id)])
+        for request in requests {
+            for secret in [password, token, strong, Base32.encode(secret), DevMailboxTests.token(link)] {
+                #expect(!request.line.contains(secret), "\(request.type) holds a secret")
+            }
+        }
     }
 
     @Test func noWebhooksConfiguredStoresNothing() throws {

@@ -29,7 +29,7 @@ public final class OAuthService: Sendable {
         self.sessions = sessions
         self.secondFactors = secondFactors
         self.tokens = tokens
-        let store = OAuthStore(pool: pool)
+        let store = OAuthStore(pool: pool, events: core.events)
         self.store = store
         self.mail = AccountMail(core.configuration.accounts, linkBox: core.linkBox)
         let now = core.now

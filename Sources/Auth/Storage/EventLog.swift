@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Sodium
+import Threading
 
 /// The one place where "something happened" is recorded: every change of the event catalogue
 /// (``AuthEvent``) calls ``record(_:in:)`` inside the transaction that makes the change, so an
@@ -12,10 +13,31 @@ import Sodium
 /// written at all. The row's `event_id` is the delivery's `webhook-id`, the same for every
 /// endpoint and every retry.
 ///
+/// A committed row wakes this process's webhook sender directly (``Wakeup``), after the commit:
+/// a `NOTIFY` in the change's transaction would serialize every commit that carries an event
+/// (PostgreSQL holds one lock per database from a notifying transaction's commit until its WAL
+/// flush). Only a process without a sender (a command of the `gatehouse` tool) notifies the
+/// instances' senders, on channel `gatehouse_webhooks`.
+///
 /// With the audit log on (``auditing``), every event is also appended to it (``AuditLog``), in
 /// the same transaction, with the same id, as the ``AuditOrigin`` in force: its actor, address,
 /// user agent and session.
 public struct EventLog: Sendable {
+    /// Wakes the process's webhook sender once rows it can deliver are committed.
+    public final class Wakeup: Sendable {
+        private let action = Lock<(@Sendable () -> Void)?>(nil)
+
+        public init() {}
+
+        /// What a commit of events calls from now on (the sender's wake-up); nil: none, the
+        /// commit notifies instead.
+        public func set(_ action: (@Sendable () -> Void)?) {
+            self.action.withLock { $0 = action }
+        }
+
+        var current: (@Sendable () -> Void)? { action.withLock { $0 } }
+    }
+
     /// A webhook endpoint as the log sees it: where its deliveries go (the key of its rows) and
     /// the event types it takes.
     public struct Subscriber: Sendable, Equatable {
@@ -35,11 +57,14 @@ public struct EventLog: Sendable {
     public let subscribers: [Subscriber]
     /// Whether every event is appended to the audit log (`GATEHOUSE_AUDIT_LOG`).
     public let auditing: Bool
+    /// This process's sender, woken after each commit of events.
+    public let wakeup: Wakeup
 
     /// A log for these endpoints (none, and no audit log: a log that records nothing).
-    public init(subscribers: [Subscriber] = [], auditing: Bool = false) {
+    public init(subscribers: [Subscriber] = [], auditing: Bool = false, wakeup: Wakeup = Wakeup()) {
         self.subscribers = subscribers
         self.auditing = auditing
+        self.wakeup = wakeup
     }
 
     /// Whether an event of `kind` would be stored: callers whose change is a single statement
@@ -50,7 +75,16 @@ public struct EventLog: Sendable {
 
     /// Stores `events` in `tx`, the transaction of their change, in order (a user's events are
     /// delivered to each endpoint in the order of their rows).
-    func record(_ events: [AuthEvent], in tx: some PostgresQueryable) throws {
+    ///
+    /// A user's rows must also commit in the order of their ids: a sender sees a row once it is
+    /// committed, and a row committed before an earlier one of the same user (two changes of the
+    /// user in parallel that lock nothing in common) would be delivered first. So the statement
+    /// first takes a transaction-level advisory lock per user of the events (``orderLockKey``; in
+    /// one order, so two recordings of several users cannot deadlock), held until `tx` ends: a
+    /// second change of the user waits there, takes its ids after the first commits, and commits
+    /// after it. Changes record their events at their end, so the lock is held for little more than
+    /// the commit.
+    func record(_ events: [AuthEvent], in tx: Transaction) throws {
         guard auditing || !subscribers.isEmpty else { return }
         var auditIds: [String] = []
         var eventIds: [String] = [], endpoints: [String] = [], userIds: [String] = [], kinds: [String] = [], bodies: [String] = []
@@ -72,17 +106,31 @@ public struct EventLog: Sendable {
         }
         if auditing { try AuditLog.append(events, ids: auditIds, origin: AuditOrigin.current, in: tx) }
         guard !eventIds.isEmpty else { return }
+        // The uncorrelated subquery is a one-time filter: the locks are taken before the first
+        // row, so before any id is drawn.
         try tx.execute("""
             INSERT INTO webhook_outbox (event_id, endpoint, user_id, type, body, created_at, next_attempt_at)
             SELECT e.event_id, e.endpoint, e.user_id, e.type, e.body, now(), now()
             FROM unnest(\(PostgresArray(eventIds)), \(PostgresArray(endpoints)), \(PostgresArray(userIds)),
                         \(PostgresArray(kinds)), \(PostgresArray(bodies))) WITH ORDINALITY AS e(event_id, endpoint, user_id, type, body, n)
+            WHERE (SELECT count(pg_advisory_xact_lock(k.key)) FROM (
+                       SELECT DISTINCT \(sql: Self.orderLockKey) AS key FROM unnest(\(PostgresArray(userIds))) AS u(user_id)
+                       ORDER BY 1) k) >= 0
             ORDER BY e.n
             """)
+        if let wake = wakeup.current {
+            tx.afterCommit(wake)
+        } else {
+            try tx.execute("SELECT gatehouse_notify(\(AuthMigrations.Channel.webhooks), '')")
+        }
     }
 
+    /// The advisory lock key of a user's event order, of a column `user_id`: a 64-bit hash of a
+    /// text that no other advisory lock of Gatehouse's hashes.
+    static let orderLockKey: StaticString = "hashtextextended('gatehouse.webhook_order:' || user_id, 0)"
+
     /// ``record(_:in:)`` of one or more events.
-    func record(_ events: AuthEvent..., in tx: some PostgresQueryable) throws {
+    func record(_ events: AuthEvent..., in tx: Transaction) throws {
         try record(events, in: tx)
     }
 }

@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators, auditLog,
+        oauthProvider, operators, auditLog, webhookWakeups,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -648,5 +648,25 @@ public enum AuthMigrations {
                 END LOOP;
             END
             $$;
+            """)
+
+    /// Migration 18: no trigger notifies the webhook senders of each insert. A `NOTIFY` makes its
+    /// transaction's commit take a lock per database until its WAL flush, so every change that
+    /// records an event committed one after another. The process that records events wakes its own
+    /// sender after the commit; a process without one notifies (`EventLog`).
+    ///
+    /// Both outboxes are vacuumed after a fixed number of changed rows: a row goes from pending to
+    /// sent within seconds, and its old version stays in the partial indexes of pending rows,
+    /// which every claim and every backlog count walks, until a vacuum; the default waits for a
+    /// fifth of a table that keeps a week of sent rows.
+    static let webhookWakeups = Migration(
+        version: 18, name: "webhook senders woken by the recording process; outboxes vacuumed often",
+        sql: """
+            DROP TRIGGER webhook_outbox_notify ON webhook_outbox;
+            DROP FUNCTION gatehouse_notify_webhooks();
+            ALTER TABLE webhook_outbox SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000,
+                autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 5000);
+            ALTER TABLE mail_outbox SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000,
+                autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 5000);
             """)
 }

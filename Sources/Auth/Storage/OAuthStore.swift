@@ -9,6 +9,8 @@ import Postgres
 /// (``endGrants(userId:in:)``).
 struct OAuthStore: Sendable {
     let pool: Pool
+    /// Where a session that a reused refresh token ends is recorded (`session.ended`, revoked).
+    var events = EventLog()
 
     // MARK: Clients
 
@@ -321,17 +323,28 @@ struct OAuthStore: Sendable {
             }
         }
         guard !reusedSessions.isEmpty else { return outcomes }
+        let now = rotations.map(\.now).max() ?? Date()
         let ended = try pool.withConnection(retry: .never) { connection in
-            try connection.query("""
-                WITH ended AS (
-                    DELETE FROM sessions WHERE object_id = ANY(\(PostgresArray(Array(reusedSessions.keys))))
-                    RETURNING object_id, token_digest, user_id, installation_id
-                ), forgotten AS (
-                    DELETE FROM known_installations k USING ended
-                    WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
-                      AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
-                SELECT object_id, token_digest FROM ended
-                """)
+            try connection.transaction { tx in
+                let ended = try tx.query("""
+                    WITH ended AS (
+                        DELETE FROM sessions WHERE object_id = ANY(\(PostgresArray(Array(reusedSessions.keys))))
+                        RETURNING object_id, token_digest, user_id, installation_id
+                    ), forgotten AS (
+                        DELETE FROM known_installations k USING ended
+                        WHERE ended.installation_id IS NOT NULL AND k.user_id = ended.user_id
+                          AND k.installation_digest = sha256(convert_to(ended.installation_id, 'UTF8')))
+                    SELECT object_id, token_digest, user_id FROM ended
+                    """)
+                try events.record(
+                    try ended.map { row in
+                        .sessionEnded(
+                            sessionId: try row.decode(String.self, at: 0), userId: try row.decode(String.self, at: 2),
+                            reason: .revoked, at: now)
+                    },
+                    in: tx)
+                return ended
+            }
         }
         var digests: [String: [UInt8]] = [:]
         for row in ended { digests[try row.decode(String.self, at: 0)] = try row.decode([UInt8].self, at: 1) }

@@ -120,10 +120,16 @@ public struct OutboxLease: Sendable {
 
     /// Marks a row delivered.
     public func markSent(id: Int64) throws {
+        try markSent(ids: [id])
+    }
+
+    /// Marks rows delivered, in one statement.
+    public func markSent(ids: [Int64]) throws {
+        guard !ids.isEmpty else { return }
         try withoutFlush { connection in
             _ = try connection.execute("""
                 UPDATE \(sql: table.name) SET state = 'sent', sent_at = now(), last_error = NULL, leased_by = NULL \(sql: table.onSent)
-                WHERE id = \(id)
+                WHERE id = ANY(\(PostgresArray(ids)))
                 """)
         }
     }

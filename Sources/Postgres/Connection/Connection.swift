@@ -21,6 +21,8 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     private var statementCounter = 0
     private let cacheLimit: Int
     private var broken = false
+    /// What runs once the transaction in progress commits (``Transaction/afterCommit(_:)``).
+    private var commitActions: [() -> Void] = []
 
     /// Opens a connection from a libpq URI or conninfo string, with default timeouts.
     public convenience init(_ connectionString: String) throws(PostgresError) {
@@ -255,6 +257,8 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     public func transaction<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         let conn = try liveHandle()
         _ = try check(PQexec(conn, "BEGIN"))
+        commitActions = []
+        defer { commitActions = [] }
         let value: Result
         do {
             value = try body(Transaction(connection: self))
@@ -272,7 +276,13 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         if commit.commandTag == "ROLLBACK" {
             throw PostgresError(.transactionRolledBack, message: "a statement failed inside the transaction")
         }
+        for action in commitActions { action() }
         return value
+    }
+
+    /// Runs `action` after the transaction in progress commits (never if it rolls back).
+    func afterCommit(_ action: @escaping () -> Void) {
+        commitActions.append(action)
     }
 
     /// Ends any open or failed transaction; used by `transaction` and by the pool on check-in.

@@ -11,6 +11,12 @@ public struct Transaction: PostgresQueryable {
         try connection.query(query)
     }
 
+    /// Runs `action` on this thread once the transaction has committed; never if it rolls back
+    /// (telling others about a change only once they can see it).
+    public func afterCommit(_ action: @escaping () -> Void) {
+        connection.afterCommit(action)
+    }
+
     /// Runs trusted SQL text (no parameters, may hold several statements) inside the transaction.
     /// The name says it: never pass text containing untrusted data.
     public func unsafeExecuteScript(_ sql: String) throws(PostgresError) {
