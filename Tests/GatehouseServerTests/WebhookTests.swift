@@ -204,6 +204,9 @@ import Testing
             VALUES ('msg_killed', \(receiver.url()), 'uuuuuuuuu1', 'user.created',
                     '{"type":"user.created","timestamp":"2026-12-06T00:00:00.000Z","data":{"userId":"uuuuuuuuu1"}}', now(), now())
             """)
+        // A row written outside a server wakes the senders as the gatehouse tool's writes do (a
+        // server wakes its own after its commits), not at their next poll, up to 30 s away.
+        _ = try connection.execute("SELECT gatehouse_notify('gatehouse_webhooks', '')")
         #expect(eventually { receiver.requests().count == 1 }, "stderr: \(first.stderr.text)")
         // The lease renewed while the first process waits for the answer.
         #expect(eventually { (try? connection.queryFirst(
