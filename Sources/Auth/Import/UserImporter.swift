@@ -43,7 +43,7 @@ public struct UserImporter: Sendable {
     }
 
     /// Imports the export in `bytes` (valid for the call), calling `event` for each record in
-    /// order of its line within each batch and `progress` after each batch.
+    /// order of its line and `progress` after each batch.
     ///
     /// - Throws: ``ExportReader/Failure`` when the file's structure breaks (the records before
     ///   it are imported), or a database error.
@@ -62,16 +62,18 @@ public struct UserImporter: Sendable {
             var summary = Summary()
             var seen = FileIndex()
             var batch: [ImportRecord] = []
+            // Records refused while reading, reported with the batch they were read beside.
+            var refusedBeside: [Event] = []
             func refuse(_ line: Int, _ reason: String) {
                 summary.refused += 1
-                event(.refused(line: line, reason: reason))
+                refusedBeside.append(.refused(line: line, reason: reason))
             }
             func flush() throws {
-                guard !batch.isEmpty else { return }
-                let outcome = try store.importBatch(batch)
+                let outcome = batch.isEmpty ? ImportStore.Outcome() : try store.importBatch(batch)
                 batch.removeAll(keepingCapacity: true)
                 var events = outcome.imported.map { Event.imported(line: $0) } + outcome.skipped.map { Event.skipped(line: $0) }
-                events += outcome.refused.map { Event.refused(line: $0.line, reason: $0.reason) }
+                events += outcome.refused.map { Event.refused(line: $0.line, reason: $0.reason) } + refusedBeside
+                refusedBeside.removeAll()
                 for item in events.sorted(by: { $0.line < $1.line }) { event(item) }
                 summary.imported += outcome.imported.count
                 summary.skipped += outcome.skipped.count
