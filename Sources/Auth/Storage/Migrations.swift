@@ -394,8 +394,10 @@ public enum AuthMigrations {
         version: 12, name: "display name, photo URL and declared user fields",
         sql: """
             ALTER TABLE users ADD COLUMN display_name text, ADD COLUMN photo_url text,
-                ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}'
-                    CONSTRAINT users_custom_fields_object CHECK (jsonb_typeof(custom_fields) = 'object');
+                ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}';
+            -- NOT VALID: every existing row holds the default, and validating would read the
+            -- whole table under the ALTER's lock. New and changed rows are checked.
+            ALTER TABLE users ADD CONSTRAINT users_custom_fields_object CHECK (jsonb_typeof(custom_fields) = 'object') NOT VALID;
             DROP TRIGGER users_notify_change ON users;
             CREATE TRIGGER users_notify_change
                 AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
