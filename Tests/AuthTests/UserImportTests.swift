@@ -147,9 +147,11 @@ import Testing
             #"{"objectId": "bad id!", "username": "hank"}"#,  // 6
             Self.parseUser("goodOne", "ivan"),  // 7
             Self.parseUser("goodTwo", "judy"),  // 8
+            Self.parseUser("nulInId", "kim", extra: #", "authData": {"facebook": {"id": "a\u0000b"}}"#),  // 9
         ].joined(separator: "\n")
         let (summary, events) = try run(h, text, .parse, batchSize: 1)
-        #expect(summary == .init(imported: 2, refused: 6))
+        #expect(summary == .init(imported: 2, refused: 7))
+        #expect(events.contains(.refused(line: 9, reason: "the facebook id contains a NUL character")))
         var reasons: [Int: String] = [:]
         for case .refused(let line, let reason) in events { reasons[line] = reason }
         #expect(reasons[2]?.hasPrefix("not valid JSON") == true)

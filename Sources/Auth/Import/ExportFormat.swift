@@ -162,6 +162,9 @@ public enum ExportFormat: Sendable, Equatable {
                 throw ImportRefusal("email is not a valid address")
             }
         }
+        for identity in record.identities where (identity.provider + identity.providerUserId).contains("\0") {
+            throw ImportRefusal("the \(identity.provider.replacingOccurrences(of: "\0", with: "")) id contains a NUL character")
+        }
         do {
             record.displayName = try record.displayName.map { name throws(AuthError) in try UserFields.checkDisplayName(.string(name)) }
             record.photoURL = try record.photoURL.map { url throws(AuthError) in try UserFields.checkPhotoURL(.string(url)) }
