@@ -433,12 +433,12 @@ public enum AuthMigrations {
                 FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_signing_keys();
             """)
 
-    /// Migration 17: users imported from another service keep their ids (an app's foreign keys
+    /// Migration 19: users imported from another service keep their ids (an app's foreign keys
     /// still match): 1 to 64 characters of `[A-Za-z0-9_-]`, which every id made here (ten letters
     /// and digits) also is. The constraint is added `NOT VALID`: the ids already stored met the
     /// stricter one, and validating would read the whole table under the ALTER's lock.
     static let importedUserIds = Migration(
-        version: 17, name: "user ids of imported users",
+        version: 19, name: "user ids of imported users",
         sql: """
             ALTER TABLE users DROP CONSTRAINT users_object_id_format,
                 ADD CONSTRAINT users_object_id_format CHECK (object_id ~ '^[A-Za-z0-9_-]{1,64}$') NOT VALID;
