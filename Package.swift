@@ -32,7 +32,7 @@ let package = Package(
         .target(
             name: "Auth", dependencies: ["OneTimeCodes", "Signatures", "IPNetworks", "JSON", "JWT", "Mail", "Postgres", "Providers", "Sodium", "Threading", "WebAuthn"], exclude: ["Policy/CommonPasswords"],
             plugins: ["EmbedText"]),
-        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Threading"]),
+        .target(name: "Sodium", dependencies: ["CSodium", "CCrypt", "Signatures", "Threading"]),
         .target(name: "HTTPServer", dependencies: ["CMicroHTTPD", "IPNetworks", "Threading"]),
         // Third-party log-in: provider configuration, key sets cached per provider, ID token checks.
         .target(name: "Providers", dependencies: ["Curl", "JSON", "JWT", "Threading"]),
@@ -102,7 +102,7 @@ let package = Package(
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Threading", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "OneTimeCodes", "Signatures", "GraphQL", "JSON", "JWT", "Mail", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
-        .testTarget(name: "SodiumTests", dependencies: ["Sodium"]),
+        .testTarget(name: "SodiumTests", dependencies: ["Sodium", "Signatures"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
         .testTarget(name: "SignaturesTests", dependencies: ["Signatures", "TestSupport"]),
         .testTarget(name: "OneTimeCodesTests", dependencies: ["OneTimeCodes", "TestSupport"]),

@@ -5,8 +5,8 @@ import Postgres
 import Auth
 
 /// The `gatehouse` command line: `serve` (the default), `migrate`, `keys rotate|list|revoke KID`,
-/// `schema print`, `schema diff OLD NEW`, `settings --markdown`, `webhooks secret`, `audit verify`,
-/// `--help` for each, `--version`.
+/// `users import`, `schema print`, `schema diff OLD NEW`, `settings --markdown`, `webhooks secret`,
+/// `audit verify`, `--help` for each, `--version`.
 public enum Command {
     public static let version = "0.1.0"
 
@@ -45,6 +45,9 @@ public enum Command {
                 return 2
             }
             return withSettings(arguments, environment) { settings in keys(action, keyId: keyId, settings) }
+        case "users":
+            if wantsHelp || arguments.isEmpty { print(usersHelp); return wantsHelp ? 0 : 2 }
+            return users(arguments, environment)
         case "schema":
             if wantsHelp || arguments.isEmpty { print(schemaHelp); return wantsHelp ? 0 : 2 }
             return schema(arguments, environment)
@@ -87,7 +90,7 @@ public enum Command {
         FileHandle.standardError.write(Data(("gatehouse: " + message + "\n").utf8))
     }
 
-    private static func withSettings(_ arguments: [String], _ environment: [String: String], _ body: (Settings) -> Int32) -> Int32 {
+    static func withSettings(_ arguments: [String], _ environment: [String: String], _ body: (Settings) -> Int32) -> Int32 {
         do {
             return body(try Settings.parse(arguments: arguments, environment: environment))
         } catch {
@@ -324,6 +327,7 @@ public enum Command {
           migrate               Apply the database migrations and exit
           keys list|rotate      List the access-token signing keys; add a replacement
           keys revoke KID       Remove a signing key at once (its tokens stop verifying)
+          users import          Import users from a Firebase or Parse export, passwords included
           schema print          Print the served schema (SDL), with GATEHOUSE_USER_FIELDS' fields
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)

@@ -2,7 +2,7 @@ internal import CSodium
 import Threading
 
 /// The kinds of stored password hash a log-in may meet (a kind is the family and its cost:
-/// `$argon2id$v=19$m=65536,t=2,p=1`, `$2b$10`), each with a dummy hash of that kind, so that a
+/// `$argon2id$v=19$m=65536,t=2,p=1`, `$2b$10`, `$firebase-scrypt$r=8,m=14`), each with a dummy hash of that kind, so that a
 /// failed log-in does the same work whatever the account (see ``verify(_:against:check:)``).
 ///
 /// The current argon2id cost is always a kind (new sign-ups store it). A stored hash in a format
@@ -26,11 +26,13 @@ public final class HashKinds: Sendable {
 
     /// The SQL regular expression (POSIX, as PostgreSQL's `substring(… FROM …)` takes it) whose
     /// match at the start of a stored hash is its kind's prefix: `$argon2id$` with its version
-    /// and parameters, or `$2?$` with its cost. No match: a format not verified here.
-    public static let sqlPrefixPattern = #"^(\$argon2id\$[^$]*\$[^$]*|\$2[aby]\$[0-9][0-9])"#
+    /// and parameters, `$2?$` with its cost, or `$firebase-scrypt$` with its rounds and memory
+    /// cost. No match: a format not verified here.
+    public static let sqlPrefixPattern = #"^(\$argon2id\$[^$]*\$[^$]*|\$2[aby]\$[0-9][0-9]|\$firebase-scrypt\$[^$]*)"#
 
     /// The kind of a stored hash, or of its prefix as ``sqlPrefixPattern`` cuts it; nil when it
-    /// is not argon2id or bcrypt. bcrypt's variants (`2a`, `2b`, `2y`) cost the same: one kind.
+    /// is not argon2id, bcrypt or Firebase scrypt. bcrypt's variants (`2a`, `2b`, `2y`) cost the
+    /// same: one kind.
     public static func kind(of hash: some StringProtocol) -> String? {
         let parts = hash.split(separator: "$", maxSplits: 4, omittingEmptySubsequences: false)
         guard parts.count >= 3, parts[0].isEmpty else { return nil }
@@ -42,6 +44,10 @@ public final class HashKinds: Sendable {
         }
         if ["2a", "2b", "2y"].contains(parts[1]), parts[2].count == 2, parts[2].allSatisfy(\.isASCIIDigit) {
             return "$2b$\(parts[2])"
+        }
+        if parts[1] == FirebaseScrypt.family, let cost = FirebaseScrypt.parseCost(parts[2]),
+           FirebaseScrypt.Parameters(signerKey: [0], saltSeparator: [], rounds: cost.rounds, memCost: cost.memCost).check() == nil {
+            return "$\(FirebaseScrypt.family)$\(parts[2])"
         }
         return nil
     }
@@ -101,6 +107,9 @@ public final class HashKinds: Sendable {
         if kind.hasPrefix("$2") {
             // 22 characters of salt and 31 of digest from bcrypt's alphabet.
             return "\(kind)$" + String(decoding: SecureRandom.bytes(53).map { Bcrypt.alphabet[Int($0 & 63)] }, as: UTF8.self)
+        }
+        if kind.hasPrefix("$\(FirebaseScrypt.family)$") {
+            return FirebaseScrypt.dummy(ofKind: kind)
         }
         return nil
     }

@@ -1,6 +1,6 @@
 internal import CSodium
 
-/// Hashes passwords with argon2id and verifies argon2id and bcrypt hashes.
+/// Hashes passwords with argon2id and verifies argon2id, bcrypt and Firebase scrypt hashes.
 ///
 /// Hashing and verifying are blocking and, at `.interactive` cost, take about 100 ms and hold
 /// 64 MiB each: call them from a bounded pool (`PasswordHashingPool`), not from Swift
@@ -14,6 +14,7 @@ internal import CSodium
 /// only; the password is cut at the first NUL byte and bcrypt itself uses only its first 72
 /// bytes, so two passwords that agree up to either point verify alike against a bcrypt hash.
 /// A bcrypt match always reports `needsRehash`, so such hashes are upgraded at the next login.
+/// So does a match of a hash imported from Firebase Authentication (``FirebaseScrypt``).
 public struct PasswordHasher: Sendable {
     /// The argon2id cost: number of passes and memory in bytes.
     public struct Cost: Sendable, Hashable, CustomStringConvertible {
@@ -101,7 +102,7 @@ public struct PasswordHasher: Sendable {
 
     // MARK: Verifying
 
-    /// Checks `password` (its UTF-8 bytes) against a stored argon2id or bcrypt hash.
+    /// Checks `password` (its UTF-8 bytes) against a stored argon2id, bcrypt or Firebase scrypt hash.
     ///
     /// Never throws and never traps on a malformed hash: it reports `.unrecognizedHash`.
     public func verify(_ password: String, against storedHash: String) -> VerifyResult {
@@ -110,12 +111,12 @@ public struct PasswordHasher: Sendable {
         return verify(bytes, against: storedHash)
     }
 
-    /// Checks the password `bytes` against a stored argon2id or bcrypt hash.
+    /// Checks the password `bytes` against a stored argon2id, bcrypt or Firebase scrypt hash.
     ///
     /// argon2id (`$argon2id$`) is checked by `crypto_pwhash_str_verify` and reports
     /// `needsRehash` when its parameters differ from `cost`; bcrypt (`$2a$`, `$2b$`, `$2y$`)
-    /// by libxcrypt with a constant-time comparison, always reporting `needsRehash`.
-    /// Any other format is `.unrecognizedHash`.
+    /// by libxcrypt with a constant-time comparison, always reporting `needsRehash`; Firebase's
+    /// modified scrypt (`$firebase-scrypt$`) likewise. Any other format is `.unrecognizedHash`.
     public func verify(_ password: [UInt8], against storedHash: String) -> VerifyResult {
         let hash = Array(storedHash.utf8)
         // A NUL inside would make C see a different (shorter) string than the one stored.
@@ -125,6 +126,9 @@ public struct PasswordHasher: Sendable {
         }
         if Bcrypt.isBcrypt(hash) {
             return Bcrypt.verify(password, hash)
+        }
+        if hash.starts(with: Self.firebasePrefix) {
+            return FirebaseScrypt.verify(password, against: storedHash)
         }
         return .unrecognizedHash
     }
@@ -141,6 +145,7 @@ public struct PasswordHasher: Sendable {
     }
 
     static let argon2idPrefix = Array("$argon2id$".utf8)
+    static let firebasePrefix = Array("$\(FirebaseScrypt.family)$".utf8)
 
     private func verifyArgon2id(_ password: [UInt8], _ hash: [UInt8]) -> VerifyResult {
         // libsodium reads the string into a crypto_pwhash_STRBYTES buffer (terminator included).

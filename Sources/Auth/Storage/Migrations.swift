@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators, auditLog, webhookWakeups,
+        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -396,8 +396,10 @@ public enum AuthMigrations {
         version: 12, name: "display name, photo URL and declared user fields",
         sql: """
             ALTER TABLE users ADD COLUMN display_name text, ADD COLUMN photo_url text,
-                ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}'
-                    CONSTRAINT users_custom_fields_object CHECK (jsonb_typeof(custom_fields) = 'object');
+                ADD COLUMN custom_fields jsonb NOT NULL DEFAULT '{}';
+            -- NOT VALID: every existing row holds the default, and validating would read the
+            -- whole table under the ALTER's lock. New and changed rows are checked.
+            ALTER TABLE users ADD CONSTRAINT users_custom_fields_object CHECK (jsonb_typeof(custom_fields) = 'object') NOT VALID;
             DROP TRIGGER users_notify_change ON users;
             CREATE TRIGGER users_notify_change
                 AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
@@ -668,5 +670,16 @@ public enum AuthMigrations {
                 autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 5000);
             ALTER TABLE mail_outbox SET (autovacuum_vacuum_scale_factor = 0, autovacuum_vacuum_threshold = 5000,
                 autovacuum_analyze_scale_factor = 0, autovacuum_analyze_threshold = 5000);
+            """)
+
+    /// Migration 19: users imported from another service keep their ids (an app's foreign keys
+    /// still match): 1 to 64 characters of `[A-Za-z0-9_-]`, which every id made here (ten letters
+    /// and digits) also is. The constraint is added `NOT VALID`: the ids already stored met the
+    /// stricter one, and validating would read the whole table under the ALTER's lock.
+    static let importedUserIds = Migration(
+        version: 19, name: "user ids of imported users",
+        sql: """
+            ALTER TABLE users DROP CONSTRAINT users_object_id_format,
+                ADD CONSTRAINT users_object_id_format CHECK (object_id ~ '^[A-Za-z0-9_-]{1,64}$') NOT VALID;
             """)
 }

@@ -299,7 +299,10 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
 
     // MARK: Error funnel
 
-    private func liveHandle() throws(PostgresError) -> OpaquePointer {
+    /// Marks the connection unusable (a pool discards it): its protocol state is unknown.
+    func markBroken() { broken = true }
+
+    func liveHandle() throws(PostgresError) -> OpaquePointer {
         guard let handle, !broken else {
             throw PostgresError(.connection, message: "the connection is closed or broken", sqlState: "08003")
         }
@@ -307,7 +310,7 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     }
 
     /// The one error funnel: every libpq result passes through here.
-    private func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+    func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
         guard let result else {
             let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "no connection"
             if isBroken { broken = true }

@@ -1,0 +1,78 @@
+import Auth
+import Foundation
+import JSON
+import Postgres
+import Sodium
+import Testing
+
+/// Every statement of the hot paths is served by an index, so that its cost stays flat as the
+/// tables grow to millions of rows. The database plans with sequential scans switched off: a
+/// statement that still scans a table has no index it can use. The operations run through the
+/// service (the statements they really send), and the tables' scan counters tell which were read
+/// whole.
+@Suite struct IndexUseTests {
+    /// Tables that grow with users and sessions (not the few rows of signing keys or migrations).
+    static let growingTables: Set = [
+        "users", "sessions", "user_identities", "account_tokens", "known_installations", "login_attempts",
+        "mail_outbox", "mail_requests", "passkeys", "webauthn_challenges", "user_totp", "user_recovery_codes",
+    ]
+
+    @Test func theHotPathsScanNoGrowingTable() throws {
+        let setup = try Harness()
+        let admin = try setup.database.connect()
+        defer { admin.close() }
+        try admin.unsafeExecuteScript(#"ALTER DATABASE "\#(setup.database.name)" SET enable_seqscan = off"#)
+        // A harness on the same database with connections opened after the change.
+        let h = try Harness(sharing: setup)
+        _ = try sequentialScans(setup)  // the migrations' own scans, counted before the baseline
+        let before = try sequentialScans(h)
+
+        let signUpToken = try #require(try h.signedUp("alice", email: "alice@example.com")["sessionToken"]?.stringValue)
+        let phone = try h.loggedIn("alice", installationId: "phone")
+        _ = try h.loggedIn("alice@example.com", installationId: "laptop")
+        #expect(onlyError(h.logIn("alice", "wrong password"))?.code == 101)
+        #expect(onlyError(h.logIn("nobody", "wrong password"))?.code == 101)
+        #expect(h.viewer(token: phone).errors.isEmpty)
+        let revoked = h.graphql(UserSessionsTests.revokeOtherSessions, variables: ["input": [:]], token: phone)
+        #expect(revoked.errors.isEmpty, "\(revoked.json)")
+        #expect(onlyError(h.viewer(token: signUpToken)) != nil)
+        #expect(h.logOut(token: phone).errors.isEmpty)
+        #expect(PasswordResetTests.reset(h, "alice@example.com").errors.isEmpty)
+        let token = try #require(try OutboxRow.latestToken(h, kind: "reset_password"))
+        #expect(PasswordResetTests.confirm(h, "alice", "a new password 12", token).errors.isEmpty)
+        _ = try h.loggedIn("alice", "a new password 12")
+        #expect(ProviderLogInTests.logInWith(h, ["anonymous": ["id": "device-1"]]).errors.isEmpty)
+        let export = [
+            UserImportTests.parseUser("importedA", "importedA", email: "a@example.com", extra: #", "authData": {"facebook": {"id": "fb-9"}}"#),
+            UserImportTests.parseUser("importedB", "alice"),
+        ].joined(separator: "\n")
+        let imported = try Array(export.utf8).withUnsafeBytes { try UserImporter(pool: h.pool).run($0, format: .parse) }
+        #expect(imported == .init(imported: 1, refused: 1))
+        h.clock.advance(by: 400 * 86400)
+        try SessionJanitor(pool: h.pool, batchSize: 2).deleteExpired(now: h.clock.now())
+
+        let after = try sequentialScans(h)
+        let scanned = Self.growingTables.filter { (after[$0] ?? 0) > (before[$0] ?? 0) }.sorted()
+        #expect(scanned.isEmpty, "read whole: \(scanned)")
+    }
+
+    /// Sequential scans per table so far, after every connection of the pool has flushed its
+    /// counters: each is checked out at once and asked to flush before it next goes idle, which it
+    /// does before answering (PostgreSQL reports statistics before ReadyForQuery).
+    func sequentialScans(_ h: Harness) throws -> [String: Int] {
+        func flush(_ depth: Int) throws {
+            try h.pool.withConnection { connection in
+                try connection.execute("SELECT pg_stat_force_next_flush()")
+                if depth > 1 { try flush(depth - 1) }
+            }
+        }
+        try flush(h.pool.configuration.size)
+        return try h.pool.withConnection { connection in
+            var scans: [String: Int] = [:]
+            for row in try connection.query("SELECT relname::text, seq_scan FROM pg_stat_user_tables") {
+                scans[try row.decode(String.self, at: 0)] = try row.decode(Int.self, at: 1)
+            }
+            return scans
+        }
+    }
+}
