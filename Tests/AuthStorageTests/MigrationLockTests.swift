@@ -70,7 +70,14 @@ import Testing
         // deployment still below version 4 upgrades with sessions locked for the time it takes.
         // Building that index without blocking writes needs the migration runner to run
         // CREATE INDEX CONCURRENTLY outside a transaction, which it does not do yet.
-        let known = ["migration 4 (account tokens, mail outbox, session use) touches the rows of sessions under a lock that blocks its writes"]
+        // Migration 16 builds the users search's indexes in its transaction, with users and
+        // user_identities locked against writes while they build (docs/operators.md says so), for
+        // the same reason. Both stay listed until the runner builds indexes concurrently.
+        let known = [
+            "migration 4 (account tokens, mail outbox, session use) touches the rows of sessions under a lock that blocks its writes",
+            "migration 16 (disabled users; indexes of the users search) touches the rows of user_identities under a lock that blocks its writes",
+            "migration 16 (disabled users; indexes of the users search) touches the rows of users under a lock that blocks its writes",
+        ]
         #expect(violations == known, "\(violations.joined(separator: "\n"))")
     }
 }
