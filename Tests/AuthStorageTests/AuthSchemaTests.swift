@@ -53,13 +53,20 @@ import Testing
         }
     }
 
-    @Test(arguments: ["short", "elevenchars", "has space!", ""])
-    func objectIdsMustBeTenAlphanumericCharacters(_ id: String) throws {
+    /// Object ids are 1 to 64 characters of `[A-Za-z0-9_-]` (Gatehouse makes ten alphanumeric
+    /// ones; an import keeps the exporter's, migration 19).
+    @Test(arguments: ["has space!", "", "slash/id", "dot.id", String(repeating: "x", count: 65), "é"])
+    func objectIdsOutsideTheirAlphabetOrLengthAreRefused(_ id: String) throws {
         let error = try #require(throws: PostgresError.self) {
             try pool.withConnection { c in try insertUser(c, id: id, username: "u-\(id)") }
         }
         #expect(error.sqlState == SQLState.checkViolation)
         #expect(error.constraint == "users_object_id_format")
+    }
+
+    @Test(arguments: ["short", "elevenchars", "a", "firebase_UID-0123", String(repeating: "x", count: 64)])
+    func importedIdsOfOneTo64CharactersAreTaken(_ id: String) throws {
+        try pool.withConnection { c in try insertUser(c, id: id, username: "u-\(id)") }
     }
 
     @Test(arguments: [0, 31, 33, 64])

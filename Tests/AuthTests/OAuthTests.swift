@@ -82,6 +82,32 @@ struct OAuthTests {
         }
     }
 
+    /// Disabling the user ends what its apps hold: the refresh token and an unexchanged code are
+    /// refused with invalid_grant (the sessions they came from are gone), and nothing more is issued.
+    @Test func aDisabledUsersAppsGetNothingMore() throws {
+        let harness = try Self.harness()
+        let grant = try Self.signedUp(harness)
+        let oauth = harness.auth.oauth
+        let client = try #require(try oauth.client(id: "cli"))
+        let (verifier, challenge) = Self.pkce()
+        let request = try Self.request(harness, challenge: challenge)
+        let authRequest = AuthRequest(clientAddress: "192.0.2.1")
+        let code = try oauth.decide(request, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+        let tokens = try oauth.exchangeCode(code, redirectURI: Self.redirectURI, verifier: verifier, client: client)
+        let refreshToken = try #require(tokens.refreshToken)
+        let unexchanged = try oauth.decide(request, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+
+        _ = try harness.auth.operators.disableUser(
+            id: grant.user.objectId, reason: "abuse", request: AuthRequest(clientAddress: "192.0.2.9", isMaster: true))
+
+        #expect(throws: OAuthError(.invalidGrant, "The refresh token is unknown, revoked, or another client's.")) {
+            try oauth.refresh(refreshToken, scope: nil, client: client)
+        }
+        #expect {
+            try oauth.exchangeCode(unexchanged, redirectURI: Self.redirectURI, verifier: verifier, client: client)
+        } throws: { error in (error as? OAuthError)?.code == .invalidGrant }
+    }
+
     /// The apps a user let in are listed with their scopes; removing one ends its refresh tokens
     /// and forgets the consent; removing one never let in is 101.
     @Test func theUsersAppsAreListedAndRemoved() throws {
