@@ -121,35 +121,25 @@ extension Command {
             return 1
         }
         return withSettings(rest, environment) { settings in
-            var settings = settings
-            settings.port = 0  // listens on nothing
-            let logger = Logger(level: .warn)
             do {
-                let (settings, _) = try Privileges.dropRoot(settings)
-                let wasRunning = settings.databaseURL == nil
-                    && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
-                let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
-                defer {
-                    pool.close()
-                    if let embedded, !wasRunning { try? embedded.stop() }
+                return try withDatabase(settings) { _, pool, _ in
+                    let progress = ImportProgress(terminal: isatty(STDERR_FILENO) == 1)
+                    let summary = try data.withUnsafeBytes { bytes in
+                        try UserImporter(pool: pool, batchSize: options.batchSize).run(
+                            bytes, format: format,
+                            event: { event in
+                                switch event {
+                                case .refused(let line, let reason): progress.line("line \(line): refused: \(reason)")
+                                case .skipped(let line) where options.verbose: progress.line("line \(line): skipped: already imported")
+                                default: break
+                                }
+                            },
+                            progress: progress.update)
+                    }
+                    progress.finish()
+                    print("imported \(summary.imported), skipped \(summary.skipped) (already there), refused \(summary.refused)")
+                    return summary.refused > 0 ? 3 : 0
                 }
-                _ = try GatehouseServer.migrate(settings, pool, logger)
-                let progress = ImportProgress(terminal: isatty(STDERR_FILENO) == 1)
-                let summary = try data.withUnsafeBytes { bytes in
-                    try UserImporter(pool: pool, batchSize: options.batchSize).run(
-                        bytes, format: format,
-                        event: { event in
-                            switch event {
-                            case .refused(let line, let reason): progress.line("line \(line): refused: \(reason)")
-                            case .skipped(let line) where options.verbose: progress.line("line \(line): skipped: already imported")
-                            default: break
-                            }
-                        },
-                        progress: progress.update)
-                }
-                progress.finish()
-                print("imported \(summary.imported), skipped \(summary.skipped) (already there), refused \(summary.refused)")
-                return summary.refused > 0 ? 3 : 0
             } catch let failure as ExportReader.Failure {
                 fail("users import: \(options.file): \(failure); the records before it were imported")
                 return 1

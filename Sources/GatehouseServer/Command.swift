@@ -148,30 +148,41 @@ public enum Command {
     /// `audit verify`: walks every chain of the audit log of `settings`' database; 0 when each
     /// entry and head matches, 1 naming the first that does not (or when the database fails).
     private static func auditVerify(_ settings: Settings) -> Int32 {
-        var settings = settings
-        settings.port = 0  // listens on nothing: no privileged port to open before dropping root
-        let logger = Logger(level: .warn)
         do {
-            let (settings, _) = try Privileges.dropRoot(settings)
-            let wasRunning = settings.databaseURL == nil
-                && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
-            let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
-            defer {
-                pool.close()
-                if let embedded, !wasRunning { try? embedded.stop() }
+            return try withDatabase(settings) { _, pool, _ in
+                let verification = try AuditLog(pool: pool).verify()
+                if let problem = verification.problem {
+                    fail("audit log tampered with: \(problem) (\(verification.entries) entries checked)")
+                    return 1
+                }
+                print("audit log intact: \(verification.entries) entries in \(AuditLog.chains) chains")
+                return 0
             }
-            _ = try GatehouseServer.migrate(settings, pool, logger)
-            let verification = try AuditLog(pool: pool).verify()
-            if let problem = verification.problem {
-                fail("audit log tampered with: \(problem) (\(verification.entries) entries checked)")
-                return 1
-            }
-            print("audit log intact: \(verification.entries) entries in \(AuditLog.chains) chains")
-            return 0
         } catch {
             fail("audit verify: \(error)")
             return 1
         }
+    }
+
+    /// Runs a command's `body` on the database of `settings`, migrated first (as `serve` would),
+    /// after dropping root: a running server's embedded database is used as it is and left
+    /// running; one this command started is stopped after it.
+    static func withDatabase<T>(
+        _ settings: Settings, _ body: (Settings, Pool, EmbeddedPostgres?) throws -> T
+    ) throws -> T {
+        var settings = settings
+        settings.port = 0  // listens on nothing: no privileged port to open before dropping root
+        let logger = Logger(level: .warn)
+        (settings, _) = try Privileges.dropRoot(settings)
+        let wasRunning = settings.databaseURL == nil
+            && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
+        let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
+        defer {
+            pool.close()
+            if let embedded, !wasRunning { try? embedded.stop() }
+        }
+        _ = try GatehouseServer.migrate(settings, pool, logger)
+        return try body(settings, pool, embedded)
     }
 
     // MARK: keys
@@ -179,48 +190,37 @@ public enum Command {
     /// `keys rotate|list|revoke`: on the database of `settings`, migrated first (as `serve` would).
     /// Running servers hear of the change at once (the table's notification) or within a minute.
     private static func keys(_ action: String, keyId: String?, _ settings: Settings) -> Int32 {
-        var settings = settings
-        settings.port = 0  // listens on nothing: no privileged port to open before dropping root
-        let logger = Logger(level: .warn)
         do {
-            let (settings, _) = try Privileges.dropRoot(settings)
-            // A running server's embedded database is used as it is and left running.
-            let wasRunning = settings.databaseURL == nil
-                && ((try? EmbeddedPostgres(options: .init(dataDirectory: settings.dataDirectory)))?.isRunning ?? false)
-            let (embedded, pool, _) = try GatehouseServer.openDatabase(settings, logger)
-            defer {
-                pool.close()
-                if let embedded, !wasRunning { try? embedded.stop() }
-            }
-            _ = try GatehouseServer.migrate(settings, pool, logger)
-            let box = try GatehouseServer.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .signingKeys)
-            let keys = SigningKeys(pool: pool, box: box, policy: GatehouseServer.accessTokenPolicy(settings))
-            switch action {
-            case "rotate":
-                switch try keys.rotate() {
-                case .added(let key):
-                    print("added \(key.keyId) (\(key.algorithm.rawValue)): published now, signs from \(time(key.signsFrom))")
-                    return 0
-                case .waiting(let key):
-                    fail("\(key.keyId) is waiting to sign already (from \(time(key.signsFrom))): nothing added")
-                    return 1
-                }
-            case "revoke":
-                switch try keys.revoke(keyId: keyId!) {
-                case .noSuchKey:
-                    fail("no signing key \(keyId!) (see gatehouse keys list)")
-                    return 1
-                case .revoked(let replacement):
-                    print("revoked \(keyId!): no longer published; the tokens it signed no longer verify")
-                    if let replacement {
-                        print("added \(replacement.keyId) (\(replacement.algorithm.rawValue)), signing now: no other key was left")
+            return try withDatabase(settings) { settings, pool, embedded in
+                let box = try GatehouseServer.secretBox(settings, keyDirectory: embedded?.dataDirectory, purpose: .signingKeys)
+                let keys = SigningKeys(pool: pool, box: box, policy: GatehouseServer.accessTokenPolicy(settings))
+                switch action {
+                case "rotate":
+                    switch try keys.rotate() {
+                    case .added(let key):
+                        print("added \(key.keyId) (\(key.algorithm.rawValue)): published now, signs from \(time(key.signsFrom))")
+                        return 0
+                    case .waiting(let key):
+                        fail("\(key.keyId) is waiting to sign already (from \(time(key.signsFrom))): nothing added")
+                        return 1
                     }
+                case "revoke":
+                    switch try keys.revoke(keyId: keyId!) {
+                    case .noSuchKey:
+                        fail("no signing key \(keyId!) (see gatehouse keys list)")
+                        return 1
+                    case .revoked(let replacement):
+                        print("revoked \(keyId!): no longer published; the tokens it signed no longer verify")
+                        if let replacement {
+                            print("added \(replacement.keyId) (\(replacement.algorithm.rawValue)), signing now: no other key was left")
+                        }
+                        return 0
+                    }
+                default:
+                    let listed = try keys.list()
+                    print(keyTable(listed))
                     return 0
                 }
-            default:
-                let listed = try keys.list()
-                print(keyTable(listed))
-                return 0
             }
         } catch {
             fail("keys \(action): \(error)")
