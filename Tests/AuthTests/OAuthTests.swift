@@ -89,13 +89,11 @@ struct OAuthTests {
         let grant = try Self.signedUp(harness)
         let oauth = harness.auth.oauth
         let client = try #require(try oauth.client(id: "cli"))
+        let refreshToken = try Self.refreshToken(harness, grant)
         let (verifier, challenge) = Self.pkce()
-        let request = try Self.request(harness, challenge: challenge)
-        let authRequest = AuthRequest(clientAddress: "192.0.2.1")
-        let code = try oauth.decide(request, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
-        let tokens = try oauth.exchangeCode(code, redirectURI: Self.redirectURI, verifier: verifier, client: client)
-        let refreshToken = try #require(tokens.refreshToken)
-        let unexchanged = try oauth.decide(request, sessionToken: grant.sessionToken, approve: true, authRequest: authRequest)
+        let unexchanged = try oauth.decide(
+            try Self.request(harness, challenge: challenge), sessionToken: grant.sessionToken, approve: true,
+            authRequest: AuthRequest(clientAddress: "192.0.2.1"))
 
         _ = try harness.auth.operators.disableUser(
             id: grant.user.objectId, reason: "abuse", request: AuthRequest(clientAddress: "192.0.2.9", isMaster: true))
