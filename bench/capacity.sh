@@ -26,23 +26,7 @@ python3 "$ROOT/bench/client.py" seed "$MIN_URL" "$N" "$DIR/users-min.txt" 8 m
 # Sessions to log out: more than the runs can use, made in SQL as copies of the seeded ones.
 M=$((ROUNDS * D * 5000))
 log "making $M sessions to log out"
-python3 - "$BENCH_USERS" "$M" "$BENCH_TOKENS" "$DIR/logout.copy" <<'PY'
-import hashlib, os, sys
-users = [l.split() for l in open(sys.argv[1]) if l.strip()]
-with open(sys.argv[3], "w") as tokens, open(sys.argv[4], "w") as copy:
-    for k in range(int(sys.argv[2])):
-        token = "r:lo" + os.urandom(12).hex()
-        tokens.write(token + "\n")
-        copy.write(hashlib.sha256(token.encode()).hexdigest() + "\t" + users[k % len(users)][3] + "\n")
-PY
-"$PGBIN/psql" "$CONNINFO" -XAtq -v ON_ERROR_STOP=1 >/dev/null <<SQL
-CREATE TEMP TABLE lo (digest text, user_id text);
-\copy lo FROM '$DIR/logout.copy'
-INSERT INTO sessions SELECT (jsonb_populate_record(NULL::sessions, to_jsonb(s) || jsonb_build_object(
-    'object_id', substr(md5(lo.digest), 1, 10), 'token_digest', '\\x' || lo.digest))).*
-FROM lo CROSS JOIN LATERAL (SELECT * FROM sessions WHERE user_id = lo.user_id LIMIT 1) AS s;
-ANALYZE sessions;
-SQL
+logout_sessions "$BENCH_USERS" "$M" "$BENCH_TOKENS" "$CONNINFO"
 
 # measure NAME PID CONNS THREADS SCRIPT URL: a run with the CPU of the server and the database.
 measure() {

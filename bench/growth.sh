@@ -67,23 +67,7 @@ SQL
     log "$label: sessions made in $(awk -v a="$t0" -v b="$t1" 'BEGIN { printf "%.1f", b - a }') s"
     # Sessions to log out: copies of the measured users' sessions with fresh tokens.
     local m=$((ROUNDS * D * 3000))
-    python3 - "$dir/users.txt" "$m" "$dir/logout.txt" "$dir/logout.copy" <<'PY'
-import hashlib, os, sys
-users = [l.split() for l in open(sys.argv[1]) if l.strip()]
-with open(sys.argv[3], "w") as tokens, open(sys.argv[4], "w") as copy:
-    for k in range(int(sys.argv[2])):
-        token = "r:lo" + os.urandom(12).hex()
-        tokens.write(token + "\n")
-        copy.write(hashlib.sha256(token.encode()).hexdigest() + "\t" + users[k % len(users)][3] + "\n")
-PY
-    "$PGBIN/psql" "$conninfo" -XAtq -v ON_ERROR_STOP=1 >/dev/null <<SQL
-CREATE TEMP TABLE lo (digest text, user_id text);
-\copy lo FROM '$dir/logout.copy'
-INSERT INTO sessions SELECT (jsonb_populate_record(NULL::sessions, to_jsonb(s) || jsonb_build_object(
-    'object_id', substr(md5(lo.digest), 1, 10), 'token_digest', '\\x' || lo.digest, 'installation_id', NULL))).*
-FROM lo CROSS JOIN LATERAL (SELECT * FROM sessions WHERE user_id = lo.user_id LIMIT 1) AS s;
-ANALYZE sessions;
-SQL
+    logout_sessions "$dir/users.txt" "$m" "$dir/logout.txt" "$conninfo"
     psqlq "$conninfo" "SELECT (SELECT count(*) FROM users), (SELECT count(*) FROM sessions),
         (SELECT pg_total_relation_size('users') + pg_total_relation_size('user_identities')),
         pg_total_relation_size('sessions')" | tr '|' ' ' >"$dir/out/disk"

@@ -301,3 +301,27 @@ wrk_errors() {  # Lua-counted failures plus wrk's socket errors
 }
 ratio() { awk -v a="$1" -v b="$2" 'BEGIN { if (b > 0) printf "%.2f", a / b; else print "n/a" }'; }
 load_avg() { cut -d' ' -f1-3 /proc/loadavg; }
+
+# logout_sessions USERS_FILE COUNT TOKENS_OUT CONNINFO: COUNT sessions to log out, copies of the
+# users' sessions (USERS_FILE as client.py seed writes it) with fresh tokens, written to TOKENS_OUT
+# (one token a line) and inserted through CONNINFO; sessions are analyzed after.
+logout_sessions() {
+    local users="$1" count="$2" tokens="$3" conninfo="$4" copy="$3.copy"
+    python3 - "$users" "$count" "$tokens" "$copy" <<'PY'
+import hashlib, os, sys
+users = [l.split() for l in open(sys.argv[1]) if l.strip()]
+with open(sys.argv[3], "w") as tokens, open(sys.argv[4], "w") as copy:
+    for k in range(int(sys.argv[2])):
+        token = "r:lo" + os.urandom(12).hex()
+        tokens.write(token + "\n")
+        copy.write(hashlib.sha256(token.encode()).hexdigest() + "\t" + users[k % len(users)][3] + "\n")
+PY
+    "$PGBIN/psql" "$conninfo" -XAtq -v ON_ERROR_STOP=1 >/dev/null <<SQL
+CREATE TEMP TABLE lo (digest text, user_id text);
+\copy lo FROM '$copy'
+INSERT INTO sessions SELECT (jsonb_populate_record(NULL::sessions, to_jsonb(s) || jsonb_build_object(
+    'object_id', substr(md5(lo.digest), 1, 10), 'token_digest', '\\x' || lo.digest, 'installation_id', NULL))).*
+FROM lo CROSS JOIN LATERAL (SELECT * FROM sessions WHERE user_id = lo.user_id LIMIT 1) AS s;
+ANALYZE sessions;
+SQL
+}
