@@ -227,10 +227,12 @@ callgrind_account() {
 # request of BINARY (serving under callgrind with 2 HTTP event threads, rate limits off, the
 # assignments in its environment, DATABASE_URL among them) for the wrk script SCRIPT: a 5-second
 # warm-up, the counters zeroed, then SECONDS of load. Call callgrind_account RUNS_DIR first.
+# CALLGRIND_FLAGS adds options to callgrind's (a cache simulation, say); CALLGRIND_DUMP, a path,
+# keeps a copy of the dump there for a closer look.
 callgrind_per_request() {
     local bin="$1" script="$2" seconds="$3" port=$((20000 + RANDOM % 20000)) out="$4/run.$RANDOM"; shift 4
     env GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 GATEHOUSE_HTTP_THREADS=2 "$@" \
-        "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
+        "${AS_ACCOUNT[@]}" valgrind --tool=callgrind ${CALLGRIND_FLAGS:-} --callgrind-out-file="$out.cg.%p" "$bin" serve --port "$port" \
         >"$out.stdout" 2>/dev/null &
     local pid=$!
     BENCH_PIDS+=("$pid")
@@ -240,6 +242,7 @@ callgrind_per_request() {
     run_wrk "$out.wrk" 2 1 "$seconds" "$script" "http://127.0.0.1:$port/graphql"
     "${AS_ACCOUNT[@]}" callgrind_control -d "$pid" >/dev/null  # the counts since the zeroing, in the first numbered dump
     kill -TERM "$pid"; wait "$pid" 2>/dev/null || true
+    [ -z "${CALLGRIND_DUMP:-}" ] || cp "$out.cg.$pid.1" "$CALLGRIND_DUMP"
     [ "$(wrk_errors "$out.wrk")" = 0 ] || { echo "errors in $script:" >&2; grep -E "FIRST_ERROR|Socket errors" "$out.wrk" >&2 || true; }
     awk -v n="$(wrk_field "$out.wrk" requests)" '/^(summary|totals):/ { printf "%.0f\n", $2 / n; exit }' "$out.cg.$pid.1"
 }
