@@ -77,6 +77,16 @@ import Testing
         #expect(error.description.contains("syntax error"))
     }
 
+    /// A system error names the file and the reason: what an operator needs, and no data value.
+    @Test func systemErrorsKeepTheirMessage() throws {
+        let error = try #require(throws: PostgresError.self) {
+            _ = try connection.query("SELECT pg_read_file('no-such-file-here')")
+        }
+        #expect(error.sqlState == "58P01")
+        #expect(error.description.contains("undefined_file"), "\(error.description)")
+        #expect(error.description.contains("no-such-file-here"), "\(error.description)")
+    }
+
     @Test func connectionFailureIsClear() throws {
         let error = try #require(throws: PostgresError.self) {
             _ = try Connection("host=/nonexistent-gatehouse-dir dbname=x connect_timeout=2")

@@ -34,7 +34,8 @@ public enum SQLState {
         "57P02": "crash_shutdown", "57P03": "cannot_connect_now", "08000": "connection_exception",
         "08003": "connection_does_not_exist", "08006": "connection_failure", "08001": "sqlclient_unable_to_establish_sqlconnection",
         "08P01": "protocol_violation", "0A000": "feature_not_supported", "28000": "invalid_authorization_specification",
-        "28P01": "invalid_password",
+        "28P01": "invalid_password", "53100": "disk_full", "53200": "out_of_memory", "58000": "system_error",
+        "58030": "io_error", "58P01": "undefined_file", "58P02": "duplicate_file",
     ]
 
     /// The condition name of a SQLSTATE, when known.
@@ -43,9 +44,10 @@ public enum SQLState {
     /// Whether PostgreSQL builds messages of this SQLSTATE from identifiers only (no data values),
     /// so that a redacted description may show them. Class 22 (data exception) messages quote input
     /// values (`invalid input syntax for type integer: "..."`), and user-raised errors (P0) may say
-    /// anything: those are withheld.
+    /// anything: those are withheld. System errors (58: a file the server could not open, read or
+    /// write) name the file and the operating system's reason, which an operator needs.
     static func messageIsIdentifierOnly(_ code: String) -> Bool {
-        let safeClasses: Set<Substring> = ["08", "0A", "23", "25", "28", "3D", "40", "42", "53", "55", "57"]
+        let safeClasses: Set<Substring> = ["08", "0A", "23", "25", "28", "3D", "40", "42", "53", "55", "57", "58"]
         return safeClasses.contains(code.prefix(2))
     }
 }
