@@ -19,10 +19,11 @@ class Client:
         self.host, self.port, self.path, self.timeout = u.hostname, u.port, u.path, timeout
         self.conn = None
 
-    def post(self, query, variables=None, token=None, installation=None):
+    def post(self, query, variables=None, token=None, installation=None, master=None):
         body = json.dumps({'query': query, 'variables': variables or {}})
         headers = {'Content-Type': 'application/json'}
         if token: headers['X-Parse-Session-Token'] = token
+        if master: headers['X-Parse-Master-Key'] = master
         if installation: headers['X-Parse-Installation-Id'] = installation
         for attempt in range(2):
             if self.conn is None:

@@ -76,6 +76,48 @@ import Testing
         }
     }
 
+    /// The rows `query` returns, and the `users` rows its plan read (by any scan): the change of
+    /// the transaction's counters (which hold the connection's counts not yet reported too).
+    func usersRead(_ query: PostgresQuery) throws -> (rows: Int, read: Int) {
+        try pool.withConnection { connection in
+            try connection.transaction { tx in
+                func read() throws -> Int {
+                    try tx.queryFirst("""
+                        SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = 'users'
+                        """)?.decode(Int.self, at: 0) ?? 0
+                }
+                let before = try read()
+                let rows = try tx.query(query).count
+                return (rows, try read() - before)
+            }
+        }
+    }
+
+    /// A page of a provider's users, or of those with TOTP on, in a creation order reads about as
+    /// many users as it returns (at most twice), though they are 1 % of the users: it walks the
+    /// provider's ids or the TOTP secrets by their users' creation time. A probe per user would
+    /// read a hundred users per user returned; fetching every match to sort them, all 200. Their
+    /// counts read no user.
+    @Test(arguments: [UserSearch.Order.createdAtDescending, .createdAtAscending])
+    func aProvidersPageReadsOnlyItsUsers(order: UserSearch.Order) throws {
+        let store = UserSearchStore(pool: pool)
+        let searches = [
+            UserSearch(authProvider: "google"), UserSearch(mfa: true),
+            UserSearch(createdAfter: Date(timeIntervalSince1970: 1_767_225_600 + 60_000), authProvider: "google"),
+        ]
+        for base in searches {
+            var search = base
+            search.order = order
+            search.first = 20
+            let first = try usersRead(UserSearchStore.pageQuery(search, after: nil))
+            #expect(first.rows == 21 && first.read <= 42, "\(search): \(first)")
+            let cursor = try #require(try store.page(search, after: nil).users.last?.1)
+            let next = try usersRead(UserSearchStore.pageQuery(search, after: cursor))
+            #expect(next.rows == 21 && next.read <= 42, "\(search), after a cursor: \(next)")
+            #expect(try usersRead(UserSearchStore.countQuery(search)).read == 0, "\(search), count")
+        }
+    }
+
     /// The page statements find what the conditions say, in order (the plans above are of these).
     @Test func pagesFollowTheirOrder() throws {
         let store = UserSearchStore(pool: pool)

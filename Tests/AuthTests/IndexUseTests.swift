@@ -1,5 +1,7 @@
 import Auth
+import AuthGraphQL
 import Foundation
+import GraphQL
 import JSON
 import Postgres
 import Sodium
@@ -50,6 +52,91 @@ import Testing
         #expect(imported == .init(imported: 1, refused: 1))
         h.clock.advance(by: 400 * 86400)
         try SessionJanitor(pool: h.pool, batchSize: 2).deleteExpired(now: h.clock.now())
+
+        let after = try sequentialScans(h)
+        let scanned = Self.growingTables.filter { (after[$0] ?? 0) > (before[$0] ?? 0) }.sorted()
+        #expect(scanned.isEmpty, "read whole: \(scanned)")
+    }
+
+    /// `users` with every filter of `UserWhereInput` (each with the operators it takes, and
+    /// several together), in every `UserOrder`: the first page and the page after its cursor.
+    /// The filters are checked against the served schema, so that a filter added there is added
+    /// here. `count` is left out: it reads every match (for `disabled: false`, nearly every user),
+    /// by an index or not.
+    static let userFilters: [JSONObject] = [
+        [:],
+        ["objectId": ["equalTo": "aaaaaaaaaa"]],
+        ["username": ["equalTo": "ALICE"]],
+        ["username": ["startsWith": "al"]],
+        ["email": ["equalTo": "alice@example.com"]],
+        ["email": ["startsWith": "AL"]],
+        ["emailVerified": ["equalTo": true]],
+        ["emailVerified": ["equalTo": false]],
+        ["createdAt": ["greaterThan": "2000-01-01T00:00:00.000Z"]],
+        ["createdAt": ["greaterThan": "2000-01-01T00:00:00.000Z", "lessThan": "2100-01-01T00:00:00.000Z"]],
+        ["disabled": ["equalTo": true]],
+        ["disabled": ["equalTo": false]],
+        ["authProvider": ["equalTo": "anonymous"]],
+        ["mfa": ["equalTo": true]],
+        ["mfa": ["equalTo": false]],
+        ["authProvider": ["equalTo": "anonymous"], "mfa": ["equalTo": false], "createdAt": ["lessThan": "2100-01-01T00:00:00.000Z"]],
+        ["mfa": ["equalTo": true], "username": ["startsWith": "d"], "emailVerified": ["equalTo": false]],
+        ["authProvider": ["equalTo": "anonymous"], "disabled": ["equalTo": false]],
+    ]
+
+    static let usersPage = """
+        query U($where: UserWhereInput, $order: [UserOrder!], $first: Int, $after: String) {
+          users(where: $where, order: $order, first: $first, after: $after) {
+            pageInfo { hasNextPage endCursor } edges { cursor node { objectId username } }
+          }
+        }
+        """
+
+    @Test func theUsersSearchScansNoGrowingTable() throws {
+        let schema = try AuthGraphQL.schema()
+        guard case .inputObject(let whereInput)? = schema.type("UserWhereInput"),
+            case .enumType(let orderEnum)? = schema.type("UserOrder")
+        else { Issue.record("no UserWhereInput or UserOrder in the schema"); return }
+        let filtered = Set(Self.userFilters.flatMap(\.keys))
+        #expect(filtered == Set(whereInput.fields.map(\.name)), "every filter of UserWhereInput, and no other")
+
+        let setup = try Harness()
+        let admin = try setup.database.connect()
+        defer { admin.close() }
+        try admin.unsafeExecuteScript(#"ALTER DATABASE "\#(setup.database.name)" SET enable_seqscan = off"#)
+        let h = try Harness(sharing: setup)
+        // Two users for each filter's second page: in the order and on the index it walks.
+        var ids: [String: String] = [:]
+        for name in ["alice", "albert", "bob", "carol"] {
+            ids[name] = try OperatorTests.member(h, name).id
+        }
+        try h.execute("UPDATE users SET email_verified = true WHERE username IN ('alice', 'albert')")
+        for name in ["bob", "carol"] {
+            let disabled = h.graphql(OperatorTests.disable, variables: ["id": .string(ids[name]!)], master: Harness.masterKey)
+            #expect(disabled.errors.isEmpty, "\(disabled.json)")
+        }
+        _ = try ProviderLogInTests.guest(h, "device-1")
+        _ = try ProviderLogInTests.guest(h, "device-2")
+        for name in ["dave", "dora"] {
+            _ = try TOTPLogInTests.enrol(h, try TOTPLogInTests.account(h, name))
+        }
+        _ = try sequentialScans(setup)
+        let before = try sequentialScans(h)
+
+        for conditions in Self.userFilters {
+            for order in orderEnum.values.map(\.name) {
+                let variables: JSONObject = ["where": .object(conditions), "order": [.string(order)], "first": 1]
+                let first = h.graphql(Self.usersPage, variables: variables, master: Harness.masterKey)
+                #expect(first.errors.isEmpty, "\(conditions) \(order): \(first.json)")
+                let pageInfo = first.data?["users"]?["pageInfo"]
+                guard pageInfo?["hasNextPage"] == true, let cursor = pageInfo?["endCursor"] else { continue }
+                var next = variables
+                next["after"] = cursor
+                let second = h.graphql(Self.usersPage, variables: next, master: Harness.masterKey)
+                #expect(second.errors.isEmpty, "\(conditions) \(order), after: \(second.json)")
+                #expect(second.data?["users"]?["edges"]?.arrayValue?.isEmpty == false, "\(conditions) \(order), after")
+            }
+        }
 
         let after = try sequentialScans(h)
         let scanned = Self.growingTables.filter { (after[$0] ?? 0) > (before[$0] ?? 0) }.sorted()

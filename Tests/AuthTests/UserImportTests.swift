@@ -114,6 +114,10 @@ import Testing
         #expect(try row.decode(Date.self, at: 2) == ISO8601DateFormatter().date(from: "2021-03-04T05:06:07Z")!.addingTimeInterval(0.891))
         #expect(try h.count("SELECT count(*) FROM user_identities WHERE user_id = 'parseUser1' AND provider = 'facebook' AND provider_user_id = 'fb-77'") == 1)
         #expect(try h.count("SELECT count(*) FROM user_identities WHERE user_id = 'parseUser2' AND provider = 'twitter'") == 1)
+        // Each id carries its user's imported creation time, by which the users search walks a provider's users.
+        #expect(try h.count("""
+            SELECT count(*) FROM user_identities i JOIN users u ON u.object_id = i.user_id WHERE i.user_created_at = u.created_at
+            """) == 2)
         try logsInAndIsRehashed(h, "ada", "correct horse battery staple", id: "parseUser1")
     }
 

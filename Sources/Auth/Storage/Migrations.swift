@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds,
+        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, searchCreationOrder,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -681,5 +681,38 @@ public enum AuthMigrations {
         sql: """
             ALTER TABLE users DROP CONSTRAINT users_object_id_format,
                 ADD CONSTRAINT users_object_id_format CHECK (object_id ~ '^[A-Za-z0-9_-]{1,64}$') NOT VALID;
+            """)
+
+    /// Migration 20: a provider's users and those with TOTP on, in creation order, without reading
+    /// the users between them. `user_identities` and `user_totp` carry their user's creation time,
+    /// indexed with the user id (after the provider), so that the users search walks a provider's
+    /// users newest first and stops at its page, as it walks all users by `users_created_at_idx`.
+    /// A trigger copies the time from `users` on every insert, whichever version of Gatehouse
+    /// inserts; a user's creation time never changes. The column is nullable: an id linked to a
+    /// missing user then fails on its foreign key, not on a NOT NULL check. `(provider, user_id)`
+    /// is dropped: the new index leads with the provider and holds the user id too.
+    ///
+    /// Like migration 16, it fills and indexes both tables in its transaction, with them locked
+    /// against writes meanwhile (the runner cannot build indexes concurrently yet).
+    static let searchCreationOrder = Migration(
+        version: 20, name: "creation order of a provider's users and of users with TOTP",
+        sql: """
+            ALTER TABLE user_identities ADD COLUMN user_created_at timestamptz;
+            ALTER TABLE user_totp ADD COLUMN user_created_at timestamptz;
+            CREATE FUNCTION gatehouse_user_created_at() RETURNS trigger LANGUAGE plpgsql AS $$
+            BEGIN
+                SELECT u.created_at INTO NEW.user_created_at FROM users u WHERE u.object_id = NEW.user_id;
+                RETURN NEW;
+            END
+            $$;
+            CREATE TRIGGER user_identities_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_identities
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
+            CREATE TRIGGER user_totp_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_totp
+                FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
+            UPDATE user_identities i SET user_created_at = u.created_at FROM users u WHERE u.object_id = i.user_id;
+            UPDATE user_totp t SET user_created_at = u.created_at FROM users u WHERE u.object_id = t.user_id;
+            CREATE INDEX user_identities_provider_user_created_at_idx ON user_identities (provider, user_created_at, user_id);
+            CREATE INDEX user_totp_user_created_at_idx ON user_totp (user_created_at, user_id);
+            DROP INDEX user_identities_provider_user_id_idx;
             """)
 }

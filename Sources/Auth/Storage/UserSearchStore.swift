@@ -4,12 +4,14 @@ import Postgres
 /// The statements of `users(where, order, first, after)`: one page by keyset (the cursor's keys,
 /// never an offset), and the count of every user the conditions match.
 ///
-/// Each condition is served by an index (migration 16): the object id by the primary key,
+/// Each condition is served by an index (migrations 16 and 20): the object id by the primary key,
 /// usernames and emails by `lower(…)` (equality: the unique indexes; prefixes: the
 /// `text_pattern_ops` ones), `emailVerified` with the creation order, disabled users by a partial
 /// index, the creation time and both creation orders by `(created_at, object_id)`, a provider by
-/// `user_identities (provider, user_id)` and TOTP by `user_totp`'s primary key. The statement is
-/// assembled from fixed fragments; every value the caller gave is a bound parameter.
+/// `user_identities (provider, user_created_at, user_id)` and TOTP by `user_totp (user_created_at,
+/// user_id)` in a creation order, by their user id indexes as a probe per user in the username
+/// order. The statement is assembled from fixed fragments; every value the caller gave is a bound
+/// parameter.
 struct UserSearchStore: Sendable {
     let pool: Pool
 
@@ -42,33 +44,76 @@ struct UserSearchStore: Sendable {
     /// lower-cased username (the cursor's keys), one row more than the page to tell whether more
     /// follow.
     static func pageQuery(_ search: UserSearch, after cursor: UserSearchCursor?) -> PostgresQuery {
-        var builder = Builder()
+        let source = search.order == .usernameAscending ? Source.users : Source(search)
+        var builder = Builder(source: source)
         builder.conditions(of: search)
         if let cursor { builder.after(cursor) }
         let limit = builder.bind(Int64(search.first + 1))
+        let (created, id) = source.userKeys
         let order = switch search.order {
-        case .createdAtAscending: "u.created_at, u.object_id"
-        case .createdAtDescending: "u.created_at DESC, u.object_id DESC"
+        case .createdAtAscending: "\(created), \(id)"
+        case .createdAtDescending: "\(created) DESC, \(id) DESC"
         case .usernameAscending: "lower(u.username)"
         }
         return PostgresQuery(
             unsafeSQL: "SELECT \(UserStore.userColumns), "
-                + "(extract(epoch FROM u.created_at) * 1000000)::bigint, lower(u.username) FROM users u"
+                + "(extract(epoch FROM u.created_at) * 1000000)::bigint, lower(u.username) FROM " + source.from(joiningUsers: true)
                 + builder.whereClause + " ORDER BY " + order + " LIMIT " + limit,
             bindings: builder.bindings)
     }
 
-    /// The count's statement.
+    /// The count's statement: over a provider's ids or the TOTP secrets when the search has one,
+    /// joined to the users only for a condition on their own columns.
     static func countQuery(_ search: UserSearch) -> PostgresQuery {
-        var builder = Builder()
+        let source = Source(search)
+        var builder = Builder(source: source)
         builder.conditions(of: search)
-        return PostgresQuery(unsafeSQL: "SELECT count(*) FROM users u" + builder.whereClause, bindings: builder.bindings)
+        return PostgresQuery(
+            unsafeSQL: "SELECT count(*) FROM " + source.from(joiningUsers: search.hasUserColumnCondition) + builder.whereClause,
+            bindings: builder.bindings)
+    }
+
+    /// The table a statement reads its users from. A search for a provider's users (or for those
+    /// with TOTP on) reads that table's rows, one per user (a user has one id per provider and
+    /// one TOTP secret), by its index on the users' creation time (migration 20): a page in a
+    /// creation order reads as many rows as it shows, and a count only the matches, whatever
+    /// share of the users they are. An `EXISTS` probe per user instead, walking the users newest
+    /// first, reads a hundred users per row shown for a provider of 1 % of them.
+    enum Source: Equatable {
+        /// `users u`; a provider or TOTP is an `EXISTS` probe per user.
+        case users
+        /// `user_identities d` of the search's provider.
+        case identities
+        /// `user_totp d`.
+        case totp
+
+        init(_ search: UserSearch) {
+            self = search.authProvider != nil ? .identities : search.mfa == true ? .totp : .users
+        }
+
+        /// The `FROM` list: the table, joined to `users u` when `joiningUsers`.
+        func from(joiningUsers: Bool) -> String {
+            switch self {
+            case .users: "users u"
+            case .identities: "user_identities d" + (joiningUsers ? " JOIN users u ON u.object_id = d.user_id" : "")
+            case .totp: "user_totp d" + (joiningUsers ? " JOIN users u ON u.object_id = d.user_id" : "")
+            }
+        }
+
+        /// The user's creation time and object id in the table's columns, so that the order, the
+        /// cursor and a creation time range bound its index.
+        var userKeys: (created: String, id: String) {
+            self == .users ? ("u.created_at", "u.object_id") : ("d.user_created_at", "d.user_id")
+        }
     }
 
     /// SQL conditions from fixed fragments, with every value as a `$n` parameter.
     private struct Builder {
+        let source: Source
         var conditions: [String] = []
         var bindings = PostgresBindings()
+
+        init(source: Source) { self.source = source }
 
         /// Binds `value` and gives its placeholder.
         mutating func bind<Value: PostgresEncodable>(_ value: Value) -> String {
@@ -90,18 +135,23 @@ struct UserSearchStore: Sendable {
             if let disabled = search.disabled {
                 conditions.append(disabled ? "u.disabled_at IS NOT NULL" : "u.disabled_at IS NULL")
             }
+            let (created, id) = source.userKeys
             if let after = search.createdAfter {
-                conditions.append("u.created_at > " + bind(after))
+                conditions.append("\(created) > " + bind(after))
             }
             if let before = search.createdBefore {
-                conditions.append("u.created_at < " + bind(before))
+                conditions.append("\(created) < " + bind(before))
             }
             if let provider = search.authProvider {
-                conditions.append("EXISTS (SELECT 1 FROM user_identities i WHERE i.provider = " + bind(provider)
-                    + " AND i.user_id = u.object_id)")
+                if source == .identities {
+                    conditions.append("d.provider = " + bind(provider))
+                } else {
+                    conditions.append("EXISTS (SELECT 1 FROM user_identities i WHERE i.provider = " + bind(provider)
+                        + " AND i.user_id = \(id))")
+                }
             }
-            if let mfa = search.mfa {
-                conditions.append((mfa ? "" : "NOT ") + "EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = u.object_id)")
+            if let mfa = search.mfa, source != .totp {
+                conditions.append((mfa ? "" : "NOT ") + "EXISTS (SELECT 1 FROM user_totp t WHERE t.user_id = \(id))")
             }
         }
 
@@ -123,7 +173,8 @@ struct UserSearchStore: Sendable {
             case .created(let microseconds, let objectId):
                 let time = "('epoch'::timestamptz + " + bind(microseconds) + " * interval '1 microsecond')"
                 let comparison = cursor.order == .createdAtAscending ? ">" : "<"
-                conditions.append("(u.created_at, u.object_id) \(comparison) (" + time + ", " + bind(objectId) + ")")
+                let (created, id) = source.userKeys
+                conditions.append("(\(created), \(id)) \(comparison) (" + time + ", " + bind(objectId) + ")")
             case .username(let name):
                 conditions.append("lower(u.username) > " + bind(name))
             }
@@ -138,5 +189,13 @@ struct UserSearchStore: Sendable {
             }
             return escaped
         }
+    }
+}
+
+extension UserSearch {
+    /// Whether a condition reads a column of `users` itself, beyond the creation time (which the
+    /// provider ids and TOTP secrets carry as their users').
+    fileprivate var hasUserColumnCondition: Bool {
+        objectId != nil || username != nil || email != nil || emailVerified != nil || disabled != nil
     }
 }
