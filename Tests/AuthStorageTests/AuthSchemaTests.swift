@@ -229,4 +229,18 @@ import Testing
             #expect(try c.queryFirst("SELECT count(*) FROM schema_migration_steps")?.decode(Int.self, at: 0) == 0)
         }
     }
+
+    /// The database cuts a stored hash's kind (migration 21's `gatehouse_password_hash_kind`, which
+    /// its index is built on) with the pattern the code knows.
+    @Test func theHashKindFunctionCutsWithTheCodesPattern() throws {
+        let source = try pool.withConnection { c in
+            try c.queryFirst("SELECT prosrc FROM pg_proc WHERE proname = 'gatehouse_password_hash_kind'")?.decode(String.self, at: 0)
+        }
+        #expect(source?.contains("'\(HashKinds.sqlPrefixPattern)'") == true,
+                "HashKinds.sqlPrefixPattern changed: add a migration that replaces gatehouse_password_hash_kind and rebuilds its index")
+        let kind = try pool.withConnection { c in
+            try c.queryFirst("SELECT gatehouse_password_hash_kind(\(Self.phc))")?.decode(String?.self, at: 0)
+        }
+        #expect(kind == "$argon2id$v=19$m=65536,t=2,p=1")
+    }
 }

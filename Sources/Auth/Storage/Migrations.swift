@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds,
+        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, passwordHashKinds,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -699,4 +699,21 @@ public enum AuthMigrations {
             ALTER TABLE users DROP CONSTRAINT users_object_id_format,
                 ADD CONSTRAINT users_object_id_format CHECK (object_id ~ '^[A-Za-z0-9_-]{1,64}$') NOT VALID;
             """)
+
+    /// Migration 21: the kinds of password hash stored, read from an index instead of the whole
+    /// users table (``UserStore``'s `hashKindPrefixes`, at start-up and hourly).
+    /// `gatehouse_password_hash_kind` cuts a hash's kind with the pattern of
+    /// `HashKinds.sqlPrefixPattern` (a test checks they agree; a new pattern needs a migration that
+    /// replaces the function and rebuilds the index): NULL for no hash and for formats not verified
+    /// here. Most users share one kind, which btree deduplication keeps small.
+    static let passwordHashKinds = Migration(
+        version: 21, name: "index of the kinds of stored password hash",
+        steps: [
+            .transaction(#"""
+                CREATE FUNCTION gatehouse_password_hash_kind(password_hash text) RETURNS text LANGUAGE sql IMMUTABLE AS $kind$
+                    SELECT substring(password_hash FROM '^(\$argon2id\$[^$]*\$[^$]*|\$2[aby]\$[0-9][0-9]|\$firebase-scrypt\$[^$]*)')
+                $kind$;
+                """#),
+            .concurrentIndex(name: "users_password_hash_kind_idx", on: "users (gatehouse_password_hash_kind(password_hash))"),
+        ])
 }
