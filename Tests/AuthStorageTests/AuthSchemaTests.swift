@@ -204,4 +204,43 @@ import Testing
         #expect(rows.count == 1)
         #expect(rows.first?.0 == "eeeeeeeee1" && rows.first?.1 == SHA256.digest("phone") && rows.first?.2 == later)
     }
+
+    /// Migration 4 on a database with sessions: every session takes its last change as its last
+    /// use, over more than one batch of the backfill, and the index built after it is valid.
+    @Test func sessionUseMigrationBackfillsEverySessionInBatches() throws {
+        let pool = try TestDatabase.create().makePool(size: 1)
+        defer { pool.close() }
+        try Migrator(migrations: Array(AuthMigrations.all.prefix(3))).migrate(pool)
+        try pool.withConnection { c in
+            try insertUser(c, id: "eeeeeeeee1", username: "e")
+            try c.execute("""
+                INSERT INTO sessions (object_id, token_digest, user_id, created_with, expires_at, created_at, updated_at)
+                SELECT lpad(g::text, 10, '0'), sha256(convert_to(g::text, 'UTF8')), 'eeeeeeeee1', '{}', now() + interval '1 day',
+                       now(), timestamptz '2020-01-01 00:00:00Z' + g * interval '1 second'
+                FROM generate_series(1, 10001) g
+                """)
+        }
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        try pool.withConnection { c throws in
+            #expect(try c.queryFirst("SELECT count(*) FROM sessions WHERE last_used_at = updated_at")?.decode(Int.self, at: 0) == 10001)
+            #expect(try c.queryFirst("""
+                SELECT indisvalid FROM pg_index WHERE indexrelid = 'sessions_last_used_at_idx'::regclass
+                """)?.decode(Bool.self, at: 0) == true)
+            #expect(try c.queryFirst("SELECT count(*) FROM schema_migration_steps")?.decode(Int.self, at: 0) == 0)
+        }
+    }
+
+    /// The database cuts a stored hash's kind (migration 21's `gatehouse_password_hash_kind`, which
+    /// its index is built on) with the pattern the code knows.
+    @Test func theHashKindFunctionCutsWithTheCodesPattern() throws {
+        let source = try pool.withConnection { c in
+            try c.queryFirst("SELECT prosrc FROM pg_proc WHERE proname = 'gatehouse_password_hash_kind'")?.decode(String.self, at: 0)
+        }
+        #expect(source?.contains("'\(HashKinds.sqlPrefixPattern)'") == true,
+                "HashKinds.sqlPrefixPattern changed: add a migration that replaces gatehouse_password_hash_kind and rebuilds its index")
+        let kind = try pool.withConnection { c in
+            try c.queryFirst("SELECT gatehouse_password_hash_kind(\(Self.phc))")?.decode(String?.self, at: 0)
+        }
+        #expect(kind == "$argon2id$v=19$m=65536,t=2,p=1")
+    }
 }

@@ -50,6 +50,8 @@ import Testing
         ].joined(separator: "\n")
         let imported = try Array(export.utf8).withUnsafeBytes { try UserImporter(pool: h.pool).run($0, format: .parse) }
         #expect(imported == .init(imported: 1, refused: 1))
+        try h.auth.core.refreshHashKinds()
+        #expect(h.auth.core.hashKinds.kinds.contains("$2b$10"))
         h.clock.advance(by: 400 * 86400)
         try SessionJanitor(pool: h.pool, batchSize: 2).deleteExpired(now: h.clock.now())
 

@@ -89,6 +89,32 @@ import Testing
         try logsInAndIsRehashed(h, "user1@test.com", "user1password", id: "kYi4EvWQlQTKSfnJ3dRSP6IH3ed2")
     }
 
+    /// A user Firebase had disabled is imported disabled: the right password gets the disabled
+    /// answer, a wrong one the answer anyone gets; operators see why.
+    @Test func aUserFirebaseHadDisabledIsImportedDisabled() throws {
+        let h = try Harness()
+        let export = Self.firebaseExport.replacingOccurrences(of: #""disabled": false"#, with: #""disabled": true"#)
+        #expect(export != Self.firebaseExport)
+        let (summary, _) = try run(h, export, Self.firebase)
+        #expect(summary == .init(imported: 2))
+        let row = try #require(try h.rows("""
+            SELECT disabled_at IS NOT NULL, disabled_reason FROM users WHERE object_id = 'kYi4EvWQlQTKSfnJ3dRSP6IH3ed2'
+            """).first)
+        #expect(try row.decode(Bool.self, at: 0))
+        #expect(try row.decode(String?.self, at: 1) == "disabled in Firebase before the import")
+        #expect(OperatorTests.error(h.logIn("user1@test.com", "user1password")) == "101 This account has been disabled.")
+        #expect(OperatorTests.error(h.logIn("user1@test.com", "not the password")) == "101 Invalid username/password.")
+        // A record without the flag is an enabled user.
+        #expect(try h.count("SELECT count(*) FROM users WHERE object_id = 'phone_only-user' AND disabled_at IS NULL") == 1)
+    }
+
+    @Test func aDisabledFlagThatIsNotABooleanIsRefused() throws {
+        let h = try Harness()
+        let (summary, events) = try run(h, #"{"users": [{"localId": "flagged", "disabled": "yes"}]}"#, Self.firebase)
+        #expect(summary == .init(refused: 1))
+        #expect(events == [.refused(line: 1, reason: "disabled must be true or false")])
+    }
+
     @Test func firebaseHashWithoutParametersIsRefused() throws {
         let h = try Harness()
         let (summary, events) = try run(h, Self.firebaseExport, .firebase(nil))

@@ -58,13 +58,19 @@ public enum ExportFormat: Sendable, Equatable {
             }
         }
         let created = try firebaseTime(object["createdAt"], field: "createdAt") ?? Date()
+        // The export says whether, not since when: the import is the first time Gatehouse knows it.
+        let disabled = try optionalBool(object["disabled"], field: "disabled") ?? false
         return try checked(ImportRecord(
             line: line, objectId: id, username: email ?? id, email: email,
             emailVerified: try optionalBool(object["emailVerified"], field: "emailVerified") ?? false,
             passwordHash: hash, displayName: try optionalString(object["displayName"], field: "displayName"),
             photoURL: try optionalString(object["photoUrl"], field: "photoUrl"), identities: identities,
-            createdAt: created))
+            createdAt: created, disabledAt: disabled ? Date() : nil,
+            disabledReason: disabled ? firebaseDisabledReason : nil))
     }
+
+    /// The reason an imported user that Firebase had disabled shows to operators.
+    static let firebaseDisabledReason = "disabled in Firebase before the import"
 
     /// Firebase's times: milliseconds since 1970, as a string or a number.
     private static func firebaseTime(_ value: JSON?, field: String) throws(ImportRefusal) -> Date? {

@@ -17,6 +17,11 @@ public struct ImportRecord: Sendable, Equatable {
     public var identities: [Identity]
     public var createdAt: Date
     public var updatedAt: Date
+    /// When the user was disabled, nil for an enabled one: a disabled user is imported disabled
+    /// (every log-in that passes its checks is refused, as for a user an operator disabled).
+    public var disabledAt: Date?
+    /// Why, as operators see it (`User.disabledReason`).
+    public var disabledReason: String?
 
     /// A provider's user id linked to the user.
     public struct Identity: Sendable, Equatable {
@@ -32,7 +37,7 @@ public struct ImportRecord: Sendable, Equatable {
     public init(
         line: Int, objectId: String, username: String, email: String? = nil, emailVerified: Bool = false,
         passwordHash: String? = nil, displayName: String? = nil, photoURL: String? = nil, identities: [Identity] = [],
-        createdAt: Date, updatedAt: Date? = nil
+        createdAt: Date, updatedAt: Date? = nil, disabledAt: Date? = nil, disabledReason: String? = nil
     ) {
         self.line = line
         self.objectId = objectId
@@ -45,6 +50,8 @@ public struct ImportRecord: Sendable, Equatable {
         self.identities = identities
         self.createdAt = createdAt
         self.updatedAt = updatedAt ?? createdAt
+        self.disabledAt = disabledAt
+        self.disabledReason = disabledReason
     }
 
     /// Whether `id` can be kept as an object id: 1 to 64 characters of `[A-Za-z0-9_-]` (what the

@@ -80,7 +80,7 @@ public final class AuthCore: Sendable {
     /// kinds no account has any more stop costing failed log-ins work. Run at start and then
     /// periodically; a kind met by a log-in in between is added at once.
     public func refreshHashKinds() throws(AuthError) {
-        let prefixes = try database { () throws in try users.hashKindPrefixes(pattern: HashKinds.sqlPrefixPattern) }
+        let prefixes = try database { () throws in try users.hashKindPrefixes() }
         hashKinds.replace(withPrefixes: prefixes)
     }
 

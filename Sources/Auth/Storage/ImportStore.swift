@@ -29,7 +29,8 @@ struct ImportStore {
             CREATE TEMPORARY TABLE IF NOT EXISTS import_users (
                 line integer PRIMARY KEY, object_id text NOT NULL, username text NOT NULL, email text,
                 email_verified boolean NOT NULL, password_hash text, display_name text, photo_url text,
-                acl jsonb NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL
+                acl jsonb NOT NULL, created_at timestamptz NOT NULL, updated_at timestamptz NOT NULL,
+                disabled_at timestamptz, disabled_reason text
             ) ON COMMIT DELETE ROWS;
             CREATE TEMPORARY TABLE IF NOT EXISTS import_identities (
                 line integer NOT NULL, provider text NOT NULL, provider_user_id text NOT NULL
@@ -58,7 +59,8 @@ struct ImportStore {
                 users.append([
                     line, record.objectId, record.username, record.email, record.emailVerified ? "t" : "f",
                     record.passwordHash, record.displayName, record.photoURL, ACL().withOwner(record.objectId).jsonText,
-                    Self.time(record.createdAt), Self.time(record.updatedAt),
+                    Self.time(record.createdAt), Self.time(record.updatedAt), record.disabledAt.map(Self.time),
+                    record.disabledReason,
                 ])
                 for identity in record.identities {
                     identities.append([line, identity.provider, identity.providerUserId])
@@ -66,7 +68,7 @@ struct ImportStore {
             }
             try tx.connection.copyIn("""
                 COPY import_users (line, object_id, username, email, email_verified, password_hash, display_name, photo_url,
-                                   acl, created_at, updated_at) FROM STDIN
+                                   acl, created_at, updated_at, disabled_at, disabled_reason) FROM STDIN
                 """, rows: users)
             if identities.count > 0 {
                 try tx.connection.copyIn("COPY import_identities (line, provider, provider_user_id) FROM STDIN", rows: identities)
@@ -90,9 +92,9 @@ struct ImportStore {
             let skip = PostgresArray(excluded.sorted())
             try tx.execute("""
                 INSERT INTO users (object_id, username, email, password_hash, email_verified, acl, created_at, updated_at,
-                                   display_name, photo_url)
+                                   display_name, photo_url, disabled_at, disabled_reason)
                 SELECT object_id, username, email, password_hash, email_verified, acl, created_at, updated_at,
-                       display_name, photo_url
+                       display_name, photo_url, disabled_at, disabled_reason
                 FROM import_users WHERE line <> ALL(\(skip)::integer[])
                 """)
             if identities.count > 0 {

@@ -9,7 +9,7 @@ public enum AuthMigrations {
     public static let all: [Migration] = [
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
-        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, searchCreationOrder,
+        oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, searchCreationOrder, passwordHashKinds,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -156,15 +156,18 @@ public enum AuthMigrations {
 
     /// Migration 4: the account lifecycle. Session columns for the devices list and idle expiry,
     /// reset and verification tokens (SHA-256 digests only), and the mail outbox.
+    ///
+    /// The sessions that exist take their last change as their last use, set in batches after the
+    /// columns are added (the `ALTER TABLE` changes the catalog only), and `last_used_at` is then
+    /// indexed concurrently: `sessions` keeps taking writes while its rows are read.
     static let accounts = Migration(
         version: 4, name: "account tokens, mail outbox, session use",
-        sql: """
+        steps: [
+            .transaction("""
             -- When the token was last used (written at most once per five minutes per session) and
             -- the User-Agent that created it (cut to 256 characters). The default serves instances
             -- of the previous version during a rolling upgrade, which insert sessions without it.
             ALTER TABLE sessions ADD COLUMN last_used_at timestamptz NOT NULL DEFAULT now(), ADD COLUMN user_agent text;
-            UPDATE sessions SET last_used_at = updated_at;
-            CREATE INDEX sessions_last_used_at_idx ON sessions (last_used_at);
             -- Touching last_used_at changes nothing a cache holds: announce only real changes.
             DROP TRIGGER sessions_notify_change ON sessions;
             CREATE TRIGGER sessions_notify_change AFTER UPDATE OF token_digest, user_id, expires_at OR DELETE ON sessions
@@ -229,7 +232,20 @@ public enum AuthMigrations {
             $$;
             CREATE TRIGGER mail_outbox_notify AFTER INSERT ON mail_outbox
                 FOR EACH STATEMENT EXECUTE FUNCTION gatehouse_notify_mail();
-            """)
+            """),
+            // 10,000 sessions at a time in the order of their primary key. A session that instances
+            // of the previous version insert meanwhile takes its time of insertion (the default),
+            // and one past the batches' key its last change: the same moment.
+            .batches("""
+                WITH batch AS (
+                    SELECT object_id FROM sessions WHERE object_id > coalesce($1, '') ORDER BY object_id LIMIT 10000
+                ), backfilled AS (
+                    UPDATE sessions s SET last_used_at = s.updated_at FROM batch WHERE s.object_id = batch.object_id
+                )
+                SELECT max(object_id) FROM batch
+                """),
+            .concurrentIndex(name: "sessions_last_used_at_idx", on: "sessions (last_used_at)"),
+        ])
 
     /// Migration 5: third-party log-in. A user's linked provider ids live in a table of their
     /// own rather than in `users.auth_data`: "which user has this provider id" is then a primary
@@ -544,24 +560,18 @@ public enum AuthMigrations {
     /// where and from what a security notice's change was made, and the devices users sign in
     /// from (for the notice of a new one).
     ///
-    /// The migration runner applies each migration in one transaction, where `CREATE INDEX
-    /// CONCURRENTLY` is not allowed: these indexes are built while `users` is locked for writes
-    /// (seconds per million users).
+    /// The indexes are built concurrently, after the columns and tables: `users` and
+    /// `user_identities` keep taking writes while they build.
     static let operators = Migration(
         version: 16, name: "disabled users; indexes of the users search",
-        sql: """
+        steps: [
+            .transaction("""
             ALTER TABLE users ADD COLUMN disabled_at timestamptz, ADD COLUMN disabled_reason text;
             DROP TRIGGER users_notify_change ON users;
             CREATE TRIGGER users_notify_change
                 AFTER UPDATE OF username, email, email_verified, acl, auth_data, password_hash, updated_at,
                     display_name, photo_url, custom_fields, disabled_at OR DELETE ON users
                 FOR EACH ROW EXECUTE FUNCTION gatehouse_notify_user_change();
-            CREATE INDEX users_created_at_idx ON users (created_at, object_id);
-            CREATE INDEX users_username_prefix_idx ON users (lower(username) text_pattern_ops);
-            CREATE INDEX users_email_prefix_idx ON users (lower(email) text_pattern_ops);
-            CREATE INDEX users_email_verified_created_at_idx ON users (email_verified, created_at, object_id);
-            CREATE INDEX users_disabled_created_at_idx ON users (created_at, object_id) WHERE disabled_at IS NOT NULL;
-            CREATE INDEX user_identities_provider_user_id_idx ON user_identities (provider, user_id);
 
             -- Security notices: the address and User-Agent of the request that made the change
             -- (`{"address", "device"}`); NULL for the other kinds.
@@ -576,7 +586,14 @@ public enum AuthMigrations {
                 last_seen_at timestamptz NOT NULL,
                 PRIMARY KEY (user_id, device_digest)
             );
-            """)
+            """),
+            .concurrentIndex(name: "users_created_at_idx", on: "users (created_at, object_id)"),
+            .concurrentIndex(name: "users_username_prefix_idx", on: "users (lower(username) text_pattern_ops)"),
+            .concurrentIndex(name: "users_email_prefix_idx", on: "users (lower(email) text_pattern_ops)"),
+            .concurrentIndex(name: "users_email_verified_created_at_idx", on: "users (email_verified, created_at, object_id)"),
+            .concurrentIndex(name: "users_disabled_created_at_idx", on: "users (created_at, object_id) WHERE disabled_at IS NOT NULL"),
+            .concurrentIndex(name: "user_identities_provider_user_id_idx", on: "user_identities (provider, user_id)"),
+        ])
 
     /// Migration 17: the tamper-evident audit log. Entries are kept in ``AuditLog/chains`` hash
     /// chains (a user's entries always in the chain of its id); each chain's head row holds its last
@@ -692,27 +709,62 @@ public enum AuthMigrations {
     /// missing user then fails on its foreign key, not on a NOT NULL check. `(provider, user_id)`
     /// is dropped: the new index leads with the provider and holds the user id too.
     ///
-    /// Like migration 16, it fills and indexes both tables in its transaction, with them locked
-    /// against writes meanwhile (the runner cannot build indexes concurrently yet).
+    /// The rows already there are filled 10,000 users at a time and the indexes built
+    /// concurrently, so both tables take writes meanwhile; rows inserted meanwhile are filled by
+    /// the trigger, which is in place before the first batch.
     static let searchCreationOrder = Migration(
         version: 20, name: "creation order of a provider's users and of users with TOTP",
-        sql: """
-            ALTER TABLE user_identities ADD COLUMN user_created_at timestamptz;
-            ALTER TABLE user_totp ADD COLUMN user_created_at timestamptz;
-            CREATE FUNCTION gatehouse_user_created_at() RETURNS trigger LANGUAGE plpgsql AS $$
-            BEGIN
-                SELECT u.created_at INTO NEW.user_created_at FROM users u WHERE u.object_id = NEW.user_id;
-                RETURN NEW;
-            END
-            $$;
-            CREATE TRIGGER user_identities_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_identities
-                FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
-            CREATE TRIGGER user_totp_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_totp
-                FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
-            UPDATE user_identities i SET user_created_at = u.created_at FROM users u WHERE u.object_id = i.user_id;
-            UPDATE user_totp t SET user_created_at = u.created_at FROM users u WHERE u.object_id = t.user_id;
-            CREATE INDEX user_identities_provider_user_created_at_idx ON user_identities (provider, user_created_at, user_id);
-            CREATE INDEX user_totp_user_created_at_idx ON user_totp (user_created_at, user_id);
-            DROP INDEX user_identities_provider_user_id_idx;
-            """)
+        steps: [
+            .transaction("""
+                ALTER TABLE user_identities ADD COLUMN user_created_at timestamptz;
+                ALTER TABLE user_totp ADD COLUMN user_created_at timestamptz;
+                CREATE FUNCTION gatehouse_user_created_at() RETURNS trigger LANGUAGE plpgsql AS $$
+                BEGIN
+                    SELECT u.created_at INTO NEW.user_created_at FROM users u WHERE u.object_id = NEW.user_id;
+                    RETURN NEW;
+                END
+                $$;
+                CREATE TRIGGER user_identities_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_identities
+                    FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
+                CREATE TRIGGER user_totp_user_created_at BEFORE INSERT OR UPDATE OF user_id ON user_totp
+                    FOR EACH ROW EXECUTE FUNCTION gatehouse_user_created_at();
+                """),
+            .batches("""
+                WITH batch AS (
+                    SELECT object_id, created_at FROM users WHERE object_id > coalesce($1, '') ORDER BY object_id LIMIT 10000
+                ), filled AS (
+                    UPDATE user_identities i SET user_created_at = batch.created_at FROM batch WHERE i.user_id = batch.object_id
+                )
+                SELECT max(object_id) FROM batch
+                """),
+            .batches("""
+                WITH batch AS (
+                    SELECT user_id FROM user_totp WHERE user_id > coalesce($1, '') ORDER BY user_id LIMIT 10000
+                ), filled AS (
+                    UPDATE user_totp t SET user_created_at = u.created_at FROM batch, users u
+                    WHERE t.user_id = batch.user_id AND u.object_id = batch.user_id
+                )
+                SELECT max(user_id) FROM batch
+                """),
+            .concurrentIndex(name: "user_identities_provider_user_created_at_idx", on: "user_identities (provider, user_created_at, user_id)"),
+            .concurrentIndex(name: "user_totp_user_created_at_idx", on: "user_totp (user_created_at, user_id)"),
+            .transaction("DROP INDEX user_identities_provider_user_id_idx;"),
+        ])
+
+    /// Migration 21: the kinds of password hash stored, read from an index instead of the whole
+    /// users table (``UserStore``'s `hashKindPrefixes`, at start-up and hourly).
+    /// `gatehouse_password_hash_kind` cuts a hash's kind with the pattern of
+    /// `HashKinds.sqlPrefixPattern` (a test checks they agree; a new pattern needs a migration that
+    /// replaces the function and rebuilds the index): NULL for no hash and for formats not verified
+    /// here. Most users share one kind, which btree deduplication keeps small.
+    static let passwordHashKinds = Migration(
+        version: 21, name: "index of the kinds of stored password hash",
+        steps: [
+            .transaction(#"""
+                CREATE FUNCTION gatehouse_password_hash_kind(password_hash text) RETURNS text LANGUAGE sql IMMUTABLE AS $kind$
+                    SELECT substring(password_hash FROM '^(\$argon2id\$[^$]*\$[^$]*|\$2[aby]\$[0-9][0-9]|\$firebase-scrypt\$[^$]*)')
+                $kind$;
+                """#),
+            .concurrentIndex(name: "users_password_hash_kind_idx", on: "users (gatehouse_password_hash_kind(password_hash))"),
+        ])
 }

@@ -170,12 +170,22 @@ struct UserStore: Sendable {
     /// How long an installation's last session of a user keeps it known (the owner's exemption).
     static let installationMemory: TimeInterval = 30 * 24 * 3600
 
-    /// The distinct prefixes of the stored password hashes that `pattern` (a POSIX regular
-    /// expression) cuts, nil for hashes it does not match. Reads the whole table.
-    func hashKindPrefixes(pattern: String) throws -> [String?] {
+    /// The distinct kinds of the stored password hashes, as `gatehouse_password_hash_kind` cuts
+    /// them (hashes of formats not verified here have none). One probe of its index per kind: each
+    /// step of the recursion finds the least kind above the one before.
+    func hashKindPrefixes() throws -> [String] {
         try pool.withConnection(retry: .once) { connection in
-            try connection.query("SELECT DISTINCT substring(password_hash FROM \(pattern)) FROM users")
-                .map { try $0.decode(String?.self, at: 0) }
+            try connection.query("""
+                WITH RECURSIVE kinds (kind) AS (
+                    (SELECT gatehouse_password_hash_kind(password_hash) FROM users
+                     WHERE gatehouse_password_hash_kind(password_hash) IS NOT NULL ORDER BY 1 LIMIT 1)
+                    UNION ALL
+                    SELECT (SELECT gatehouse_password_hash_kind(u.password_hash) FROM users u
+                            WHERE gatehouse_password_hash_kind(u.password_hash) > k.kind ORDER BY 1 LIMIT 1)
+                    FROM kinds k WHERE k.kind IS NOT NULL
+                )
+                SELECT kind FROM kinds WHERE kind IS NOT NULL
+                """).map { try $0.decode(String.self, at: 0) }
         }
     }
 

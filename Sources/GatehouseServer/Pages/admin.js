@@ -100,19 +100,20 @@ function whereFromForm() {
   return where;
 }
 
-const usersQuery = `query Users($where: UserWhereInput, $after: String) {
+// The count (a scan of every match) is asked for once per search, not for each further page.
+const usersQuery = `query Users($where: UserWhereInput, $after: String, $withCount: Boolean!) {
   users(where: $where, first: 20, after: $after) {
-    count pageInfo { hasNextPage endCursor }
+    count @include(if: $withCount) pageInfo { hasNextPage endCursor }
     edges { node { objectId username email emailVerified disabled createdAt } }
   }
 }`;
 
 async function runSearch(where, after) {
-  const data = await api(usersQuery, { where, after });
+  const data = await api(usersQuery, { where, after, withCount: !after });
   const users = data.users;
   if (!after) $("results").replaceChildren();
   for (const edge of users.edges) $("results").appendChild(resultRow(edge.node));
-  $("search-count").textContent = users.count === 1 ? "1 user" : users.count + " users";
+  if (!after) $("search-count").textContent = users.count === 1 ? "1 user" : users.count + " users";
   $("more").hidden = !users.pageInfo.hasNextPage;
   lastSearch = { where, after: users.pageInfo.endCursor };
 }

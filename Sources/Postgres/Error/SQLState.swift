@@ -19,6 +19,8 @@ public enum SQLState {
     /// 25006 read_only_sql_transaction: a write sent to a standby (or to a server with
     /// `default_transaction_read_only` on).
     public static let readOnlySQLTransaction = "25006"
+    /// 55P03 lock_not_available (`NOWAIT`, `lock_timeout`).
+    public static let lockNotAvailable = "55P03"
 
     private static let names: [String: String] = [
         "23505": "unique_violation", "23503": "foreign_key_violation", "23502": "not_null_violation",
