@@ -90,7 +90,9 @@ remove_base_worktree() {
 }
 
 # new_dir: a temp dir in NEW_DIR, removed on exit (not via $(...): the subshell would lose it).
-new_dir() { NEW_DIR="$(mktemp -d "${TMPDIR:-/tmp}/ghb-XXXXXX")"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
+# BENCH_TMPDIR: where the working directories go (/tmp by default); a directory of its own, not
+# TMPDIR, which the servers started here would inherit.
+new_dir() { NEW_DIR="$(mktemp -d "${BENCH_TMPDIR:-/tmp}/ghb-XXXXXX")"; chmod 755 "$NEW_DIR"; BENCH_DIRS+=("$NEW_DIR"); }
 
 # start_server DATA_DIR LOGFILE [env assignments...]: sets SERVER_PID and SERVER_PORT.
 # Rate limits and the per-address connection cap off (every load generator is one loopback
