@@ -81,6 +81,20 @@ import Threading
         #expect(try store.claim(limit: 10).map(\.type) == ["user.deleted"])
     }
 
+    /// Each commit of events calls the sender's wake-up directly: not through wrappers that
+    /// grow with every commit before it (the call's stack depth stays the same).
+    @Test func eachCommitWakesTheSenderOnceAtTheSameDepth() throws {
+        let wakeup = EventLog.Wakeup()
+        let depths = Lock<[Int]>([])
+        wakeup.set { depths.withLock { $0.append(Thread.callStackReturnAddresses.count) } }
+        let log = EventLog(subscribers: Self.both.subscribers, wakeup: wakeup)
+        for _ in 0..<20 { try record(log, [.userDeleted(user, at: Date())]) }
+        let seen = depths.withLock { $0 }
+        #expect(seen.count == 20)
+        #expect(seen.first.map { $0 < 100 } == true, "below the 128 frames the count stops at: \(seen)")
+        #expect(Set(seen).count == 1, "\(seen)")
+    }
+
     /// Two changes of one user in parallel that lock nothing in common: the later one's event
     /// waits for the earlier one's commit, so no claim sees it before the earlier event (which
     /// would deliver it first); then the two go out in order.

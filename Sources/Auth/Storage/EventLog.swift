@@ -25,17 +25,29 @@ import Threading
 public struct EventLog: Sendable {
     /// Wakes the process's webhook sender once rows it can deliver are committed.
     public final class Wakeup: Sendable {
-        private let action = Lock<(@Sendable () -> Void)?>(nil)
+        /// What a commit calls.
+        public typealias Action = @Sendable () -> Void
+
+        /// The action in a class: a closure kept directly as a `Lock`'s state would be wrapped in
+        /// two more reabstraction thunks by every read (Swift passes it `inout` through the
+        /// generic), so each commit would call through a chain as long as the commits before it.
+        private final class Box: Sendable {
+            let action: Action
+            init(_ action: @escaping Action) { self.action = action }
+        }
+
+        private let box = Lock<Box?>(nil)
 
         public init() {}
 
         /// What a commit of events calls from now on (the sender's wake-up); nil: none, the
         /// commit notifies instead.
-        public func set(_ action: (@Sendable () -> Void)?) {
-            self.action.withLock { $0 = action }
+        public func set(_ action: Action?) {
+            let box = action.map(Box.init)
+            self.box.withLock { $0 = box }
         }
 
-        var current: (@Sendable () -> Void)? { action.withLock { $0 } }
+        var current: Action? { box.withLock { $0 }?.action }
     }
 
     /// A webhook endpoint as the log sees it: where its deliveries go (the key of its rows) and
