@@ -266,6 +266,7 @@ final class WebhookSender: @unchecked Sendable {
             return
         }
         counts.withLock { $0[endpoint.index].delivered += delivered.count }
+        guard logger.enabled(.debug) else { return }
         for delivery in delivered {
             logger.debug("webhook delivered", [
                 "webhookId": .string(delivery.eventId), "endpoint": .int(endpoint.index), "type": .string(delivery.type),
