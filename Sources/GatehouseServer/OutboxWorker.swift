@@ -71,8 +71,10 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
     /// The claimed rows not yet done, of every queue.
     private var held: Set<Int64> = []
     private var pending: (count: Int, oldestAge: Double) = (0, 0)
-    /// When `pending` was last read.
+    /// When `pending` was last read (or its reading failed).
     private var summarized: ContinuousClock.Instant?
+    /// Whether a round ended after that without reading it (it had been read less than a second before).
+    private var summaryOwed = false
     /// Rounds completed, and those whose claim took rows: tests wait for a count, not for time.
     private var rounds = 0
     private var claimingRounds = 0
@@ -200,22 +202,25 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
         }
     }
 
-    /// Reads the backlog for `/metrics` unless it was read less than a second ago; whether it did.
-    private func summarizeUnlessRecent() throws -> Bool {
+    /// Reads the backlog for `/metrics`, unless it was read less than a second ago: then it is
+    /// owed, and read by the first queue whose wait reaches that second (``idle(_:seconds:)``).
+    /// `onlyIfOwed`: nothing unless it is owed.
+    private func summarizeUnlessRecent(onlyIfOwed: Bool = false) throws {
         let now = ContinuousClock.now
-        if let last = mutex.withLock({ summarized }), now - last < .seconds(1) { return false }
+        let skip = mutex.withLock {
+            if onlyIfOwed && !summaryOwed { return true }
+            guard let last = summarized, now - last < .seconds(1) else { return false }
+            summaryOwed = true
+            return true
+        }
+        if skip { return }
+        // A failed reading counts as one too, so that an unavailable database is not asked at once again.
+        mutex.withLock { summarized = now }
         let summary = try lease.pendingSummary()
         mutex.withLock {
             pending = summary
-            summarized = now
+            summaryOwed = false
         }
-        return true
-    }
-
-    /// Seconds until the backlog may be read again.
-    private func secondsUntilSummaryAllowed() -> Double {
-        guard let last = mutex.withLock({ summarized }) else { return 0 }
-        return max(0, Self.seconds(.seconds(1) - (ContinuousClock.now - last)))
     }
 
     private static func seconds(_ duration: Duration) -> Double {
@@ -249,24 +254,42 @@ final class OutboxWorker<Item: Sendable>: @unchecked Sendable {
                     if !batch.isEmpty { claimingRounds += 1 }
                     return states[index].woken
                 }
+                // The backlog for /metrics, at most once a second.
+                try summarizeUnlessRecent()
                 // Another round at once after a full batch, or when rows were committed during
                 // this one (wake-ups while rows keep coming fold into one round each).
                 if batch.count == batchSize || woken {
-                    // The backlog for /metrics at most once a second while rounds follow each other.
-                    _ = try summarizeUnlessRecent()
                     if batch.count < batchSize / 4 { gatherMore(index) }
                     continue
                 }
-                // Idle: the backlog, unless read less than a second ago; then the wait ends
-                // when it may be read again, so that /metrics does not keep a burst's figure.
-                if !(try summarizeUnlessRecent()) { wait = min(wait, max(secondsUntilSummaryAllowed(), 0.001)) }
                 if let due = try queue.secondsUntilNextDue() { wait = min(wait, due) }
             } catch {
                 logger.warn("\(name) outbox unavailable", ["error": .string(String(describing: error))])
                 wait = min(wait, 5)
             }
-            mutex.withLock {
-                if !states[index].woken && !stopping && wait > 0 { _ = mutex.wait(states[index].wake, seconds: wait) }
+            idle(index, seconds: wait)
+        }
+    }
+
+    /// Waits up to `seconds` for a wake-up of queue `index` (or the stop); on the way, reads the
+    /// backlog if it is owed, so that /metrics does not keep a burst's figure.
+    private func idle(_ index: Int, seconds: Double) {
+        let deadline = ContinuousClock.now + .seconds(seconds)
+        while true {
+            let summaryDue = mutex.withLock { () -> ContinuousClock.Instant? in
+                guard summaryOwed, let last = summarized else { return nil }
+                return last + .seconds(1)
+            }
+            let until = min(deadline, summaryDue ?? deadline)
+            let proceed = mutex.withLock { () -> Bool in
+                if states[index].woken || stopping { return true }
+                let left = until - ContinuousClock.now
+                if left > .zero { _ = mutex.wait(states[index].wake, seconds: Self.seconds(left)) }
+                return states[index].woken || stopping || ContinuousClock.now >= deadline
+            }
+            if proceed { return }
+            do { try summarizeUnlessRecent(onlyIfOwed: true) } catch {
+                logger.warn("\(name) outbox unavailable", ["error": .string(String(describing: error))])
             }
         }
     }
