@@ -18,10 +18,11 @@ import Threading
 /// libcurl handle (``HTTPConnection``: kept alive between deliveries, and between batches). The
 /// batch's deliveries are marked sent in one statement when it is done.
 ///
-/// What one slow endpoint can hold is bounded: a delivery that gets no answer (a timeout, a
-/// refused connection) stops its round from starting more, as does a round older than one
-/// delivery timeout, and the chains not started are made due again at once; and until a round
-/// of that endpoint gets answers again, its claims take one row per connection, not a batch.
+/// What one slow endpoint can hold is bounded: a delivery left without an answer for half the
+/// timeout or more (the endpoint hangs; one that refuses fails at once) stops its round from
+/// starting more, as does a round older than one delivery timeout, and the chains not started
+/// are made due again at once; and until a round of that endpoint does not hang, its claims take
+/// at most one row per connection (``concurrency``), each chain on a connection of its own.
 ///
 /// A last queue gives up the rows of endpoints no longer configured.
 ///
@@ -57,7 +58,7 @@ final class WebhookSender: @unchecked Sendable {
     private let lanes: [WorkerThreads]
     /// Per endpoint: connections not in use, kept open for the next batch.
     private let idle: [Lock<[HTTPConnection]>]
-    /// Per endpoint: whether its last round had an answer to every delivery it started.
+    /// Per endpoint: false once a round of it hung, until a round of it does not.
     private let answering: Lock<[Bool]>
     private let logger: Logger
     private let counts: Lock<[Counts]>
@@ -99,7 +100,7 @@ final class WebhookSender: @unchecked Sendable {
         queues.append(.init(
             name: "unknown",
             claim: { [store] in
-                try store.giveUpUnknown(known: known, error: "the endpoint is no longer in GATEHOUSE_WEBHOOKS", limit: $0)
+                try store.giveUpUnknown(known: known, error: Self.unknownEndpoint, limit: $0)
             },
             secondsUntilNextDue: { [store] in try store.secondsUntilNextUnknownDue(known: known) },
             deliver: { [unowned self] in gaveUp($0) }))
@@ -140,10 +141,10 @@ final class WebhookSender: @unchecked Sendable {
     /// What became of one POST.
     private enum Outcome {
         case delivered
-        /// An answer that is not a 2xx, or an endpoint no longer configured: recorded as a failure.
-        case refused
-        /// No answer within the timeout, or no connection: recorded as a failure.
-        case unanswered
+        /// An answer that is not a 2xx, or none at once (a refused connection): recorded as a failure.
+        case failed
+        /// No answer for half the timeout or more: recorded as a failure.
+        case hung
     }
 
     /// The progress of a batch, shared by its lanes.
@@ -151,7 +152,7 @@ final class WebhookSender: @unchecked Sendable {
         /// The next chain to start; the count of chains once the round stops starting them.
         var next = 0
         var delivered: [WebhookOutboxStore.Delivery] = []
-        var unanswered = false
+        var hung = false
     }
 
     /// Delivers `batch` to endpoint `index` over at most ``concurrency`` connections at once,
@@ -193,8 +194,8 @@ final class WebhookSender: @unchecked Sendable {
                     }
                     // The user's later events wait behind the failed one: due again, untried.
                     worker.release(Array(chain[(position + 1)...]))
-                    if outcome == .unanswered {
-                        progress.withLock { $0.unanswered = true }
+                    if outcome == .hung {
+                        progress.withLock { $0.hung = true }
                         return stopStarting(chains, progress)
                     }
                     break
@@ -203,7 +204,10 @@ final class WebhookSender: @unchecked Sendable {
         }
         // One lane per `deliveriesPerLane` deliveries: a small batch (events as they come) goes
         // out on the queue's own thread; a backlog spreads over up to `concurrency` connections.
-        let count = min(concurrency, chains.count, (batch.count + Self.deliveriesPerLane - 1) / Self.deliveriesPerLane)
+        // To an endpoint that hung, each chain (one row per connection) gets a lane: one hanging
+        // delivery holds up no other.
+        let perLane = answering.withLock { $0[index] } ? Self.deliveriesPerLane : 1
+        let count = min(concurrency, chains.count, (batch.count + perLane - 1) / perLane)
         if count > 1 {
             let group = DispatchGroup()
             for _ in 1..<count {
@@ -218,8 +222,8 @@ final class WebhookSender: @unchecked Sendable {
         } else {
             lane()
         }
-        let (delivered, unanswered) = progress.withLock { ($0.delivered, $0.unanswered) }
-        answering.withLock { $0[index] = !unanswered }
+        let (delivered, hung) = progress.withLock { ($0.delivered, $0.hung) }
+        answering.withLock { $0[index] = !hung }
         recordDelivered(delivered, endpoint)
     }
 
@@ -236,6 +240,7 @@ final class WebhookSender: @unchecked Sendable {
     /// after a failure to answer, so the next delivery starts on a fresh connection). A failure
     /// is recorded at once; a delivery is marked sent with its batch.
     private func post(_ delivery: WebhookOutboxStore.Delivery, to endpoint: WebhookEndpoint, on connection: inout HTTPConnection?) -> Outcome {
+        let started = ContinuousClock.now
         let body = Array(delivery.body.utf8)
         let headers = WebhookSignature.headers(
             id: delivery.eventId, timestamp: Int(Date().timeIntervalSince1970), body: body, secret: endpoint.secret)
@@ -244,11 +249,11 @@ final class WebhookSender: @unchecked Sendable {
             let answer = try connection!.post(endpoint.url, headers: headers, body: body, timeoutMilliseconds: deliveryTimeout)
             if (200..<300).contains(answer.status) { return .delivered }
             record(delivery, endpoint: endpoint, failure: "HTTP \(answer.status)")
-            return .refused
+            return .failed
         } catch {
             connection = nil
             record(delivery, endpoint: endpoint, failure: error.description)
-            return .unanswered
+            return ContinuousClock.now - started >= .milliseconds(deliveryTimeout / 2) ? .hung : .failed
         }
     }
 
@@ -295,6 +300,9 @@ final class WebhookSender: @unchecked Sendable {
         }
     }
 
+    /// Why a delivery to an endpoint no longer configured is given up.
+    static let unknownEndpoint = "the endpoint is no longer in GATEHOUSE_WEBHOOKS"
+
     /// Logs the deliveries given up because their endpoint is no longer configured (the claim
     /// recorded it).
     private func gaveUp(_ deliveries: [WebhookOutboxStore.Delivery]) {
@@ -302,7 +310,7 @@ final class WebhookSender: @unchecked Sendable {
             worker.finished(delivery)
             logger.warn("webhook delivery failed, given up", [
                 "webhookId": .string(delivery.eventId), "endpoint": .int(-1), "type": .string(delivery.type),
-                "attempts": .int(delivery.attempts), "error": .string("the endpoint is no longer in GATEHOUSE_WEBHOOKS"),
+                "attempts": .int(delivery.attempts), "error": .string(Self.unknownEndpoint),
             ])
         }
     }

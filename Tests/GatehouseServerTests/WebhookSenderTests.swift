@@ -92,6 +92,7 @@ import Testing
             sender.stop()
         }
         let users = try record(log, users: 0..<5)
+        #expect(eventually { receiver.requests(on: "/hang").count == 1 }, "the first delivery, held")
         #expect(eventually { receiver.requests(on: "/ok").count == 10 }, "\(receiver.requests().map(\.path))")
         // All while the hanging endpoint's first delivery is in flight.
         #expect(receiver.requests(on: "/hang").count == 1)
@@ -136,6 +137,33 @@ import Testing
         expected[users[0]] = ["user.created", "user.created", "user.deleted"]
         #expect(typesByUser("/slow") == expected)
         #expect(sender.deliveryCounts == [.init(delivered: 6, failed: 0, retries: 1)])
+    }
+
+    /// An endpoint that refuses connections fails each delivery at once: one round tries every
+    /// user's first event (each then waits for its retry), rather than giving them back to be
+    /// claimed again round after round.
+    @Test func anEndpointThatRefusesConnectionsFailsEachDeliveryInOneRound() throws {
+        let port = try LoopbackListener().port  // closed again: nothing listens there
+        let refusing = WebhookEndpoint(
+            index: 0, url: "http://127.0.0.1:\(port)/in", secret: try #require(WebhookSecret(WebhookTests.secret)), kinds: nil)
+        let (sender, log) = sender([refusing])
+        _ = try record(log, users: 0..<10)
+        sender.start()
+        defer { sender.stop() }
+        // Rounds counted before rows that show every first event failed once and none retried:
+        // the count holds no round of a retry.
+        var rounds: Int?
+        #expect(eventually {
+            let claiming = sender.roundCounts.claiming
+            guard claiming > 0, let rows = try? rows(refusing) else { return false }
+            let first = rows.filter { $0.type == "user.created" }, second = rows.filter { $0.type == "user.deleted" }
+            guard first.allSatisfy({ $0.error != nil && $0.attempts == 1 }), second.allSatisfy({ $0.attempts == 0 }) else { return false }
+            rounds = claiming
+            return true
+        })
+        #expect(rounds == 1, "one round tried every user's first event")
+        #expect(try rows(refusing).allSatisfy { $0.state == "pending" && ($0.error == nil) == ($0.type == "user.deleted") })
+        #expect(sender.deliveryCounts.first.map { $0.delivered == 0 && $0.failed == 0 && $0.retries >= 10 } == true)
     }
 
     /// Events committed while a round waits for its endpoint go out in one more round, each
