@@ -6,6 +6,10 @@
 #   bench/webhooks.sh [rounds (3)] [seconds per run (8)]   BENCH_USERS_N (300)
 #   RESULTS=1  writes "## Webhooks (issue 32)" in bench/RESULTS.md.
 #   GATEHOUSE_BIN_DIR=DIR  measures DIR/gatehouse instead of building this tree's release binary.
+#   CALLGRIND=SECONDS  instead: instructions per signUp and logIn of the server process (callgrind,
+#     2 HTTP event threads, CALLGRIND_CONNECTIONS (8) connections), plain and hooked, in ROUNDS
+#     runs of SECONDS each on one server process per variant (so what grows with the deliveries
+#     made shows from round to round); BASE_REV=REV measures that commit's build first.
 source "$(dirname "$0")/lib.sh"
 ROUNDS="${1:-3}"
 D="${2:-8}"
@@ -23,6 +27,82 @@ BENCH_PIDS+=($RECEIVER_PID)
 for _ in $(seq 100); do [ -f "$DIR/receiver/port" ] && break; sleep 0.1; done
 [ -f "$DIR/receiver/port" ] || { cat "$DIR/receiver/log" >&2; exit 1; }
 HOOKS="[{\"url\": \"http://127.0.0.1:$(cat "$DIR/receiver/port")/in\", \"secret\": \"$SECRET\", \"events\": [\"*\"]}]"
+
+if [ -n "${CALLGRIND:-}" ]; then
+    command -v valgrind >/dev/null || apt-get install -y valgrind >/dev/null
+    builds_to_measure
+    callgrind_account "$DIR/runs"
+    CONNS="${CALLGRIND_CONNECTIONS:-8}"
+    # callgrind_server BINARY [env assignments...]: CG_PID and CG_URL of BINARY serving under
+    # callgrind on the database DATABASE_URL names; CG_OUT is the prefix of its dumps.
+    callgrind_server() {
+        local bin="$1" port=$((20000 + RANDOM % 20000)); shift
+        CG_OUT="$DIR/runs/cg.$RANDOM"
+        env GATEHOUSE_SECRET_KEY="$BENCH_SECRET_KEY" GATEHOUSE_RATE_LIMIT_ADDRESS=0 GATEHOUSE_RATE_LIMIT_ACCOUNT=0 \
+            GATEHOUSE_MAX_CONNECTIONS_PER_ADDRESS=100000 GATEHOUSE_HTTP_THREADS=2 GATEHOUSE_HASH_COST=minimum "$@" \
+            "${AS_ACCOUNT[@]}" valgrind --tool=callgrind --callgrind-out-file="$CG_OUT.%p" "$bin" serve --port "$port" \
+            >"$CG_OUT.stdout" 2>/dev/null &
+        CG_PID=$! CG_URL="http://127.0.0.1:$port/graphql" CG_DUMPS=0
+        BENCH_PIDS+=("$CG_PID")
+        for _ in $(seq 600); do grep -q "listening on" "$CG_OUT.stdout" 2>/dev/null && break; sleep 0.2; done
+    }
+    # callgrind_run SCRIPT SECONDS: CG_RESULT, the instructions per request of the callgrind
+    # server for SCRIPT (counters zeroed before, dumped after).
+    callgrind_run() {
+        local wrk="$CG_OUT.$CG_DUMPS.wrk"
+        "${AS_ACCOUNT[@]}" callgrind_control -z "$CG_PID" >/dev/null 2>&1
+        run_wrk "$wrk" "$CONNS" "$CONNS" "$2" "$1" "$CG_URL"
+        "${AS_ACCOUNT[@]}" callgrind_control -d "$CG_PID" >/dev/null 2>&1
+        CG_DUMPS=$((CG_DUMPS + 1))
+        [ "$(wrk_errors "$wrk")" = 0 ] || { grep -E "FIRST_ERROR|Socket errors" "$wrk" >&2 || true; }
+        CG_RESULT="$(awk -v n="$(wrk_field "$wrk" requests)" '/^(summary|totals):/ { printf "%.0f\n", $2 / n; exit }' "$CG_OUT.$CG_PID.$CG_DUMPS")"
+    }
+    # callgrind_warm SCRIPT: load until a run of 10 s serves 100 requests (the first requests under
+    # valgrind translate the code they run, and initialize what is lazily initialized).
+    callgrind_warm() {
+        for _ in $(seq 6); do
+            run_wrk "$CG_OUT.warm" "$CONNS" "$CONNS" 10 "$1" "$CG_URL"
+            [ "$(wrk_field "$CG_OUT.warm" ok)" -ge 100 ] && return 0
+        done
+        log "warm-up of $1 under callgrind served $(wrk_field "$CG_OUT.warm" ok) requests in its last 10 s"
+    }
+    TABLE=()
+    for build in "${BUILDS[@]}"; do
+        label="${build%%|*}" BIN="${build#*|}"
+        new_dir; DB="$NEW_DIR"
+        # A plain server owns the embedded cluster; the measured servers use it through DATABASE_URL.
+        SERVER_AS_ACCOUNT=1 start_server "$DB" /dev/null GATEHOUSE_HASH_COST=minimum
+        OWNER_PID=$SERVER_PID
+        export BENCH_USERS="$DB/users.txt"
+        python3 "$ROOT/bench/client.py" seed "$SERVER_URL" 64 "$BENCH_USERS" 8
+        declare -A COUNT=()
+        for variant in plain hooked; do
+            hooks=()
+            [ "$variant" = hooked ] && hooks=(GATEHOUSE_WEBHOOKS="$HOOKS")
+            callgrind_server "$BIN/gatehouse" DATABASE_URL="$(pg_conninfo "$DB")" "${hooks[@]}"
+            callgrind_warm signup.lua
+            callgrind_warm login.lua
+            for r in $(seq "$ROUNDS"); do
+                callgrind_run signup.lua "$D"; COUNT[$variant.signup.$r]="$CG_RESULT"
+                callgrind_run login.lua "$D"; COUNT[$variant.login.$r]="$CG_RESULT"
+                log "$label $variant round $r: signUp ${COUNT[$variant.signup.$r]}, logIn ${COUNT[$variant.login.$r]}"
+            done
+            stop_server "$CG_PID"
+        done
+        stop_server "$OWNER_PID"
+        for r in $(seq "$ROUNDS"); do
+            for request in signup login; do
+                p="${COUNT[plain.$request.$r]}" h="${COUNT[hooked.$request.$r]}"
+                TABLE+=("| $label | $request (round $r) | $p | $h | $((h - p)) |")
+            done
+        done
+    done
+    echo "Instructions per request of the server process (callgrind, $CONNS connections, $D s per run):"
+    echo "| build | request | plain | with a webhook | added |"
+    echo "| --- | --- | ---: | ---: | ---: |"
+    printf '%s\n' "${TABLE[@]}"
+    exit 0
+fi
 
 start_server "$DIR/plain" "${SERVER_LOG:-/dev/null}" GATEHOUSE_HASH_COST=minimum
 PLAIN_URL=$SERVER_URL PLAIN_PID=$SERVER_PID

@@ -8,8 +8,8 @@ answers as told.
 Writes its port to DIR/port. Each request is appended to DIR/requests.jsonl as
 {"path", "id", "timestamp", "signature", "verified", "error", "body" (parsed), "received"}.
 Answers: DIR/answers-<path without slashes>.json, a JSON list consumed one per request, each
-{"status": 200, "body": "..."} or {"delay": seconds, "status": ...}; when empty, 200 with
-{"allow": true}.
+{"status": 200, "body": "..."}, {"delay": seconds, "status": ...}, or {"hold": "NAME", "status": ...}
+(answered once the file DIR/release-NAME exists); when empty, 200 with {"allow": true}.
 """
 import argparse
 import json
@@ -77,6 +77,10 @@ class Handler(BaseHTTPRequestHandler):
         answer = next_answer(self.path)
         if answer.get("delay"):
             time.sleep(answer["delay"])
+        if answer.get("hold"):
+            released = os.path.join(args.dir, "release-" + answer["hold"])
+            while not os.path.exists(released):
+                time.sleep(0.01)
         payload = answer.get("body", "").encode()
         try:
             self.send_response(answer.get("status", 200))

@@ -27,3 +27,7 @@ static inline const char *gatehouse_key_type_rsa(void) { return "RSA"; }
 static inline const char *gatehouse_key_type_ec(void) { return "EC"; }
 static inline const char *gatehouse_param_ec_pub_x(void) { return OSSL_PKEY_PARAM_EC_PUB_X; }
 static inline const char *gatehouse_param_ec_pub_y(void) { return OSSL_PKEY_PARAM_EC_PUB_Y; }
+
+/// The HMAC digest parameter's name and SHA-256's name, as C string literals for OSSL_PARAM.
+static inline const char *gatehouse_param_mac_digest(void) { return OSSL_MAC_PARAM_DIGEST; }
+static inline const char *gatehouse_digest_sha256(void) { return "SHA256"; }

@@ -9,6 +9,9 @@
 public final class HTTPConnection: @unchecked Sendable {
     private let easy: EasyHandle
     private let caFile: String?
+    /// The URL last checked (``HTTPFetcher/validate(_:)``): a connection mostly posts to one
+    /// URL, which need not be parsed again for each request.
+    private var checkedURL: String?
 
     /// `caFile`: a PEM bundle of the CAs to trust instead of the system's.
     public init(caFile: String? = nil) throws(FetchError) {
@@ -20,6 +23,10 @@ public final class HTTPConnection: @unchecked Sendable {
     public func post(
         _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int
     ) throws(FetchError) -> (status: Int, body: [UInt8]) {
-        try HTTPFetcher.post(url, headers: headers, body: body, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile, on: easy)
+        if url != checkedURL {
+            try HTTPFetcher.validate(url)
+            checkedURL = url
+        }
+        return try HTTPFetcher.post(url, headers: headers, body: body, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile, on: easy)
     }
 }

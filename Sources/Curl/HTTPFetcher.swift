@@ -61,17 +61,17 @@ public struct HTTPFetcher: Sendable {
     public func post(
         _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int
     ) throws(FetchError) -> (status: Int, body: [UInt8]) {
+        try Self.validate(url)
         let easy: EasyHandle
         do { easy = try EasyHandle() } catch { throw FetchError("\(Self.origin(url)): \(error)") }
         return try Self.post(url, headers: headers, body: body, timeoutMilliseconds: timeoutMilliseconds, caFile: caFile, on: easy)
     }
 
     /// ``post(_:headers:body:timeoutMilliseconds:)`` on `easy`, which keeps its connection for the
-    /// next request on it when the server allows.
+    /// next request on it when the server allows. The caller has checked `url` (``validate(_:)``).
     static func post(
         _ url: String, headers: [String], body: [UInt8], timeoutMilliseconds: Int, caFile: String?, on easy: EasyHandle
     ) throws(FetchError) -> (status: Int, body: [UInt8]) {
-        try validate(url)
         let response = Response()
         var list: UnsafeMutablePointer<curl_slist>?
         defer { curl_slist_free_all(list) }

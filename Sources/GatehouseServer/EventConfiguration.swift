@@ -2,6 +2,7 @@ import Auth
 import Curl
 import Foundation
 import JSON
+import Signatures
 import Sodium
 
 /// The secret of a webhook endpoint or hook: `whsec_` and the base64 of 24 to 64 random bytes
@@ -9,6 +10,8 @@ import Sodium
 struct WebhookSecret: Sendable, Hashable {
     /// The HMAC-SHA256 key.
     let key: [UInt8]
+    /// The key made ready for signing.
+    let signer: HMAC.SHA256Key
 
     static let prefix = "whsec_"
     static let keyBytes = 24...64
@@ -19,7 +22,12 @@ struct WebhookSecret: Sendable, Hashable {
             Self.keyBytes.contains(data.count)
         else { return nil }
         key = Array(data)
+        signer = HMAC.SHA256Key(key)
     }
+
+    static func == (a: WebhookSecret, b: WebhookSecret) -> Bool { a.key == b.key }
+
+    func hash(into hasher: inout Hasher) { hasher.combine(key) }
 
     /// A new secret of 32 random bytes, as `gatehouse webhooks secret` prints it.
     static func generate() -> String {

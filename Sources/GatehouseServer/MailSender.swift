@@ -50,8 +50,11 @@ final class MailSender: @unchecked Sendable {
         worker = OutboxWorker(
             name: "mail", lease: store.lease, channel: AuthMigrations.Channel.mail, connection: connection, logger: logger,
             batchSize: batchSize, pollInterval: pollInterval,
-            claim: { [store] in try store.claim(limit: $0) }, id: \.id,
-            deliver: { [unowned self] in try deliver($0) })
+            queues: [.init(
+                name: "smtp", claim: { [store] in try store.claim(limit: $0) },
+                secondsUntilNextDue: { [store] in try store.lease.secondsUntilNextDue() },
+                deliver: { [unowned self] in try deliver($0) })],
+            id: \.id)
     }
 
     /// Seconds one delivery may take (the SMTP client's whole-transfer timeout).

@@ -7,7 +7,7 @@ import Signatures
 enum WebhookSignature {
     /// The `v1,…` signature of `body` sent as `id` at `timestamp` (Unix seconds).
     static func signature(id: String, timestamp: Int, body: [UInt8], secret: WebhookSecret) -> String {
-        let mac = HMAC.sha256(key: secret.key, message: Array("\(id).\(timestamp).".utf8) + body)
+        let mac = secret.signer.mac(Array("\(id).\(timestamp).".utf8) + body)
         return "v1," + Data(mac).base64EncodedString()
     }
 

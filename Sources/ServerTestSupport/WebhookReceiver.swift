@@ -71,11 +71,17 @@ public final class WebhookReceiver: Sendable {
     public func url(_ path: String = "/hooks") -> String { "http://127.0.0.1:\(port)\(path)" }
 
     /// Scripts the next answers to requests on `path`, one per request, each
-    /// `{"status": 200, "body": "…"}` and optionally `"delay": seconds` before answering.
+    /// `{"status": 200, "body": "…"}` and optionally `"delay": seconds` before answering, or
+    /// `"hold": "name"`: answered once ``release(_:)`` of that name.
     public func answer(_ path: String, with answers: [JSON]) throws {
         let name = directory + "/answers-" + path.trimmingCharacters(in: CharacterSet(charactersIn: "/")).replacingOccurrences(of: "/", with: "_") + ".json"
         try Data(JSON.array(answers).serialized()).write(to: URL(fileURLWithPath: name + ".tmp"))
         rename(name + ".tmp", name)
+    }
+
+    /// Lets the requests held by `"hold": name` answer.
+    public func release(_ name: String) throws {
+        try Data().write(to: URL(fileURLWithPath: directory + "/release-" + name))
     }
 
     /// Every request so far, oldest first.

@@ -14,6 +14,9 @@ import Darwin
 /// `bench/RESULTS.md`).
 ///
 /// Same `withLock` shape as `Mutex`; a class, so it can sit in a `let` of a `Sendable` class.
+///
+/// Keep a closure in a class, not as the state itself: a function value passed `inout` through
+/// the generic `withLock` comes back wrapped in reabstraction thunks, two more on every access.
 public final class Lock<State: ~Copyable>: @unchecked Sendable {
     // @unchecked: `state` is only touched with `mutex` held; both live at stable heap addresses.
     @usableFromInline let mutex: UnsafeMutablePointer<pthread_mutex_t>

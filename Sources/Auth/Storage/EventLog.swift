@@ -13,11 +13,11 @@ import Threading
 /// written at all. The row's `event_id` is the delivery's `webhook-id`, the same for every
 /// endpoint and every retry.
 ///
-/// A committed row wakes this process's webhook sender directly (``Wakeup``), after the commit:
-/// a `NOTIFY` in the change's transaction would serialize every commit that carries an event
-/// (PostgreSQL holds one lock per database from a notifying transaction's commit until its WAL
-/// flush). Only a process without a sender (a command of the `gatehouse` tool) notifies the
-/// instances' senders, on channel `gatehouse_webhooks`.
+/// A committed row wakes this process's webhook sender directly (``Wakeup``, naming the endpoints
+/// it wrote rows for), after the commit: a `NOTIFY` in the change's transaction would serialize
+/// every commit that carries an event (PostgreSQL holds one lock per database from a notifying
+/// transaction's commit until its WAL flush). Only a process without a sender (a command of the
+/// `gatehouse` tool) notifies the instances' senders, on channel `gatehouse_webhooks`.
 ///
 /// With the audit log on (``auditing``), every event is also appended to it (``AuditLog``), in
 /// the same transaction, with the same id, as the ``AuditOrigin`` in force: its actor, address,
@@ -25,17 +25,29 @@ import Threading
 public struct EventLog: Sendable {
     /// Wakes the process's webhook sender once rows it can deliver are committed.
     public final class Wakeup: Sendable {
-        private let action = Lock<(@Sendable () -> Void)?>(nil)
+        /// What a commit calls, given the endpoints it wrote rows for.
+        public typealias Action = @Sendable (_ endpoints: [String]) -> Void
+
+        /// The action in a class: a closure kept directly as a `Lock`'s state would be wrapped in
+        /// two more reabstraction thunks by every read (Swift passes it `inout` through the
+        /// generic), so each commit would call through a chain as long as the commits before it.
+        private final class Box: Sendable {
+            let action: Action
+            init(_ action: @escaping Action) { self.action = action }
+        }
+
+        private let box = Lock<Box?>(nil)
 
         public init() {}
 
         /// What a commit of events calls from now on (the sender's wake-up); nil: none, the
         /// commit notifies instead.
-        public func set(_ action: (@Sendable () -> Void)?) {
-            self.action.withLock { $0 = action }
+        public func set(_ action: Action?) {
+            let box = action.map(Box.init)
+            self.box.withLock { $0 = box }
         }
 
-        var current: (@Sendable () -> Void)? { action.withLock { $0 } }
+        var current: Action? { box.withLock { $0 }?.action }
     }
 
     /// A webhook endpoint as the log sees it: where its deliveries go (the key of its rows) and
@@ -119,7 +131,8 @@ public struct EventLog: Sendable {
             ORDER BY e.n
             """)
         if let wake = wakeup.current {
-            tx.afterCommit(wake)
+            let woken = Array(Set(endpoints))
+            tx.afterCommit { wake(woken) }
         } else {
             try tx.execute("SELECT gatehouse_notify(\(AuthMigrations.Channel.webhooks), '')")
         }

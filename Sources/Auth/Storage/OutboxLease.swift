@@ -187,7 +187,7 @@ public struct OutboxLease: Sendable {
     /// (`synchronous_commit = off`; other sessions see and respect it at once): a database crash
     /// can lose the last few of them, which only means a row is tried again, as delivery is at
     /// least once anyway; in exchange, delivery waits for no disk flush per row.
-    private func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
+    func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { transaction in
                 try transaction.unsafeExecuteScript("SET LOCAL synchronous_commit = off")
