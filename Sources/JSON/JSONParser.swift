@@ -327,6 +327,13 @@ private struct JSONReader {
         var runStart = position
         var escaped = false
         while true {
+            // Eight bytes at a time while all are printable ASCII other than `"` and `\` (most
+            // text): none of them ends the run or needs a look of its own.
+            while position + 8 <= bytes.count,
+                Self.isPlainASCII(UnsafeRawPointer(bytes.baseAddress! + position).loadUnaligned(as: UInt64.self))
+            {
+                position += 8
+            }
             guard position < bytes.count else {
                 throw JSONError(.unterminatedString, at: start, "Unterminated string at offset \(start)")
             }
@@ -357,6 +364,17 @@ private struct JSONReader {
         if !escaped { return String(decoding: run, as: UTF8.self) }
         scratch.append(contentsOf: run)
         return String(decoding: scratch, as: UTF8.self)
+    }
+
+    /// Whether each of the eight bytes of `word` is ASCII from 0x20 up, other than `"` and `\`.
+    private static func isPlainASCII(_ word: UInt64) -> Bool {
+        let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
+        // Non-ASCII bytes go the byte-by-byte way, which checks their UTF-8. Of ASCII bytes, one
+        // below n (n ≤ 0x80) sets its high bit in (x − n·ones) & ~x, and one equal to c is one of
+        // x ^ c·ones below 1 (a borrow makes a false alarm only after a byte that was found).
+        func below(_ x: UInt64, _ n: UInt64) -> UInt64 { (x &- n &* ones) & ~x & highBits }
+        guard word & highBits == 0 else { return false }
+        return below(word, 0x20) | below(word ^ (0x22 &* ones), 1) | below(word ^ (0x5C &* ones), 1) == 0
     }
 
     /// One escape at `position` (a backslash), appended to `scratch` as UTF-8.

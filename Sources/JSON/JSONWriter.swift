@@ -15,27 +15,38 @@
 public enum JSONWriter {
     /// Appends the compact JSON text of `value` to `output`.
     public static func write(_ value: JSON, to output: inout [UInt8]) {
+        StagedBytes.staging(to: &output) { write(value, to: &$0) }
+    }
+
+    /// Appends the compact JSON text of `value` to `output`, the nested values read in
+    /// place rather than copied out of their arrays.
+    static func write(_ value: JSON, to output: inout StagedBytes) {
         switch value {
-        case .null: append("null", to: &output)
-        case .bool(let bool): append(bool ? "true" : "false", to: &output)
+        case .null: output.append(contentsOf: "null")
+        case .bool(let bool): output.append(contentsOf: bool ? "true" : "false")
         case .int(let int): writeInt(int, to: &output)
         case .double(let double): writeDouble(double, to: &output)
-        case .string(let string): writeString(string, to: &output)
+        case .string(let string): output.appendJSONString(string)
         case .array(let array):
             output.append(UInt8(ascii: "["))
-            for index in array.indices {
-                if index != 0 { output.append(UInt8(ascii: ",")) }
-                write(array[index], to: &output)
+            array.withUnsafeBufferPointer { items in
+                for index in items.indices {
+                    if index != 0 { output.append(UInt8(ascii: ",")) }
+                    write(items[index], to: &output)
+                }
             }
             output.append(UInt8(ascii: "]"))
         case .object(let object):
             output.append(UInt8(ascii: "{"))
-            let keys = object.keys, values = object.values
-            for index in keys.indices {
-                if index != 0 { output.append(UInt8(ascii: ",")) }
-                writeString(keys[index], to: &output)
-                output.append(UInt8(ascii: ":"))
-                write(values[index], to: &output)
+            object.storedKeys.withUnsafeBufferPointer { keys in
+                object.storedValues.withUnsafeBufferPointer { values in
+                    for index in keys.indices {
+                        if index != 0 { output.append(UInt8(ascii: ",")) }
+                        output.appendJSONString(keys[index])
+                        output.append(UInt8(ascii: ":"))
+                        write(values[index], to: &output)
+                    }
+                }
             }
             output.append(UInt8(ascii: "}"))
         }
@@ -75,7 +86,7 @@ public enum JSONWriter {
     }
 
     /// Appends `value` in decimal.
-    public static func writeInt(_ value: Int, to output: inout [UInt8]) {
+    public static func writeInt<Output: JSONOutput>(_ value: Int, to output: inout Output) {
         if value < 0 { output.append(UInt8(ascii: "-")) }
         var magnitude = value.magnitude
         if magnitude < 10 {
@@ -94,13 +105,13 @@ public enum JSONWriter {
     }
 
     /// Appends `value` in the shortest round-trip form, laid out as JavaScript does; `null` if not finite.
-    public static func writeDouble(_ value: Double, to output: inout [UInt8]) {
+    public static func writeDouble<Output: JSONOutput>(_ value: Double, to output: inout Output) {
         guard value.isFinite else {
-            append("null", to: &output)
+            output.append(contentsOf: "null")
             return
         }
         if value == 0 {
-            append(value.sign == .minus ? "-0" : "0", to: &output)
+            output.append(contentsOf: value.sign == .minus ? "-0" : "0")
             return
         }
         // Swift's description has the shortest round-trip digits (`1e-05`, `100.0`, `1.5e+300`);
@@ -147,21 +158,21 @@ public enum JSONWriter {
                 let significant = UnsafeBufferPointer(rebasing: digits[0..<k])
                 if k <= n && n <= 21 {
                     output.append(contentsOf: significant)
-                    output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: n - k))
+                    for _ in 0..<(n - k) { output.append(UInt8(ascii: "0")) }
                 } else if 0 < n && n <= 21 {
-                    output.append(contentsOf: significant[0..<n])
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: significant[0..<n]))
                     output.append(UInt8(ascii: "."))
-                    output.append(contentsOf: significant[n...])
+                    output.append(contentsOf: UnsafeBufferPointer(rebasing: significant[n...]))
                 } else if -6 < n && n <= 0 {
                     output.append(UInt8(ascii: "0"))
                     output.append(UInt8(ascii: "."))
-                    output.append(contentsOf: repeatElement(UInt8(ascii: "0"), count: -n))
+                    for _ in 0..<(-n) { output.append(UInt8(ascii: "0")) }
                     output.append(contentsOf: significant)
                 } else {
                     output.append(significant[0])
                     if k > 1 {
                         output.append(UInt8(ascii: "."))
-                        output.append(contentsOf: significant[1...])
+                        output.append(contentsOf: UnsafeBufferPointer(rebasing: significant[1...]))
                     }
                     output.append(UInt8(ascii: "e"))
                     output.append(n - 1 < 0 ? UInt8(ascii: "-") : UInt8(ascii: "+"))
@@ -225,10 +236,6 @@ public enum JSONWriter {
     @inlinable
     static func hexDigit(_ nibble: UInt8) -> UInt8 {
         nibble < 10 ? UInt8(ascii: "0") + nibble : UInt8(ascii: "a") + nibble - 10
-    }
-
-    private static func append(_ text: StaticString, to output: inout [UInt8]) {
-        output.append(contentsOf: UnsafeBufferPointer(start: text.utf8Start, count: text.utf8CodeUnitCount))
     }
 }
 

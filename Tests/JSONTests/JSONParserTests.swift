@@ -240,6 +240,33 @@ struct InvalidJSON: Sendable, CustomTestStringConvertible {
         }
     }
 
+    /// Strings are scanned eight bytes at a time while they hold plain ASCII: whatever ends
+    /// such a run (a quote, an escape, a control character, non-ASCII, valid or not) is found at
+    /// every position of strings longer than a word, with the right value or error offset.
+    @Test func stringsAreScannedAWordAtATime() throws {
+        for length in 1...20 {
+            for position in 0..<length {
+                let before = Array(repeating: UInt8(ascii: "a"), count: position)
+                let after = Array(repeating: UInt8(ascii: "b"), count: length - position - 1)
+                func parse(_ middle: [UInt8]) -> Result<JSON, JSONError> {
+                    Result { () throws(JSONError) in try JSON.parse(bytes: [0x22] + before + middle + after + [0x22]) }
+                }
+                func text(_ middle: String) -> JSON {
+                    .string(String(decoding: before, as: UTF8.self) + middle + String(decoding: after, as: UTF8.self))
+                }
+                let offset = 1 + position
+                #expect(try parse(Array(#"\""#.utf8)).get() == text("\""))
+                #expect(try parse(Array(#"\n"#.utf8)).get() == text("\n"))
+                #expect(try parse(Array("é€\u{7F} ~".utf8)).get() == text("é€\u{7F} ~"))
+                #expect(parse([0x0A]) == .failure(JSONError(
+                    .controlCharacter, at: offset, "Unescaped control character U+000A in string at offset \(offset)")))
+                #expect(parse([0xFF]) == .failure(JSONError(.invalidUTF8, at: offset, "Invalid UTF-8 at offset \(offset)")))
+                // A quote ends the string there: what follows is trailing garbage.
+                #expect((try? parse([0x22]).get()) == nil)
+            }
+        }
+    }
+
     @Test func depthLimitIsInclusive() throws {
         let deepest = String(repeating: "[", count: 128) + String(repeating: "]", count: 128)
         #expect(try JSON.parse(deepest).arrayValue?.count == 1)

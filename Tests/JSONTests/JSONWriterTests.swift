@@ -127,6 +127,27 @@ import Testing
         }
     }
 
+    /// The writer stages bytes in 1,024 bytes of stack memory on their way to the array: values
+    /// that fill it many times, with strings and escapes across its end and strings larger than
+    /// it, come out whole and in order after what the array held.
+    @Test func writesValuesLargerThanItsStagingMemory() throws {
+        var items: [JSON] = []
+        var expected = "prefix:["
+        for length in stride(from: 0, to: 2_600, by: 37) {
+            let text = String(repeating: "x", count: length) + (length % 2 == 0 ? "\n" : "é")
+            if !items.isEmpty { expected += "," }
+            items.append(.string(text))
+            expected += "\"" + String(repeating: "x", count: length) + (length % 2 == 0 ? #"\n"# : "é") + "\""
+            items.append(.object(["k\(length)": .int(length), "d": .double(0.5)]))
+            expected += #",{"k\#(length)":\#(length),"d":0.5}"#
+        }
+        expected += "]"
+        var output = Array("prefix:".utf8)
+        JSONWriter.write(.array(items), to: &output)
+        #expect(String(decoding: output, as: UTF8.self) == expected)
+        #expect(try JSON.parse(bytes: output.dropFirst(7)) == .array(items))
+    }
+
     @Test func writesStringsBuiltFromSlices() {
         // Escapes at both ends of the copied runs.
         let text = "xx\"é\u{2028}yy"

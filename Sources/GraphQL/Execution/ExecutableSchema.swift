@@ -15,7 +15,7 @@ public final class ExecutableSchema<Context>: Sendable {
         mapError: @escaping @Sendable (any Error) -> GraphQLError = { GraphQLError(String(describing: $0)) }
     ) throws(SchemaError) {
         var problems: [GraphQLError] = []
-        var table: [String: [String: FieldResolver<Context>]] = [:]
+        var table: [String: [String: Resolvers<Context>.Binding]] = [:]
         var placements: [String: [String: ResolverPlacement]] = [:]
         for (coordinate, resolver) in resolvers.fields {
             let parts = coordinate.split(separator: ".", maxSplits: 1).map(String.init)
@@ -43,8 +43,8 @@ public final class ExecutableSchema<Context>: Sendable {
             for field in object.fields where table[name]?[field.name] == nil {
                 guard let resolver = table[likeness.type]?[field.name] else { continue }  // reported below
                 let parent = likeness.parent
-                table[name, default: [:]][field.name] = { source, arguments, context, info in
-                    try resolver(parent(source), arguments, context, info)
+                table[name, default: [:]][field.name] = Resolvers.Binding { source, arguments, context, info in
+                    try resolver.resolve(parent(source), arguments, context, info)
                 }
                 placements[name, default: [:]][field.name] = placements[likeness.type]?[field.name] ?? .blocking
             }

@@ -169,15 +169,10 @@ final class Execution {
         // already has its serialised form is the response value as it is.
         if let object, field.resolver == nil, !plan.introspective, field.arguments.isEmpty {
             let value = object[field.fieldName]
-            if case .scalar(let scalar, let builtIn) = field.completion {
-                if let value, let serialized = builtIn?.serialized(value) { return serialized }
-                do throws(GraphQLError) {
-                    return try completeScalar(scalar, field, value.map(ResolvedValue.init) ?? .null)
-                } catch {
-                    return try fieldError(error, field, path)
-                }
+            if let value, case .scalar(_, let builtIn?) = field.completion, let serialized = builtIn.serialized(value) {
+                return serialized
             }
-            return try complete(field, value.map(ResolvedValue.init) ?? .null, path: &path)
+            return try completeField(field, value.map(ResolvedValue.init) ?? .null, path: &path)
         }
         let resolved: ResolvedValue
         do {
@@ -209,15 +204,26 @@ final class Execution {
         } catch {
             return try fieldError(error, field, path)
         }
-        if case .scalar(let scalar, let builtIn) = field.completion {
-            if let serialized = builtIn?.serialized(resolved) { return serialized }
-            do throws(GraphQLError) {
-                return try completeScalar(scalar, field, resolved)
-            } catch {
-                return try fieldError(error, field, path)
-            }
+        if case .scalar(_, let builtIn?) = field.completion, let serialized = builtIn.serialized(resolved) {
+            return serialized
         }
-        return try complete(field, resolved, path: &path)
+        return try completeField(field, resolved, path: &path)
+    }
+
+    /// CompleteValue of `field`'s `value`, with its field errors handled: scalars and enums
+    /// (nullable or not, no list) here, without descending through their type, the rest by
+    /// `complete`. `path` is the parent object's.
+    private func completeField(_ field: FieldPlan, _ value: ResolvedValue, path: inout [PathElement]) throws(NullPropagation) -> JSON {
+        do throws(GraphQLError) {
+            switch field.completion {
+            case .scalar(let scalar, _): return try completeScalar(scalar, field, value)
+            case .enumeration(let enumType): return try completeEnum(enumType, field, value)
+            case .object, .general: break
+            }
+        } catch {
+            return try fieldError(error, field, path)
+        }
+        return try complete(field, value, path: &path)
     }
 
     /// CompleteValue of a field that is not a scalar, with its field errors handled: the
@@ -367,6 +373,29 @@ final class Execution {
         return completed
     }
 
+    /// CompleteValue for a field whose type is an enum, nullable or not.
+    private func completeEnum(_ enumType: EnumType, _ field: FieldPlan, _ value: ResolvedValue) throws(GraphQLError) -> JSON {
+        switch value {
+        case .null, .json(.null):
+            if field.type.isNonNull { throw nullError(field) }
+            return .null
+        default:
+            return try serializeEnum(enumType, value)
+        }
+    }
+
+    /// The result coercion of an enum (spec §3.9): the value's name, when the enum has a value
+    /// of that name.
+    private func serializeEnum(_ enumType: EnumType, _ value: ResolvedValue) throws(GraphQLError) -> JSON {
+        switch value {
+        case .string(let name), .json(.string(let name)):
+            if enumType.values.contains(where: { $0.name == name }) { return .string(name) }
+        default:
+            break
+        }
+        throw GraphQLError("Enum \"\(enumType.name)\" cannot represent value: \(value.inspected)")
+    }
+
     /// CompleteValue (spec §6.4.3) of a value at `path`. Throws `GraphQLError` for this
     /// field's own problems and `NullPropagation` when a non-null descendant was null.
     private func completeValue(
@@ -414,10 +443,7 @@ final class Execution {
                     throw GraphQLError(error.message)
                 }
             case .enumType(let enumType):
-                guard case .string(let string) = value.flattenedJSON, enumType.value(string) != nil else {
-                    throw GraphQLError("Enum \"\(enumType.name)\" cannot represent value: \(value.inspected)")
-                }
-                return .string(string)
+                return try serializeEnum(enumType, value)
             case .object(let object):
                 return try executeSelectionSet(field.child(object) { makePlan($0, subSelectionsOf: field) }, source: value, path: &path)
             case .interface, .union:
@@ -453,13 +479,5 @@ final class Execution {
             throw GraphQLError("Runtime Object type \"\(object.name)\" is not a possible type for \"\(abstract.name)\".")
         }
         return object
-    }
-}
-
-extension ResolvedValue {
-    /// A JSON scalar inside `.json` unwrapped to its plain case, for enum completion.
-    var flattenedJSON: JSON? {
-        if case .json(let json) = self { return json }
-        return plainJSON
     }
 }

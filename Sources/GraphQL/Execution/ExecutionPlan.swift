@@ -44,9 +44,11 @@ final class FieldPlan: Sendable {
         /// A scalar, nullable or not (no list): completed without descending its type,
         /// the built-in scalars' common values without calling their coercion.
         case scalar(ScalarType, BuiltInScalar?)
+        /// An enum, nullable or not (no list): the value's name, checked against the enum's.
+        case enumeration(EnumType)
         /// An object type, nullable or not (no list): the sub-selection executed on the value.
         case object(ObjectType)
-        /// Anything else (enums, lists, abstract and unknown types): `completeValue`.
+        /// Anything else (lists, abstract and unknown types): `completeValue`.
         case general
     }
 
@@ -106,6 +108,7 @@ final class FieldPlan: Sendable {
         self.introspectionName = introspective ? Introspection.FieldName(node.name.value) : .other
         switch (type.nullable, namedType) {
         case (.named, .scalar(let scalar)?): self.completion = .scalar(scalar, BuiltInScalar(scalar))
+        case (.named, .enumType(let enumType)?): self.completion = .enumeration(enumType)
         case (.named, .object(let object)?): self.completion = .object(object)
         default: self.completion = .general
         }

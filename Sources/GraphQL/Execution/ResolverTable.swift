@@ -23,7 +23,7 @@ struct ResolverTable: Sendable {
 
     /// The table of `resolvers`, given by object type name and then field name (each
     /// naming a field of `schema`).
-    init<Context>(schema: GraphQLSchema, resolvers: [String: [String: FieldResolver<Context>]]) {
+    init<Context>(schema: GraphQLSchema, resolvers: [String: [String: Resolvers<Context>.Binding]]) {
         var table: [ObjectIdentifier: [Resolver?]] = [:]
         for type in schema.types {
             guard case .object(let object) = type, let byName = resolvers[object.name] else { continue }
@@ -33,10 +33,11 @@ struct ResolverTable: Sendable {
         self.bindsIntrospectionTypes = resolvers.keys.contains { Prelude.introspectionTypeNames.contains($0) }
     }
 
-    /// `resolver` called with the context its pointer points to.
-    private static func erase<Context>(_ resolver: @escaping FieldResolver<Context>) -> Resolver {
-        Resolver { source, arguments, context, info in
-            try resolver(source, arguments, context.assumingMemoryBound(to: Context.self).pointee, info)
+    /// `binding`'s resolver called with the context its pointer points to.
+    private static func erase<Context>(_ binding: Resolvers<Context>.Binding) -> Resolver {
+        let resolve = binding.resolve
+        return Resolver { source, arguments, context, info in
+            try resolve(source, arguments, context.assumingMemoryBound(to: Context.self).pointee, info)
         }
     }
 

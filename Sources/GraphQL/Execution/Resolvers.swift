@@ -54,12 +54,19 @@ public typealias FieldResolver<Context> = @Sendable (
 /// types learn an object's type from `bind(_:to:)`, or from a `__typename` key of a
 /// JSON parent.
 public struct Resolvers<Context>: Sendable {
-    var fields: [String: FieldResolver<Context>] = [:]
+    var fields: [String: Binding] = [:]
     var placements: [String: ResolverPlacement] = [:]
     var jsonTypes: Set<String> = []
     var typeTests: [String: @Sendable (any Sendable) -> Bool] = [:]
     /// Types resolved like another (``resolve(_:like:parent:)``), by name.
     var likenesses: [String: Likeness] = [:]
+
+    /// A bound resolver, held in a struct: a dictionary or optional of a bare closure type
+    /// holds the closure in its most general form, so each container it passed through on its
+    /// way to the executor would add reabstraction thunks to every call of it.
+    struct Binding: Sendable {
+        let resolve: FieldResolver<Context>
+    }
 
     /// A type whose fields without a resolver use `type`'s, given `parent(source)`.
     struct Likeness: Sendable {
@@ -74,7 +81,7 @@ public struct Resolvers<Context>: Sendable {
     public mutating func field(
         _ coordinate: String, runs placement: ResolverPlacement = .blocking, _ resolver: @escaping FieldResolver<Context>
     ) {
-        fields[coordinate] = resolver
+        fields[coordinate] = Binding(resolve: resolver)
         placements[coordinate] = placement
     }
 
@@ -85,8 +92,8 @@ public struct Resolvers<Context>: Sendable {
         of type: String, _ wrap: (_ field: String, _ resolver: @escaping FieldResolver<Context>) -> FieldResolver<Context>
     ) {
         let prefix = type + "."
-        for (coordinate, resolver) in fields where coordinate.hasPrefix(prefix) && placements[coordinate] == .blocking {
-            fields[coordinate] = wrap(String(coordinate.dropFirst(prefix.count)), resolver)
+        for (coordinate, binding) in fields where coordinate.hasPrefix(prefix) && placements[coordinate] == .blocking {
+            fields[coordinate] = Binding(resolve: wrap(String(coordinate.dropFirst(prefix.count)), binding.resolve))
         }
     }
 
@@ -150,8 +157,8 @@ public struct Resolvers<Context>: Sendable {
     public mutating func wrap(
         _ coordinate: String, _ wrap: (@escaping FieldResolver<Context>) -> FieldResolver<Context>
     ) {
-        guard let resolver = fields[coordinate] else { return }
-        fields[coordinate] = wrap(resolver)
+        guard let binding = fields[coordinate] else { return }
+        fields[coordinate] = Binding(resolve: wrap(binding.resolve))
     }
 
     /// Declares that `typeName`'s fields without a resolver are read from a JSON

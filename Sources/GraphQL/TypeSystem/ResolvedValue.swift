@@ -12,7 +12,12 @@ public enum ResolvedValue: Sendable {
     case json(JSON)
     case list([ResolvedValue])
     /// A Swift value: the source of an object type's fields, or a custom scalar's value.
-    case value(any Sendable)
+    ///
+    /// Indirect, so held in a box of its own: an existential of a non-class protocol makes the
+    /// enum that holds it one the compiler copies and destroys through its type's value
+    /// witnesses, for every case, each time a value is passed along; with the box, a copy is a
+    /// retain.
+    indirect case value(any Sendable)
 
     /// A JSON value as a resolved value (objects stay JSON so fields resolve by key).
     public init(_ json: JSON) {

@@ -325,13 +325,13 @@ enum BuiltInScalar: Sendable {
     }
 
     /// `serialize` of a resolved value when it is a plain case that is already serialised;
-    /// nil otherwise.
+    /// nil otherwise. Switches on the value alone: a tuple of the two would copy the value.
     func serialized(_ value: ResolvedValue) -> JSON? {
-        switch (self, value) {
-        case (.string, .string(let string)), (.id, .string(let string)): return .string(string)
-        case (.boolean, .bool(let bool)): return .bool(bool)
-        case (.int, .int(let int)) where BuiltInScalars.int32.contains(int): return .int(int)
-        case (.float, .double(let double)) where double.isFinite: return .double(double)
+        switch value {
+        case .string(let string): return self == .string || self == .id ? .string(string) : nil
+        case .bool(let bool): return self == .boolean ? .bool(bool) : nil
+        case .int(let int): return self == .int && BuiltInScalars.int32.contains(int) ? .int(int) : nil
+        case .double(let double): return self == .float && double.isFinite ? .double(double) : nil
         default: return nil
         }
     }

@@ -180,4 +180,54 @@ import Testing
         ])
         #expect(result.data == expected)
     }
+
+    /// An enum's result is the name of one of its values (spec §3.9 Result Coercion), from a
+    /// string or a JSON string, nullable or not, alone, in a list or read from a JSON parent;
+    /// anything else is a field error with graphql-js's message.
+    @Test func enumResultsAreTheirValuesNames() throws {
+        let schema = try GraphQLSchema.build(sdl: """
+            enum Plan { FREE PRO }
+            type Account { plan: Plan, fromJSON: Plan, unset: Plan, unknown: Plan, number: Plan, plans: [Plan], required: Plan! }
+            type Stored { plan: Plan, other: Plan }
+            type Query { account: Account, broken: Account, stored: Stored }
+            """)
+        var r = Resolvers<Void>()
+        let values: [String: ResolvedValue] = [
+            "plan": .string("PRO"), "fromJSON": .json(.string("FREE")), "unset": .null, "unknown": .string("GOLD"),
+            "number": .int(1), "plans": .list([.string("FREE"), .string("gold"), .null]), "required": .string("PRO"),
+        ]
+        for (name, value) in values { r.field("Account.\(name)") { _, _, _, _ in value } }
+        r.field("Query.account") { _, _, _, _ in .value(0) }
+        r.field("Query.broken") { _, _, _, _ in .value(1) }
+        r.wrap("Account.required") { resolver in
+            { source, arguments, context, info in
+                if case .value(let index as Int) = source, index == 1 { return .null }
+                return try resolver(source, arguments, context, info)
+            }
+        }
+        r.field("Query.stored") { _, _, _, _ in .json(.object(["plan": "FREE", "other": "PLATINUM"])) }
+        r.resolveFromJSON("Stored")
+        let executable = try ExecutableSchema(schema: schema, resolvers: r)
+        let query = "{ account { plan fromJSON unset unknown number plans required } broken { plan required } stored { plan other } }"
+        let result = executable.execute(document: try parse(Source(query)), source: Source(query), context: ())
+        #expect(result.data == .object([
+            "account": .object([
+                "plan": "PRO", "fromJSON": "FREE", "unset": .null, "unknown": .null, "number": .null,
+                "plans": .array(["FREE", .null, .null]), "required": "PRO",
+            ]),
+            "broken": .null,
+            "stored": .object(["plan": "FREE", "other": .null]),
+        ]))
+        #expect(result.errors.map(\.message) == [
+            #"Enum "Plan" cannot represent value: "GOLD""#,
+            #"Enum "Plan" cannot represent value: 1"#,
+            #"Enum "Plan" cannot represent value: "gold""#,
+            "Cannot return null for non-nullable field Account.required.",
+            #"Enum "Plan" cannot represent value: "PLATINUM""#,
+        ])
+        #expect(result.errors.map(\.path) == [
+            [.key("account"), .key("unknown")], [.key("account"), .key("number")], [.key("account"), .key("plans"), .index(1)],
+            [.key("broken"), .key("required")], [.key("stored"), .key("other")],
+        ])
+    }
 }

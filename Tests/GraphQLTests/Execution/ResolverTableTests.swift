@@ -32,10 +32,10 @@ struct ResolverTableTests {
 
     @Test func tablesFieldsByPositionAndCallsWithTheCallersContext() throws {
         let schema = try GraphQLSchema.build(sdl: Self.sdl)
-        var byName: [String: [String: FieldResolver<Counter>]] = [:]
-        for (coordinate, resolver) in Self.resolvers().fields {
+        var byName: [String: [String: Resolvers<Counter>.Binding]] = [:]
+        for (coordinate, binding) in Self.resolvers().fields {
             let parts = coordinate.split(separator: ".").map(String.init)
-            byName[parts[0], default: [:]][parts[1]] = resolver
+            byName[parts[0], default: [:]][parts[1]] = binding
         }
         let table = ResolverTable(schema: schema, resolvers: byName)
         #expect(!table.bindsIntrospectionTypes)
