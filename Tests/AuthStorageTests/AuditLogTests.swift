@@ -1,7 +1,9 @@
 import Foundation
 import Postgres
 import ServerTestSupport
+import Sodium
 import Synchronization
+import TestSupport
 import Testing
 
 @testable import Auth
@@ -191,6 +193,46 @@ import Testing
             data: try row.decode(String.self, at: 11), hash: try row.decode([UInt8].self, at: 12))
         #expect(AuditLog.canonicalForm(entry) == (try row.decode([UInt8].self, at: 0)))
         #expect(entry.ip == nil && entry.actor == "master" && entry.userAgent == "Agent/1 ✓")
+        // The form the append was given (written here) hashed as the database's whole form does,
+        // onto the chain's start.
+        #expect(entry.hash == SHA256.digest([UInt8](repeating: 0, count: 32) + (try row.decode([UInt8].self, at: 0))))
+    }
+
+    /// An entry's `at` text, written here for the append, is the database's `to_char` of the
+    /// value stored (rounded to the millisecond as a parameter is) over the years 1 to 9999:
+    /// edges of days, years and rounding, and times drawn at random; outside them there is none.
+    @Test func canonicalTimesAreTheDatabases() throws {
+        var random = SplitMix64(seed: 20)
+        var times: [Date] = [
+            0, -0.0004, -1, 1_765_000_000.0004, 1_765_000_000.9996, 951_782_400 /* 2000-02-29 */, 4_102_444_799.5,
+            -62_135_596_800 /* 0001-01-01 */, 253_402_300_799.999 /* 9999-12-31T23:59:59.999 */, -2_208_988_800.5,
+        ].map { Date(timeIntervalSince1970: $0) }
+        for _ in 0..<300 {
+            let milliseconds = Int64.random(in: -62_135_596_800_000..<253_402_300_800_000, using: &random)
+            times.append(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
+        }
+        let texts = try pool.withConnection { c in
+            try c.query("""
+                SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM unnest(\(PostgresArray(times))) WITH ORDINALITY AS u(t, n)
+                ORDER BY n
+                """).map { try $0.decode(String.self, at: 0) }
+        }
+        #expect(times.map(AuditLog.canonicalTime) == texts)
+        #expect(AuditLog.canonicalTime(Date(timeIntervalSince1970: -62_135_596_800.001)) == nil)
+        #expect(AuditLog.canonicalTime(Date(timeIntervalSince1970: 253_402_300_800)) == nil)
+    }
+
+    /// An entry whose time has no text written here (outside the years 1 to 9999) sends its
+    /// call, alone or with others, to the database's whole-form append; both chain onto the same
+    /// heads and the log verifies.
+    @Test func entriesOutsideTheFormedYearsAreChainedByTheDatabase() throws {
+        let far = Date(timeIntervalSince1970: 400_000_000_000)  // the year 14645
+        try record([.userUpdated(userId: "ann", changed: ["a"], at: Date())])
+        try record([.userUpdated(userId: "ann", changed: ["b"], at: far)])
+        try record([.userUpdated(userId: "ann", changed: ["c"], at: Date()), .userUpdated(userId: "ann", changed: ["d"], at: far)])
+        try record([.userUpdated(userId: "ann", changed: ["e"], at: Date())])
+        #expect(try log.verify() == AuditLog.Verification(entries: 5, problem: nil))
+        #expect(try chain(of: "ann").map(\.seq) == Array(1...5))
     }
 
     /// With the audit log on, every kind is recorded (so single-statement changes open their

@@ -124,4 +124,21 @@ import Testing
         let error = try #require(throws: PostgresError.self) { try pool.withConnection { _ in } }
         #expect(error.kind == .databaseUnavailable)
     }
+
+    /// Every answer from the server counts once its connection is back in the pool: a statement's
+    /// first run prepares it (two round trips), later runs reuse it (one), `BEGIN` and `COMMIT`
+    /// are one each.
+    @Test func roundTripsAreCountedAtCheckIn() throws {
+        let pool = database.makePool(size: 1)
+        defer { pool.close() }
+        try pool.withConnection { _ in }  // opened: its settings were round trips too
+        let start = pool.roundTripCount
+        try pool.withConnection { c in
+            _ = try c.queryFirst("SELECT 1")
+            #expect(pool.roundTripCount == start, "counted at check-in")
+        }
+        #expect(pool.roundTripCount == start + 2)
+        try pool.withConnection { c in try c.transaction { tx in _ = try tx.queryFirst("SELECT 1") } }
+        #expect(pool.roundTripCount == start + 5)
+    }
 }

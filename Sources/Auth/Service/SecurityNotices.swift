@@ -73,33 +73,39 @@ struct SecurityNotices: Sendable {
     /// and adds the notice of a new device when it was not seen for ``deviceMemory`` and the user
     /// has signed in from another device before. Of concurrent first sign-ins from one device,
     /// the one whose insert wins sends it. A failure is logged: the session stands.
+    ///
+    /// The sighting is one statement committed on its own (every sign-in pays for it, and most
+    /// only read: a device seen within ``sightingResolution`` is not written again); the notice,
+    /// rarely due, is added after it in a transaction of its own (``send(_:about:request:at:)``),
+    /// so a notice that cannot be added is logged and not tried again at the next sign-in.
     func signedIn(_ user: User, request: AuthRequest, at time: Date) {
         guard enabled else { return }
         let device = Self.device(request)
+        let due: Bool
         do {
-            try pool.withConnection(retry: .never) { connection in
-                try connection.transaction { tx in
-                    guard let row = try tx.queryFirst("""
-                        WITH prior AS (
-                            SELECT last_seen_at FROM user_devices WHERE user_id = \(user.objectId) AND device_digest = \(device)
-                        ), seen AS (
-                            INSERT INTO user_devices (user_id, device_digest, last_seen_at) VALUES (\(user.objectId), \(device), \(time))
-                            ON CONFLICT (user_id, device_digest) DO UPDATE SET last_seen_at = excluded.last_seen_at
-                                WHERE user_devices.last_seen_at < \(time.addingTimeInterval(-Self.sightingResolution))
-                            RETURNING xmax = 0 AS inserted
-                        )
-                        SELECT EXISTS (SELECT 1 FROM user_devices d WHERE d.user_id = \(user.objectId) AND d.device_digest <> \(device)),
-                               (SELECT last_seen_at FROM prior), coalesce((SELECT inserted FROM seen), false)
-                        """) else { return }
-                    let hadOthers = try row.decode(Bool.self, at: 0)
-                    let lastSeen = try row.decode(Date?.self, at: 1)
-                    let inserted = try row.decode(Bool.self, at: 2)
-                    let isNew = lastSeen.map { $0 < time.addingTimeInterval(-Self.deviceMemory) } ?? inserted
-                    if hadOthers && isNew { try send(.newDeviceSignIn, about: user, request: request, at: time, in: tx) }
-                }
+            due = try pool.withConnection(retry: .never) { connection in
+                guard let row = try connection.queryFirst("""
+                    WITH prior AS (
+                        SELECT last_seen_at FROM user_devices WHERE user_id = \(user.objectId) AND device_digest = \(device)
+                    ), seen AS (
+                        INSERT INTO user_devices (user_id, device_digest, last_seen_at) VALUES (\(user.objectId), \(device), \(time))
+                        ON CONFLICT (user_id, device_digest) DO UPDATE SET last_seen_at = excluded.last_seen_at
+                            WHERE user_devices.last_seen_at < \(time.addingTimeInterval(-Self.sightingResolution))
+                        RETURNING xmax = 0 AS inserted
+                    )
+                    SELECT EXISTS (SELECT 1 FROM user_devices d WHERE d.user_id = \(user.objectId) AND d.device_digest <> \(device)),
+                           (SELECT last_seen_at FROM prior), coalesce((SELECT inserted FROM seen), false)
+                    """) else { return false }
+                let hadOthers = try row.decode(Bool.self, at: 0)
+                let lastSeen = try row.decode(Date?.self, at: 1)
+                let inserted = try row.decode(Bool.self, at: 2)
+                let isNew = lastSeen.map { $0 < time.addingTimeInterval(-Self.deviceMemory) } ?? inserted
+                return hadOthers && isNew
             }
         } catch {
             log("new-device notice not checked: \(error)")
+            return
         }
+        if due { send(.newDeviceSignIn, about: user, request: request, at: time) }
     }
 }

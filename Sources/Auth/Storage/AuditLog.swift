@@ -42,6 +42,13 @@ public struct AuditLog: Sendable {
     /// Appends `events` (their entry ids `ids`) as `origin`'s, in `tx`. A call's entries lock
     /// their chains' heads in chain order, so two transactions never wait for each other's heads
     /// in opposite orders; within a chain they keep their order.
+    ///
+    /// Each entry's canonical form after its sequence number (``canonicalBody(_:)``) is written
+    /// here and sent with its fields: the database adds the tag, the chain and the sequence number,
+    /// which it knows only once it holds the head, and hashes onto the head
+    /// (`gatehouse_audit_append_forms`, migration 22). A time whose text only the database
+    /// writes alike (``canonicalTime(_:)`` is nil) sends the call to `gatehouse_audit_append`,
+    /// which builds each whole form itself; both store the same hashes.
     static func append(_ events: [AuthEvent], ids: [String], origin: AuditOrigin, in tx: some PostgresQueryable) throws {
         guard !events.isEmpty else { return }
         let shards = zip(events, ids).map { chain(of: $0, entryId: $1) }
@@ -49,12 +56,32 @@ public struct AuditLog: Sendable {
         let userAgent = origin.userAgent.map { String($0.prefix(Session.userAgentLimit)) }
         var sessionIds: [String?] = []
         var data: [String] = []
+        var forms: [[UInt8]] = []
+        var formed = true
         for index in order {
             let event = events[index]
             var sessionId = origin.sessionId
             if case .string(let id)? = event.data["sessionId"] { sessionId = id }
             sessionIds.append(sessionId)
-            data.append(JSON.object(event.deliveredData).serializedString())
+            let text = JSON.object(event.deliveredData).serializedString()
+            data.append(text)
+            guard formed, let at = canonicalTime(event.time) else {
+                formed = false
+                continue
+            }
+            forms.append(canonicalBody(Body(
+                id: ids[index], at: at, type: event.kind.rawValue, actor: origin.actor.rawValue, userId: event.userId,
+                sessionId: sessionId, ip: origin.ip, userAgent: userAgent, data: text)))
+        }
+        if formed {
+            try tx.execute("""
+                SELECT gatehouse_audit_append_forms(
+                    \(PostgresArray(order.map { shards[$0] })), \(PostgresArray(order.map { ids[$0] })),
+                    \(PostgresArray(order.map { events[$0].time })), \(PostgresArray(order.map { events[$0].kind.rawValue })),
+                    \(PostgresArray(order.map { events[$0].userId })), \(PostgresArray(sessionIds)), \(PostgresArray(data)),
+                    \(PostgresArray(forms)), \(origin.actor.rawValue), \(origin.ip), \(userAgent))
+                """)
+            return
         }
         try tx.execute("""
             SELECT gatehouse_audit_append(
@@ -88,19 +115,81 @@ public struct AuditLog: Sendable {
     /// as its UTF-8 length, `:` and its text (`~` for NULL).
     static func canonicalForm(_ entry: StoredEntry) -> [UInt8] {
         var bytes = Array("gatehouse-audit-1".utf8)
-        for field in [
-            String(entry.shard), String(entry.seq), entry.id, entry.at, entry.type, entry.actor, entry.userId, entry.sessionId,
-            entry.ip, entry.userAgent, entry.data,
-        ] as [String?] {
-            guard let field else {
-                bytes.append(UInt8(ascii: "~"))
-                continue
-            }
-            bytes += Array("\(field.utf8.count):".utf8)
-            bytes += Array(field.utf8)
-        }
+        appendField(String(entry.shard), to: &bytes)
+        appendField(String(entry.seq), to: &bytes)
+        return bytes + canonicalBody(Body(
+            id: entry.id, at: entry.at, type: entry.type, actor: entry.actor, userId: entry.userId, sessionId: entry.sessionId,
+            ip: entry.ip, userAgent: entry.userAgent, data: entry.data))
+    }
+
+    /// The fields of an entry after its chain and sequence number, `at` as the canonical form writes it.
+    struct Body {
+        var id: String
+        var at: String?
+        var type: String
+        var actor: String
+        var userId: String?
+        var sessionId: String?
+        var ip: String?
+        var userAgent: String?
+        var data: String
+    }
+
+    /// The canonical form's bytes after the sequence number: every field of `body` as
+    /// ``canonicalForm(_:)`` writes it.
+    static func canonicalBody(_ body: Body) -> [UInt8] {
+        var bytes: [UInt8] = []
+        bytes.reserveCapacity(
+            128 + body.id.utf8.count + body.data.utf8.count + (body.userAgent?.utf8.count ?? 0) + (body.ip?.utf8.count ?? 0))
+        appendField(body.id, to: &bytes)
+        appendField(body.at, to: &bytes)
+        appendField(body.type, to: &bytes)
+        appendField(body.actor, to: &bytes)
+        appendField(body.userId, to: &bytes)
+        appendField(body.sessionId, to: &bytes)
+        appendField(body.ip, to: &bytes)
+        appendField(body.userAgent, to: &bytes)
+        appendField(body.data, to: &bytes)
         return bytes
     }
+
+    /// `field` as the canonical form writes it: its UTF-8 length in decimal, `:` and its bytes; `~` for NULL.
+    private static func appendField(_ field: String?, to bytes: inout [UInt8]) {
+        guard var field else {
+            bytes.append(UInt8(ascii: "~"))
+            return
+        }
+        field.withUTF8 { utf8 in
+            var divisor = 1
+            while divisor * 10 <= utf8.count { divisor *= 10 }
+            while divisor > 0 {
+                bytes.append(UInt8(ascii: "0") + UInt8(utf8.count / divisor % 10))
+                divisor /= 10
+            }
+            bytes.append(UInt8(ascii: ":"))
+            bytes.append(contentsOf: utf8)
+        }
+    }
+
+    /// `time`'s `at` text in the canonical form, as PostgreSQL's `to_char(at AT TIME ZONE 'UTC',
+    /// 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` writes the value stored (to the millisecond), for the
+    /// years 1 to 9999; nil outside them, where only the database's text is the canonical one.
+    static func canonicalTime(_ time: Date) -> String? {
+        guard let milliseconds = time.postgresMilliseconds, (minimumFormedTime..<maximumFormedTime).contains(milliseconds) else {
+            return nil
+        }
+        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ISO8601.fixedLength + 3) { out in
+            // `YYYY-MM-DDTHH:MM:SS.mmmZ`, then microseconds: the stored time has none beyond the milliseconds.
+            guard ISO8601.write(milliseconds: milliseconds, into: out.baseAddress!) else { return nil }
+            for i in 23..<26 { out[i] = UInt8(ascii: "0") }
+            out[26] = UInt8(ascii: "Z")
+            return String(decoding: out, as: UTF8.self)
+        }
+    }
+
+    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970.
+    private static let minimumFormedTime: Int64 = -62_135_596_800_000
+    private static let maximumFormedTime: Int64 = 253_402_300_800_000
 
     /// What ``verify(batchSize:)`` found.
     public struct Verification: Sendable, Equatable {

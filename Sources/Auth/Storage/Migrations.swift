@@ -10,6 +10,7 @@ public enum AuthMigrations {
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
         oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, searchCreationOrder, passwordHashKinds,
+        auditForms,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -767,4 +768,38 @@ public enum AuthMigrations {
                 """#),
             .concurrentIndex(name: "users_password_hash_kind_idx", on: "users (gatehouse_password_hash_kind(password_hash))"),
         ])
+
+    /// Migration 22: audit entries hashed over canonical forms the server writes.
+    /// `gatehouse_audit_append_forms` takes, beside each entry's fields, its canonical form after
+    /// the sequence number (``AuditLog/canonicalBody(_:)``); under the head's lock it adds the tag,
+    /// the chain and the sequence number and hashes onto the head. Building each whole form from
+    /// the fields in SQL (`to_char` and eleven length-prefixed fields in one expression, set up
+    /// again by every execution) was most of an append's cost. The actor, address and user agent,
+    /// the same for every entry of a call, are single parameters. The hashes are the same as
+    /// `gatehouse_audit_append`'s, which stays: the server still calls it for a time outside the
+    /// years 1 to 9999, and instances of the previous version call it during an upgrade.
+    static let auditForms = Migration(
+        version: 22, name: "audit entries hashed over the server's canonical forms",
+        sql: """
+            CREATE FUNCTION gatehouse_audit_append_forms(
+                shards integer[], ids text[], ats timestamptz[], types text[], user_ids text[], session_ids text[],
+                datas text[], forms bytea[], actor text, ip text, user_agent text
+            ) RETURNS void LANGUAGE plpgsql AS $$
+            DECLARE
+                next_seq bigint;
+                entry_hash bytea;
+            BEGIN
+                FOR i IN 1 .. coalesce(array_length(ids, 1), 0) LOOP
+                    -- One statement moves the head (locking it) and hashes the entry onto the previous head.
+                    UPDATE audit_chains c SET seq = c.seq + 1, head = sha256(c.head || convert_to(
+                        'gatehouse-audit-1' || gatehouse_audit_field(c.shard::text) || gatehouse_audit_field((c.seq + 1)::text),
+                        'UTF8') || forms[i])
+                    WHERE c.shard = shards[i] RETURNING c.seq, c.head INTO next_seq, entry_hash;
+                    INSERT INTO audit_log (shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data, hash)
+                    VALUES (shards[i], next_seq, ids[i], ats[i], types[i], actor, user_ids[i], session_ids[i], ip, user_agent,
+                            datas[i], entry_hash);
+                END LOOP;
+            END
+            $$;
+            """)
 }

@@ -68,18 +68,23 @@ extension UserStore {
         _ logIns: [ProviderLogIn], _ withholdingTOTP: Bool, _ withholdingUnverified: Bool, _ withholdingAll: Bool, _ events: EventLog
     ) throws -> [(ProviderLogIn, LinkedUser)] {
         let recording = !withholdingAll && events.records(.sessionCreated)
+        let replacing = logIns.contains { $0.session.session.installationId != nil }
         return try pool.withConnection(retry: .never) { connection in
-            guard recording || logIns.contains(where: { $0.session.session.installationId != nil }) else {
+            guard recording || replacing else {
                 return try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, withholdingAll, on: connection)
             }
             return try connection.transaction { tx in
-                try tx.execute("""
-                    SELECT 1 FROM unnest(\(PostgresArray(logIns.map(\.provider))), \(PostgresArray(logIns.map(\.providerUserId))))
-                        AS wanted(provider, provider_user_id)
-                    JOIN user_identities i ON i.provider = wanted.provider AND i.provider_user_id = wanted.provider_user_id
-                    JOIN users u ON u.object_id = i.user_id
-                    ORDER BY u.object_id FOR UPDATE OF u
-                    """)
+                // Only an installation's replaced session needs its user locked; the events need
+                // no lock of the users (``EventLog/record(_:in:)`` orders a user's events itself).
+                if replacing {
+                    try tx.execute("""
+                        SELECT 1 FROM unnest(\(PostgresArray(logIns.map(\.provider))), \(PostgresArray(logIns.map(\.providerUserId))))
+                            AS wanted(provider, provider_user_id)
+                        JOIN user_identities i ON i.provider = wanted.provider AND i.provider_user_id = wanted.provider_user_id
+                        JOIN users u ON u.object_id = i.user_id
+                        ORDER BY u.object_id FOR UPDATE OF u
+                        """)
+                }
                 let found = try Self.insertSessions(logIns, withholdingTOTP, withholdingUnverified, withholdingAll, on: tx)
                 try events.record(
                     found.filter(\.1.sessionStarted).map { AuthEvent.sessionCreated($0.0.session.session, userId: $0.1.user.objectId, request: $0.0.request) },

@@ -23,6 +23,9 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     private var broken = false
     /// What runs once the transaction in progress commits (``Transaction/afterCommit(_:)``).
     private var commitActions: [() -> Void] = []
+    /// Results received through the error funnel since the pool last took the count: one per
+    /// round trip to the server (a statement, a prepare, `BEGIN`, `COMMIT`).
+    private var roundTrips = 0
 
     /// Opens a connection from a libpq URI or conninfo string, with default timeouts.
     public convenience init(_ connectionString: String) throws(PostgresError) {
@@ -191,6 +194,12 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     /// The number of prepared statements cached on this connection.
     package var preparedStatementCount: Int { statements.count }
 
+    /// The round trips made since the last call (``Pool/roundTripCount`` adds them up at check-in).
+    package func takeRoundTrips() -> Int {
+        defer { roundTrips = 0 }
+        return roundTrips
+    }
+
     // MARK: Statements
 
     /// Runs a parameterised statement, prepared once per connection, and returns its rows.
@@ -311,6 +320,7 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
 
     /// The one error funnel: every libpq result passes through here.
     func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
+        roundTrips += 1
         guard let result else {
             let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "no connection"
             if isBroken { broken = true }

@@ -29,6 +29,7 @@ public final class Pool: Sendable {
     public let configuration: PoolConfiguration
     private let state: Lock<State>
     private let retries = Atomic<Int>(0)
+    private let roundTrips = Atomic<Int>(0)
 
     /// A pool; no connection is opened until the first checkout.
     public init(configuration: PoolConfiguration) {
@@ -77,6 +78,11 @@ public final class Pool: Sendable {
 
     /// Bodies run a second time by ``Retry/once`` since the pool was made (for metrics).
     public var retriedCount: Int { retries.load(ordering: .relaxed) }
+
+    /// Round trips to the server (statements, prepares, `BEGIN`, `COMMIT`) made on connections
+    /// since returned to the pool: for tests of what an operation costs, which read it before and
+    /// after the operation on a pool no one else uses.
+    public var roundTripCount: Int { roundTrips.load(ordering: .relaxed) }
 
     /// Borrows a connection for `body`, as ``withConnection(_:)``; with ``Retry/once``, a body
     /// whose connection failed under it runs once more on a fresh connection.
@@ -181,6 +187,7 @@ public final class Pool: Sendable {
 
     private func checkin(_ connection: Connection) {
         connection.rollbackIfNeeded()
+        roundTrips.add(connection.takeRoundTrips(), ordering: .relaxed)
         let reusable = !connection.isBroken
         if !reusable { connection.close() }
         let followUp = state.withLock { $0.machine.release(connection, reusable: reusable) }

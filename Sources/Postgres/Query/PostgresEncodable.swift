@@ -105,20 +105,25 @@ let postgresEpochOffsetMicroseconds: Int64 = 946_684_800 * 1_000_000
 extension Date: PostgresEncodable {
     /// `timestamptz`.
     public static var postgresDataType: PostgresDataType { .timestamptz }
-    /// Microseconds since 2000-01-01 UTC, big-endian, rounded to the millisecond (Gatehouse keeps
-    /// millisecond precision, as Parse does). `distantPast`/`distantFuture` map to `-infinity`/`infinity`.
+    /// Microseconds since 2000-01-01 UTC, big-endian, of ``postgresMilliseconds`` (Gatehouse keeps
+    /// millisecond precision, as Parse does); times beyond it map to `-infinity`/`infinity`.
     public func encodeBinary(into buffer: inout [UInt8]) -> Bool {
-        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
         let micros: Int64
-        if milliseconds >= 9.0e15 {
-            micros = .max
-        } else if milliseconds <= -9.0e15 {
-            micros = .min
+        if let milliseconds = postgresMilliseconds {
+            micros = milliseconds * 1000 - postgresEpochOffsetMicroseconds
         } else {
-            micros = Int64(milliseconds) * 1000 - postgresEpochOffsetMicroseconds
+            micros = timeIntervalSince1970 > 0 ? .max : .min
         }
         buffer.appendBigEndian(micros)
         return true
+    }
+
+    /// This time as a `timestamptz` parameter stores it: milliseconds since 1970 UTC, rounded;
+    /// nil when it is sent as `infinity` or `-infinity` (beyond about 285,000 years from 1970).
+    public var postgresMilliseconds: Int64? {
+        let milliseconds = (timeIntervalSince1970 * 1000).rounded()
+        if milliseconds >= 9.0e15 || milliseconds <= -9.0e15 { return nil }
+        return Int64(milliseconds)
     }
 }
 
