@@ -76,7 +76,8 @@ public enum JSONWriter {
 
     /// Whether any of the eight bytes of `word` may need escaping (``mayNeedEscaping(_:)-(UInt8)``;
     /// a false alarm only after a byte that does): a byte below 0x20, or equal to `"`, `\\` or 0xE2.
-    @inlinable
+    /// Always inlined: a few operations, in the loops that scan every string written.
+    @inlinable @inline(__always)
     static func mayNeedEscaping(_ word: UInt64) -> Bool {
         let ones: UInt64 = 0x0101_0101_0101_0101, highBits: UInt64 = 0x8080_8080_8080_8080
         // A byte below n (n ≤ 0x80) sets its high bit in (x − n·ones) & ~x; a byte equal to c is one of x ^ c·ones below 1.

@@ -226,9 +226,9 @@ final class Execution {
         return try complete(field, value, path: &path)
     }
 
-    /// CompleteValue of a field that is not a scalar, with its field errors handled: the
-    /// sub-selection of an object type directly, anything else through `completeValue`.
-    /// `path` is the parent object's; the field's key is added while completing.
+    /// CompleteValue of a field that is neither a scalar nor an enum, with its field errors
+    /// handled: the sub-selection of an object type directly, anything else through
+    /// `completeValue`. `path` is the parent object's; the field's key is added while completing.
     private func complete(_ field: FieldPlan, _ value: ResolvedValue, path: inout [PathElement]) throws(NullPropagation) -> JSON {
         let type = field.type
         path.append(.key(field.responseKey))

@@ -53,6 +53,10 @@ public typealias FieldResolver<Context> = @Sendable (
 /// `resolveFromJSON(_:)`, are read from a JSON object parent by field name. Abstract
 /// types learn an object's type from `bind(_:to:)`, or from a `__typename` key of a
 /// JSON parent.
+///
+/// The bindings by parent type and by key path are inlinable: compiled where they are called,
+/// their resolvers are code for the concrete parent, property and context types, rather than
+/// generic code that looks the types' metadata up on every call.
 public struct Resolvers<Context>: Sendable {
     var fields: [String: Binding] = [:]
     var placements: [String: ResolverPlacement] = [:]
@@ -100,6 +104,7 @@ public struct Resolvers<Context>: Sendable {
     /// Binds a resolver whose parent is a Swift value of type `Parent` (from
     /// `ResolvedValue.value`); any other parent is an internal error of the field. It may block
     /// unless `runs` says otherwise.
+    @inlinable
     public mutating func field<Parent: Sendable>(
         _ coordinate: String, on parent: Parent.Type, runs placement: ResolverPlacement = .blocking,
         _ resolver: @escaping @Sendable (Parent, JSONObject, Context, ResolveInfo) throws -> ResolvedValue
@@ -111,6 +116,7 @@ public struct Resolvers<Context>: Sendable {
 
     /// Binds the field at `coordinate` to a property of its parent (a string, number or
     /// boolean, or an optional one): pure.
+    @inlinable
     public mutating func field<Parent: Sendable, Value: ResolvedValueRepresentable>(
         _ coordinate: String, _ property: KeyPath<Parent, Value> & Sendable
     ) {
@@ -122,6 +128,7 @@ public struct Resolvers<Context>: Sendable {
 
     /// Binds the field at `coordinate` to a property of its parent holding a Swift value (an
     /// object type's source, a custom scalar's value): pure.
+    @inlinable
     public mutating func field<Parent: Sendable, Value: Sendable>(
         _ coordinate: String, value property: KeyPath<Parent, Value> & Sendable
     ) {
@@ -133,6 +140,7 @@ public struct Resolvers<Context>: Sendable {
 
     /// Binds the field at `coordinate` to an optional property of its parent holding a Swift
     /// value; nil is null: pure.
+    @inlinable
     public mutating func field<Parent: Sendable, Value: Sendable>(
         _ coordinate: String, value property: KeyPath<Parent, Value?> & Sendable
     ) {
@@ -143,8 +151,8 @@ public struct Resolvers<Context>: Sendable {
     }
 
     /// The parent of a field bound with a Swift parent type.
-    @inline(__always)
-    private static func parent<Parent>(_ source: ResolvedValue, _ coordinate: String) throws -> Parent {
+    @inlinable
+    static func parent<Parent>(_ source: ResolvedValue, _ coordinate: String) throws -> Parent {
         guard case .value(let value) = source, let typed = value as? Parent else {
             throw GraphQLError("Resolver for \(coordinate) expected a parent of type \(Parent.self).")
         }
