@@ -74,6 +74,25 @@ import WebAuthnTestSupport
         #expect(try Self.notices(h).count == 3)
     }
 
+    /// A sign-in from a device seen within the hour only reads its row: neither updates nor locks
+    /// it (a lock would give the sighting a transaction id, and its commit a WAL flush to wait
+    /// for); after the hour the sighting is written again.
+    @Test func aDeviceSeenWithinTheHourIsOnlyRead() throws {
+        let h = try Self.harness()
+        _ = try h.signedUp("ann")
+        func device() throws -> (xmin: String, xmax: String, seen: Date) {
+            let row = try #require(try h.rows("SELECT xmin::text, xmax::text, last_seen_at FROM user_devices").first)
+            return (try row.decode(String.self, at: 0), try row.decode(String.self, at: 1), try row.decode(Date.self, at: 2))
+        }
+        let signedUp = try device()
+        #expect(Self.logIn(h, "ann", userAgent: nil).token != nil)
+        let loggedIn = try device()
+        #expect(loggedIn.xmin == signedUp.xmin && loggedIn.xmax == "0" && loggedIn.seen == signedUp.seen)
+        h.clock.advance(by: 2 * 3600)
+        #expect(Self.logIn(h, "ann", userAgent: nil).token != nil)
+        #expect(try device().seen > signedUp.seen)
+    }
+
     @Test func aUserWhoseFirstSessionIsALogInIsNotToldOfIt() throws {
         let h = try Self.harness()
         // Made by the master key without a session of its own.

@@ -74,13 +74,16 @@ struct SecurityNotices: Sendable {
     /// has signed in from another device before. Of concurrent first sign-ins from one device,
     /// the one whose insert wins sends it. A failure is logged: the session stands.
     ///
-    /// The sighting is one statement committed on its own (every sign-in pays for it, and most
-    /// only read: a device seen within ``sightingResolution`` is not written again); the notice,
-    /// rarely due, is added after it in a transaction of its own (``send(_:about:request:at:)``),
-    /// so a notice that cannot be added is logged and not tried again at the next sign-in.
+    /// The sighting is one statement committed on its own, which every sign-in pays for; most
+    /// only read: a device seen within ``sightingResolution`` is not written again, nor is its row
+    /// locked (an `ON CONFLICT` that finds it would lock it, and the commit would then wait for
+    /// its WAL flush). The notice, rarely due, is added after it in a transaction of its own
+    /// (``send(_:about:request:at:)``), so a notice that cannot be added is logged and not tried
+    /// again at the next sign-in.
     func signedIn(_ user: User, request: AuthRequest, at time: Date) {
         guard enabled else { return }
         let device = Self.device(request)
+        let stale = time.addingTimeInterval(-Self.sightingResolution)
         let due: Bool
         do {
             due = try pool.withConnection(retry: .never) { connection in
@@ -88,9 +91,10 @@ struct SecurityNotices: Sendable {
                     WITH prior AS (
                         SELECT last_seen_at FROM user_devices WHERE user_id = \(user.objectId) AND device_digest = \(device)
                     ), seen AS (
-                        INSERT INTO user_devices (user_id, device_digest, last_seen_at) VALUES (\(user.objectId), \(device), \(time))
+                        INSERT INTO user_devices (user_id, device_digest, last_seen_at)
+                        SELECT \(user.objectId), \(device), \(time) WHERE NOT EXISTS (SELECT 1 FROM prior WHERE last_seen_at >= \(stale))
                         ON CONFLICT (user_id, device_digest) DO UPDATE SET last_seen_at = excluded.last_seen_at
-                            WHERE user_devices.last_seen_at < \(time.addingTimeInterval(-Self.sightingResolution))
+                            WHERE user_devices.last_seen_at < \(stale)
                         RETURNING xmax = 0 AS inserted
                     )
                     SELECT EXISTS (SELECT 1 FROM user_devices d WHERE d.user_id = \(user.objectId) AND d.device_digest <> \(device)),
