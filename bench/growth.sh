@@ -12,7 +12,8 @@
 # Runs alternate between the sizes, ROUNDS times.
 #   bench/growth.sh [USERS (1000000)] [SESSIONS_PER_USER (10)] [SECONDS (5)] [ROUNDS (2)]
 #   BENCH_USERS_N (300); BENCH_SEARCH_SECONDS (2): each search's run; BIN=dir of a built
-#   gatehouse to skip the release build.
+#   gatehouse to skip the release build; BENCH_TMPDIR: where the clusters go (about 6 GB at the full
+#   size; /tmp by default).
 source "$(dirname "$0")/lib.sh"
 BIG="${1:-1000000}"
 PER_USER="${2:-10}"
