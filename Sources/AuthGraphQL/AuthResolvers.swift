@@ -134,8 +134,8 @@ public enum AuthGraphQL {
     }
 
     /// The `User` parent of the field `name`: the value's type compared with `User` first
-    /// (`exactlyUser`), since the runtime's general cast (`as?`) costs about as much as the rest
-    /// of a profile field's resolution, and every `User` field reads its parent.
+    /// (`exactlyUser`), before the runtime's general cast (`as?`), which unwraps the existential
+    /// and weighs every kind of conversion; every `User` field reads its parent.
     @inline(__always)
     static func user(_ source: ResolvedValue, _ name: String) throws(GraphQLError) -> User {
         if case .value(let value) = source, let user = _openExistential(value, do: exactlyUser) ?? value as? User {
