@@ -99,15 +99,7 @@ public struct AuditLog: Sendable {
     struct StoredEntry {
         var shard: Int32
         var seq: Int64
-        var id: String
-        var at: String
-        var type: String
-        var actor: String
-        var userId: String?
-        var sessionId: String?
-        var ip: String?
-        var userAgent: String?
-        var data: String
+        var body: Body
         var hash: [UInt8]
     }
 
@@ -117,9 +109,7 @@ public struct AuditLog: Sendable {
         var bytes = Array("gatehouse-audit-1".utf8)
         appendField(String(entry.shard), to: &bytes)
         appendField(String(entry.seq), to: &bytes)
-        return bytes + canonicalBody(Body(
-            id: entry.id, at: entry.at, type: entry.type, actor: entry.actor, userId: entry.userId, sessionId: entry.sessionId,
-            ip: entry.ip, userAgent: entry.userAgent, data: entry.data))
+        return bytes + canonicalBody(entry.body)
     }
 
     /// The fields of an entry after its chain and sequence number, `at` as the canonical form writes it.
@@ -248,16 +238,18 @@ public struct AuditLog: Sendable {
                         for row in rows {
                             let entry = StoredEntry(
                                 shard: try row.decode(Int32.self, at: 0), seq: try row.decode(Int64.self, at: 1),
-                                id: try row.decode(String.self, at: 2), at: try row.decode(String.self, at: 3),
-                                type: try row.decode(String.self, at: 4), actor: try row.decode(String.self, at: 5),
-                                userId: try row.decode(String?.self, at: 6), sessionId: try row.decode(String?.self, at: 7),
-                                ip: try row.decode(String?.self, at: 8), userAgent: try row.decode(String?.self, at: 9),
-                                data: try row.decode(String.self, at: 10), hash: try row.decode([UInt8].self, at: 11))
+                                body: Body(
+                                    id: try row.decode(String.self, at: 2), at: try row.decode(String.self, at: 3),
+                                    type: try row.decode(String.self, at: 4), actor: try row.decode(String.self, at: 5),
+                                    userId: try row.decode(String?.self, at: 6), sessionId: try row.decode(String?.self, at: 7),
+                                    ip: try row.decode(String?.self, at: 8), userAgent: try row.decode(String?.self, at: 9),
+                                    data: try row.decode(String.self, at: 10)),
+                                hash: try row.decode([UInt8].self, at: 11))
                             after = entry.seq
                             checked += 1
-                            if entry.seq > headSeq { return .pastHead(id: entry.id, chain: Int(shard), sequence: entry.seq) }
+                            if entry.seq > headSeq { return .pastHead(id: entry.body.id, chain: Int(shard), sequence: entry.seq) }
                             guard entry.seq == lastSeq + 1, SHA256.digest(previous + Self.canonicalForm(entry)) == entry.hash else {
-                                return .entry(id: entry.id, chain: Int(shard), sequence: entry.seq)
+                                return .entry(id: entry.body.id, chain: Int(shard), sequence: entry.seq)
                             }
                             lastSeq = entry.seq
                             previous = entry.hash
