@@ -204,4 +204,36 @@ import Threading
         try pool.withConnection { c in _ = try c.execute("UPDATE webhook_outbox SET next_attempt_at = now()") }
         #expect(try other.claim(endpoint: Self.a, limit: 1).map(\.attempts) == [2])
     }
+
+    /// The sender's statements are planned for each execution: a connection never runs them by a
+    /// generic plan it cached. One cached while the outbox was nearly empty checked every pending
+    /// row against every other, and claims ran past the statement timeout under load. The same
+    /// connection does switch an ordinary statement to its generic plan: the check can fail.
+    @Test func theSendersStatementsAreNeverRunByACachedGenericPlan() throws {
+        let one = try TestDatabase.create().makePool(size: 1)
+        try Migrator(migrations: AuthMigrations.all).migrate(one)
+        let store = WebhookOutboxStore(pool: one)
+        let log = EventLog(subscribers: [.init(endpoint: Self.a, kinds: nil)])
+        try one.withConnection { c in
+            try c.transaction { tx in try log.record([.userCreated(user, authProvider: "password", at: Date())], in: tx) }
+        }
+        for _ in 0..<10 {
+            _ = try store.claim(endpoint: Self.a, limit: 64)
+            _ = try store.secondsUntilNextDue(endpoint: Self.a)
+            _ = try one.withConnection { c in try c.query("SELECT count(*) FROM webhook_outbox WHERE endpoint = \(Self.a)") }
+        }
+        let plans = try one.withConnection { c in
+            try c.query("""
+                SELECT statement LIKE '%SELECT count(*) FROM webhook_outbox WHERE endpoint%', generic_plans, custom_plans
+                FROM pg_prepared_statements
+                WHERE (statement LIKE '%WITH heads AS MATERIALIZED%' OR statement LIKE '%min(w.next_attempt_at)%'
+                    OR statement LIKE '%SELECT count(*) FROM webhook_outbox WHERE endpoint%')
+                    AND statement NOT LIKE '%pg_prepared_statements%'
+                """).map { (ordinary: try $0.decode(Bool.self, at: 0), generic: try $0.decode(Int64.self, at: 1), custom: try $0.decode(Int64.self, at: 2)) }
+        }
+        let sender = plans.filter { !$0.ordinary }
+        #expect(sender.count == 2, "the claim and the next due time: \(plans)")
+        #expect(sender.allSatisfy { $0.generic == 0 && $0.custom == 10 }, "\(plans)")
+        #expect(plans.filter(\.ordinary).map(\.generic) == [5], "an ordinary statement goes generic after five runs: \(plans)")
+    }
 }

@@ -88,7 +88,7 @@ public struct WebhookOutboxStore: Sendable {
     /// (0 if one is due now); nil when none is pending. Rows held back behind an earlier one of
     /// their user count only through the row they wait for.
     public func secondsUntilNextDue(endpoint: String) throws -> Double? {
-        let row = try lease.pool.withConnection(retry: .once) { connection in
+        let row = try lease.planned(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT extract(epoch FROM min(w.next_attempt_at) - now())::float8 FROM webhook_outbox w
                 WHERE w.state = 'pending' AND w.endpoint = \(endpoint) \(sql: Self.table.dueFilter)
@@ -116,7 +116,7 @@ public struct WebhookOutboxStore: Sendable {
     /// Seconds until the earliest pending delivery to an endpoint not among `known` is due (0
     /// if one is due now); nil when there is none.
     public func secondsUntilNextUnknownDue(known: [String]) throws -> Double? {
-        let row = try lease.pool.withConnection(retry: .once) { connection in
+        let row = try lease.planned(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT extract(epoch FROM min(next_attempt_at) - now())::float8 FROM webhook_outbox
                 WHERE state = 'pending' AND endpoint <> ALL(\(PostgresArray(known)))
