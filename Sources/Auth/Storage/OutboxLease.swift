@@ -17,8 +17,6 @@ public struct OutboxLease: Sendable {
     public struct Table: Sendable {
         /// The table's name.
         let name: StaticString
-        /// More conditions on a due row `w` (empty, or starting with `AND`).
-        let dueFilter: StaticString
         /// The columns a claim returns, of the claimed row `m`.
         let returning: StaticString
         /// More assignments when a row is sent (empty, or starting with a comma).
@@ -85,7 +83,7 @@ public struct OutboxLease: Sendable {
             // returned more than `limit` rows (seen in OutboxStoreTests).
             try connection.query("""
                 WITH due AS MATERIALIZED (
-                    SELECT w.id FROM \(sql: table.name) w WHERE w.state = 'pending' AND w.next_attempt_at <= now() \(sql: table.dueFilter)
+                    SELECT w.id FROM \(sql: table.name) w WHERE w.state = 'pending' AND w.next_attempt_at <= now()
                     ORDER BY w.id LIMIT \(limit) FOR UPDATE SKIP LOCKED)
                 UPDATE \(sql: table.name) m SET next_attempt_at = now() + make_interval(secs => \(seconds)),
                     attempts = m.attempts + 1, leased_by = \(holder)
@@ -158,14 +156,13 @@ public struct OutboxLease: Sendable {
         return try row.decode(String.self, at: 0) == "failed" ? .failed : .retry
     }
 
-    /// Seconds until the earliest pending row a claim could take is due (0 if one is due now);
-    /// nil when none is pending. Rows the table's filter holds back (a webhook behind an earlier
-    /// one of its user) count only through the row they wait for.
+    /// Seconds until the earliest pending row is due (0 if one is due now); nil when none is
+    /// pending.
     public func secondsUntilNextDue() throws -> Double? {
-        let row = try planned(retry: .once) { connection in
+        let row = try pool.withConnection(retry: .once) { connection in
             try connection.queryFirst("""
                 SELECT extract(epoch FROM min(w.next_attempt_at) - now())::float8 FROM \(sql: table.name) w
-                WHERE w.state = 'pending' \(sql: table.dueFilter)
+                WHERE w.state = 'pending'
                 """)
         }
         return try row?.decode(Double?.self, at: 0).map { max($0, 0) }
@@ -186,30 +183,11 @@ public struct OutboxLease: Sendable {
     /// Runs the sender's writes in a transaction that commits without waiting for the WAL flush
     /// (`synchronous_commit = off`; other sessions see and respect it at once): a database crash
     /// can lose the last few of them, which only means a row is tried again, as delivery is at
-    /// least once anyway; in exchange, delivery waits for no disk flush per row. Planned afresh, as
-    /// ``planned(retry:_:)`` says.
+    /// least once anyway; in exchange, delivery waits for no disk flush per row.
     func withoutFlush<Result>(_ body: (Transaction) throws -> Result) throws -> Result {
-        try transaction(retry: .never, settings: "SET LOCAL synchronous_commit = off; " + Self.freshPlans, body)
-    }
-
-    /// Runs the sender's statements in a transaction where each is planned for its own execution
-    /// (`plan_cache_mode = force_custom_plan`), never by a plan the connection cached. An outbox
-    /// goes from empty to tens of thousands of pending rows in seconds, faster than autovacuum's
-    /// analyze follows (once a minute at most), and a generic plan of the webhook claim cached
-    /// while the table was nearly empty checked every pending row against every other: a claim
-    /// over 20,000 pending rows ran past the statement timeout again and again, and deliveries
-    /// stopped until the load did (`bench/webhooks.sh`). Planned with the table's present size,
-    /// the same claim takes milliseconds; planning costs a fraction of that, once per round.
-    func planned<Result>(retry: Pool.Retry, _ body: (Transaction) throws -> Result) throws -> Result {
-        try transaction(retry: retry, settings: Self.freshPlans, body)
-    }
-
-    private static let freshPlans = "SET LOCAL plan_cache_mode = force_custom_plan"
-
-    private func transaction<Result>(retry: Pool.Retry, settings: String, _ body: (Transaction) throws -> Result) throws -> Result {
-        try pool.withConnection(retry: retry) { connection in
+        try pool.withConnection(retry: .never) { connection in
             try connection.transaction { transaction in
-                try transaction.unsafeExecuteScript(settings)
+                try transaction.unsafeExecuteScript("SET LOCAL synchronous_commit = off")
                 return try body(transaction)
             }
         }

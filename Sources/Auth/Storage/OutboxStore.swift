@@ -107,7 +107,7 @@ public struct OutboxStore: Sendable {
 
     /// The mail outbox's rows for ``OutboxLease``: a sent or given-up message forgets its link.
     static let table = OutboxLease.Table(
-        name: "mail_outbox", dueFilter: "", returning: returnedColumns, onSent: ", sealed_link = NULL",
+        name: "mail_outbox", returning: returnedColumns, onSent: ", sealed_link = NULL",
         onFailure: ", sealed_link = CASE WHEN d.give_up THEN NULL ELSE m.sealed_link END")
 
     /// Mail's retry schedule with `base` seconds before the first retry.
