@@ -78,20 +78,26 @@ import Testing
 
     /// The rows `query` returns, and the `users` rows its plan read (by any scan): the change of
     /// the transaction's counters (which hold the connection's counts not yet reported too).
-    func usersRead(_ query: PostgresQuery) throws -> (rows: Int, read: Int) {
-        try pool.withConnection { connection in
-            try connection.transaction { tx in
-                func read() throws -> Int {
-                    try tx.queryFirst("""
-                        SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = 'users'
-                        """)?.decode(Int.self, at: 0) ?? 0
+    struct Reads {
+        let pool: Pool
+
+        func usersRead(_ query: PostgresQuery) throws -> (rows: Int, read: Int) {
+            try pool.withConnection { connection in
+                try connection.transaction { tx in
+                    func read() throws -> Int {
+                        try tx.queryFirst("""
+                            SELECT coalesce(seq_tup_read, 0) + coalesce(idx_tup_fetch, 0) FROM pg_stat_xact_user_tables WHERE relname = 'users'
+                            """)?.decode(Int.self, at: 0) ?? 0
+                    }
+                    let before = try read()
+                    let rows = try tx.query(query).count
+                    return (rows, try read() - before)
                 }
-                let before = try read()
-                let rows = try tx.query(query).count
-                return (rows, try read() - before)
             }
         }
     }
+
+    func usersRead(_ query: PostgresQuery) throws -> (rows: Int, read: Int) { try Reads(pool: pool).usersRead(query) }
 
     /// A page of a provider's users, or of those with TOTP on, in a creation order reads about as
     /// many users as it returns (at most twice), though they are 1 % of the users: it walks the
@@ -116,6 +122,37 @@ import Testing
             #expect(next.rows == 21 && next.read <= 42, "\(search), after a cursor: \(next)")
             #expect(try usersRead(UserSearchStore.countQuery(search)).read == 0, "\(search), count")
         }
+    }
+
+    /// A page of a rare email prefix in a creation order reads about its matches and its own rows,
+    /// not a user per user skipped: 111 of 20,000 users ("user42…"), created in an order unrelated
+    /// to their names (as sign-ups are) and vacuumed (as autovacuum keeps a table). Walking the
+    /// creation order instead reads about 180 users per user shown (about 3,800 for this page).
+    @Test(arguments: [UserSearch.Order.createdAtDescending, .createdAtAscending])
+    func aRareEmailPrefixPageDoesNotWalkTheCreationOrder(order: UserSearch.Order) throws {
+        let pool = try TestDatabase.create().makePool(size: 1)
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        try pool.withConnection { connection in
+            try connection.unsafeExecuteScript("""
+                INSERT INTO users (object_id, username, email, password_hash, acl, created_at, updated_at)
+                SELECT lpad(i::text, 10, '0'), 'user' || i, 'user' || i || '@example.com', '$argon2id$x', '{}',
+                       timestamptz '2026-01-01' + (i * 7919 % 20000) * interval '1 minute', timestamptz '2026-01-01'
+                FROM generate_series(1, 20000) AS i;
+                """)
+            try connection.unsafeExecuteScript("VACUUM ANALYZE users")
+        }
+        let plans = UserSearchPlanTests.Reads(pool: pool)
+        let store = UserSearchStore(pool: pool)
+        let search = UserSearch(email: .init(startsWith: "USER42"), order: order, first: 20)
+        let first = try plans.usersRead(UserSearchStore.pageQuery(search, after: nil))
+        #expect(first.rows == 21 && first.read <= 111 + 42, "\(first)")
+        let page = try store.page(search, after: nil)
+        let times = page.users.map(\.0.createdAt)
+        #expect(times == times.sorted(by: order == .createdAtAscending ? (<) : (>)))
+        #expect(page.users.allSatisfy { $0.0.email?.hasPrefix("user42") == true })
+        let cursor = try #require(page.users.last?.1)
+        let next = try plans.usersRead(UserSearchStore.pageQuery(search, after: cursor))
+        #expect(next.rows == 21 && next.read <= 111 + 42, "after a cursor: \(next)")
     }
 
     /// The page statements find what the conditions say, in order (the plans above are of these).

@@ -6,7 +6,8 @@ import Postgres
 ///
 /// Each condition is served by an index (migrations 16 and 20): the object id by the primary key,
 /// usernames and emails by `lower(…)` (equality: the unique indexes; prefixes: the
-/// `text_pattern_ops` ones), `emailVerified` with the creation order, disabled users by a partial
+/// `text_pattern_ops` ones; an email prefix's ids and creation times from its index alone, migration
+/// 23), `emailVerified` with the creation order, disabled users by a partial
 /// index, the creation time and both creation orders by `(created_at, object_id)`, a provider by
 /// `user_identities (provider, user_created_at, user_id)` and TOTP by `user_totp (user_created_at,
 /// user_id)` in a creation order, by their user id indexes as a probe per user in the username
@@ -67,10 +68,17 @@ struct UserSearchStore: Sendable {
         case .createdAtDescending: "\(created) DESC, \(id) DESC"
         case .usernameAscending: "lower(u.username)"
         }
+        let columns = "SELECT \(UserStore.userColumns), (extract(epoch FROM u.created_at) * 1000000)::bigint, lower(u.username) FROM "
+        if source == .users, search.email?.startsWith != nil, search.order != .usernameAscending {
+            // The page's ids first, from `users_email_prefix_keys_idx` alone (migration 23), then
+            // their rows: the matches' creation times come from the index, not from a row each.
+            return PostgresQuery(
+                unsafeSQL: columns + "users u WHERE u.object_id IN (SELECT u.object_id FROM users u" + builder.whereClause
+                    + " ORDER BY " + order + " LIMIT " + limit + ") ORDER BY " + order,
+                bindings: builder.bindings)
+        }
         return PostgresQuery(
-            unsafeSQL: "SELECT \(UserStore.userColumns), "
-                + "(extract(epoch FROM u.created_at) * 1000000)::bigint, lower(u.username) FROM " + source.from(joiningUsers: true)
-                + builder.whereClause + " ORDER BY " + order + " LIMIT " + limit,
+            unsafeSQL: columns + source.from(joiningUsers: true) + builder.whereClause + " ORDER BY " + order + " LIMIT " + limit,
             bindings: builder.bindings)
     }
 
