@@ -22,7 +22,7 @@ log "seeding 50 password users"
 python3 "$ROOT/bench/client.py" seed "$SERVER_URL" 50 "$BENCH_USERS" 8
 log "registering $U passkeys; signing $ROUNDS × $B assertions"
 files=(); for r in $(seq "$ROUNDS"); do files+=("$DIR/bodies.$r"); done
-BENCH_ORIGIN="http://127.0.0.1:$SERVER_PORT" "$BIN/PasskeyBench" "$SERVER_PORT" "$U" "$B" "${files[@]}"
+BENCH_ORIGIN="http://localhost:$SERVER_PORT" "$BIN/PasskeyBench" "$SERVER_PORT" "$U" "$B" "${files[@]}"
 
 log "load average at start: $(load_avg)"
 : >"$OUT/rounds"
