@@ -155,6 +155,35 @@ import Testing
         #expect(next.rows == 21 && next.read <= 111 + 42, "after a cursor: \(next)")
     }
 
+    /// A page of disabled users in the username order reads its own rows (the partial index of
+    /// their usernames, migration 23): 2,000 of 20,000 users disabled, so walking every username
+    /// reads about ten users per user shown, and sorting the disabled ones reads all 2,000.
+    @Test func aPageOfDisabledUsersByUsernameReadsOnlyItsUsers() throws {
+        let pool = try TestDatabase.create().makePool(size: 1)
+        try Migrator(migrations: AuthMigrations.all).migrate(pool)
+        try pool.withConnection { connection in
+            try connection.unsafeExecuteScript("""
+                INSERT INTO users (object_id, username, email, password_hash, acl, created_at, updated_at, disabled_at)
+                SELECT lpad(i::text, 10, '0'), 'user' || i, 'user' || i || '@example.com', '$argon2id$x', '{}',
+                       timestamptz '2026-01-01' + i * interval '1 minute', timestamptz '2026-01-01',
+                       CASE WHEN i % 10 = 3 THEN timestamptz '2026-06-01' END
+                FROM generate_series(1, 20000) AS i;
+                """)
+            try connection.unsafeExecuteScript("VACUUM ANALYZE users")
+        }
+        let reads = UserSearchPlanTests.Reads(pool: pool)
+        let store = UserSearchStore(pool: pool)
+        let search = UserSearch(disabled: true, order: .usernameAscending, first: 20)
+        let first = try reads.usersRead(UserSearchStore.pageQuery(search, after: nil))
+        #expect(first.rows == 21 && first.read <= 42, "\(first)")
+        let page = try store.page(search, after: nil)
+        #expect(page.users.map(\.0.username).prefix(3) == ["user10003", "user10013", "user10023"])
+        #expect(page.users.allSatisfy { $0.0.disabled })
+        let cursor = try #require(page.users.last?.1)
+        let next = try reads.usersRead(UserSearchStore.pageQuery(search, after: cursor))
+        #expect(next.rows == 21 && next.read <= 42, "after a cursor: \(next)")
+    }
+
     /// The page statements find what the conditions say, in order (the plans above are of these).
     @Test func pagesFollowTheirOrder() throws {
         let store = UserSearchStore(pool: pool)

@@ -809,12 +809,15 @@ public enum AuthMigrations {
     /// (``UserSearchStore``): at 1,000,000 users a prefix of 1 % of them took 15–20 ms, walking
     /// the creation order and reading a user's row per user skipped, and now about 3 ms. (`email`
     /// is held as well: PostgreSQL reads `lower(email)` from an index only when the column itself
-    /// is there.) It replaces the index of migration 16.
+    /// is there.) It replaces the index of migration 16. Beside it, the disabled users in the
+    /// username order: a page of them walked the username order of all users (or sorted every
+    /// disabled one), 12 ms at p50 and 54 ms at p99 for 2,000 of 1,000,000.
     static let emailPrefixKeys = Migration(
-        version: 23, name: "email prefixes with their users' creation times",
+        version: 23, name: "email prefixes with their users' creation times; disabled users by username",
         steps: [
             .concurrentIndex(
                 name: "users_email_prefix_keys_idx", on: "users (lower(email) text_pattern_ops) INCLUDE (email, created_at, object_id)"),
             .transaction("DROP INDEX users_email_prefix_idx;"),
+            .concurrentIndex(name: "users_disabled_username_idx", on: "users (lower(username)) WHERE disabled_at IS NOT NULL"),
         ])
 }
