@@ -4,14 +4,14 @@ import Postgres
 /// The statements of `users(where, order, first, after)`: one page by keyset (the cursor's keys,
 /// never an offset), and the count of every user the conditions match.
 ///
-/// Each condition is served by an index (migrations 16 and 20): the object id by the primary key,
-/// usernames and emails by `lower(…)` (equality: the unique indexes; prefixes: the
-/// `text_pattern_ops` ones; an email prefix's ids and creation times from its index alone, migration
-/// 23), `emailVerified` with the creation order, disabled users by partial indexes (by creation
-/// time, and by username: migration 23), the creation time and both creation orders by `(created_at, object_id)`, a provider by
-/// `user_identities (provider, user_created_at, user_id)` and TOTP by `user_totp (user_created_at,
-/// user_id)` in a creation order, by their user id indexes as a probe per user in the username
-/// order. The statement is assembled from fixed fragments; every value the caller gave is a bound
+/// Each condition is served by an index (migrations 16, 20 and 23): the object id by the primary
+/// key, usernames and emails by `lower(…)` (equality: the unique indexes; prefixes: the
+/// `text_pattern_ops` ones, an email prefix's ids and creation times from its index alone),
+/// `emailVerified` with the creation order, disabled users by partial indexes (in creation order
+/// and by username), the creation time and both creation orders by `(created_at, object_id)`, a
+/// provider by `user_identities (provider, user_created_at, user_id)` and TOTP by
+/// `user_totp (user_created_at, user_id)` in a creation order, by their user id indexes as a probe
+/// per user in the username order. The statement is assembled from fixed fragments; every value the caller gave is a bound
 /// parameter.
 struct UserSearchStore: Sendable {
     let pool: Pool
