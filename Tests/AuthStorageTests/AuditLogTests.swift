@@ -185,15 +185,7 @@ import Testing
                 FROM audit_log
                 """)
         })
-        let entry = AuditLog.StoredEntry(
-            shard: try row.decode(Int32.self, at: 1), seq: try row.decode(Int64.self, at: 2),
-            body: AuditLog.Body(
-                id: try row.decode(String.self, at: 3), at: try row.decode(String.self, at: 4),
-                type: try row.decode(String.self, at: 5), actor: try row.decode(String.self, at: 6),
-                userId: try row.decode(String?.self, at: 7), sessionId: try row.decode(String?.self, at: 8),
-                ip: try row.decode(String?.self, at: 9), userAgent: try row.decode(String?.self, at: 10),
-                data: try row.decode(String.self, at: 11)),
-            hash: try row.decode([UInt8].self, at: 12))
+        let entry = try AuditLog.StoredEntry(row, from: 1)
         #expect(AuditLog.canonicalForm(entry) == (try row.decode([UInt8].self, at: 0)))
         #expect(entry.body.ip == nil && entry.body.actor == "master" && entry.body.userAgent == "Agent/1 ✓")
         // The form the append was given (written here) hashed as the database's whole form does,

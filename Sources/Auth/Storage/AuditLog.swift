@@ -101,6 +101,20 @@ public struct AuditLog: Sendable {
         var seq: Int64
         var body: Body
         var hash: [UInt8]
+
+        /// The entry from twelve columns of `row` from `first` on: shard, seq, id, at (as the
+        /// canonical form writes it), type, actor, user_id, session_id, ip, user_agent, data, hash.
+        init(_ row: PostgresRow, from first: Int = 0) throws {
+            shard = try row.decode(Int32.self, at: first)
+            seq = try row.decode(Int64.self, at: first + 1)
+            body = Body(
+                id: try row.decode(String.self, at: first + 2), at: try row.decode(String.self, at: first + 3),
+                type: try row.decode(String.self, at: first + 4), actor: try row.decode(String.self, at: first + 5),
+                userId: try row.decode(String?.self, at: first + 6), sessionId: try row.decode(String?.self, at: first + 7),
+                ip: try row.decode(String?.self, at: first + 8), userAgent: try row.decode(String?.self, at: first + 9),
+                data: try row.decode(String.self, at: first + 10))
+            hash = try row.decode([UInt8].self, at: first + 11)
+        }
     }
 
     /// The bytes an entry's hash covers after the previous hash: a version tag, then each field
@@ -236,15 +250,7 @@ public struct AuditLog: Sendable {
                             FROM audit_log WHERE shard = \(shard) AND seq > \(after) ORDER BY seq LIMIT \(batchSize)
                             """)
                         for row in rows {
-                            let entry = StoredEntry(
-                                shard: try row.decode(Int32.self, at: 0), seq: try row.decode(Int64.self, at: 1),
-                                body: Body(
-                                    id: try row.decode(String.self, at: 2), at: try row.decode(String.self, at: 3),
-                                    type: try row.decode(String.self, at: 4), actor: try row.decode(String.self, at: 5),
-                                    userId: try row.decode(String?.self, at: 6), sessionId: try row.decode(String?.self, at: 7),
-                                    ip: try row.decode(String?.self, at: 8), userAgent: try row.decode(String?.self, at: 9),
-                                    data: try row.decode(String.self, at: 10)),
-                                hash: try row.decode([UInt8].self, at: 11))
+                            let entry = try StoredEntry(row)
                             after = entry.seq
                             checked += 1
                             if entry.seq > headSeq { return .pastHead(id: entry.body.id, chain: Int(shard), sequence: entry.seq) }
