@@ -145,8 +145,9 @@ public enum Command {
 
     // MARK: audit
 
-    /// `audit verify`: walks every chain of the audit log of `settings`' database; 0 when each
-    /// entry and head matches, 1 naming the first that does not (or when the database fails).
+    /// `audit verify`: seals what was committed, then walks the audit log of `settings`'
+    /// database seal by seal; 0 when each entry, seal and the head match, 1 naming the first that
+    /// does not (or when the database fails).
     private static func auditVerify(_ settings: Settings) -> Int32 {
         do {
             return try withDatabase(settings) { _, pool, _ in
@@ -155,7 +156,8 @@ public enum Command {
                     fail("audit log tampered with: \(problem) (\(verification.entries) entries checked)")
                     return 1
                 }
-                print("audit log intact: \(verification.entries) entries in \(AuditLog.chains) chains")
+                let pending = verification.pending > 0 ? ", \(verification.pending) newer not sealed yet" : ""
+                print("audit log intact: \(verification.entries) entries in \(verification.seals) seals\(pending)")
                 return 0
             }
         } catch {
@@ -332,7 +334,7 @@ public enum Command {
           schema diff OLD NEW   List breaking and dangerous changes from OLD to NEW; exit 1 on breaking ones
           settings --markdown   Print every setting as a Markdown page (the repository's docs/settings.md)
           webhooks secret       Print a new webhook or hook secret (whsec_…) for GATEHOUSE_WEBHOOKS or GATEHOUSE_HOOKS
-          audit verify          Check the audit log's hash chains; exit 1 naming the first entry that does not match
+          audit verify          Seal, then check the audit log's hash chain; exit 1 naming the first entry that does not match
 
         Run "gatehouse COMMAND --help" for a command's options; "gatehouse --version" for the version.
         """

@@ -26,6 +26,8 @@ public final class GatehouseServer: Sendable {
     private let janitor: SessionJanitorThread
     /// Reloads the access-token signing keys and does their schedule's work (``keyRefreshInterval``).
     private let keyRefresher: PeriodicThread
+    /// Seals the audit log's new entries (``AuditLog/seal(batchSize:)``) every ``auditSealInterval``.
+    private let auditSealer: PeriodicThread
     private let listener: NotificationListener?
     private let mailSender: MailSender?
     private let webhookSender: WebhookSender?
@@ -239,6 +241,12 @@ public final class GatehouseServer: Sendable {
                 logger.warn("pruning the audit log failed", ["error": .string(String(describing: error))])
             }
         }
+        // Every instance seals (one at a time; the others skip), whether or not the log is on now.
+        auditSealer = PeriodicThread(name: "gatehouse-audit-sealer", interval: Self.auditSealInterval) {
+            do { while try auth.audit.log.seal() == AuditLog.sealSize {} } catch {
+                logger.warn("sealing the audit log failed", ["error": .string(String(describing: error))])
+            }
+        }
         let executable: ExecutableSchema<RequestContext>
         do { executable = try AuthGraphQL.executableSchema(auth: auth, schema: schema, log: log) } catch {
             throw StartError("resolvers do not match schema.graphql:\n\(error)")
@@ -310,6 +318,7 @@ public final class GatehouseServer: Sendable {
         }
         janitor.start()
         keyRefresher.start()
+        auditSealer.start()
         if let webhookSender {
             webhookSender.start()
             logger.info("webhook delivery on", ["endpoints": .int(webhookEndpoints.count)])
@@ -365,6 +374,7 @@ public final class GatehouseServer: Sendable {
         if !drained { logger.warn("shutdown deadline passed with requests in flight") }
         janitor.stop()
         keyRefresher.stop()
+        auditSealer.stop()
         mailSender?.stop()
         webhookSender?.stop()
         listener?.stop()
@@ -509,6 +519,10 @@ public final class GatehouseServer: Sendable {
     /// Seconds between reads of the signing keys when no notification comes sooner: well within the
     /// key set's max-age, which the key schedule relies on instances to pick up a new key within.
     static let keyRefreshInterval = 60.0
+
+    /// Seconds between the sealer's passes: a new audit entry is sealed one to two passes after its
+    /// commit (a pass sets the fence, a later one seals up to it).
+    static let auditSealInterval = 0.5
 
     /// Logs what a refresh of the signing keys did (key ids only: they are public).
     static func log(_ report: SigningKeys.Report, _ logger: Logger) {

@@ -8,9 +8,9 @@ import Testing
 
 @testable import Auth
 
-/// The audit log's hash chains (``AuditLog``), appended through the one recording point
+/// The audit log's sealed hash chain (``AuditLog``), appended through the one recording point
 /// (``EventLog``): verification of an intact log, of each kind of tampering, under concurrent
-/// writers of two instances, and after pruning.
+/// writers and sealers of two instances, with a transaction held open, and after pruning.
 @Suite struct AuditLogTests {
     let database: TestDatabase
     let pool: Pool
@@ -40,194 +40,234 @@ import Testing
         try pool.withConnection { c in _ = try c.execute(PostgresQuery(unsafeSQL: sql)) }
     }
 
-    /// (id, seq) of the chain of `userId`, in order.
-    func chain(of userId: String) throws -> [(id: String, seq: Int64)] {
+    /// (id, pos) of the entries, in position order.
+    func entries() throws -> [(id: String, pos: Int64)] {
         try pool.withConnection { c in
-            try c.query("SELECT id, seq FROM audit_log WHERE shard = \(AuditLog.chain(of: userId)) AND user_id = \(userId) ORDER BY seq").map {
+            try c.query("SELECT id, pos FROM audit_entries ORDER BY pos").map {
                 (try $0.decode(String.self, at: 0), try $0.decode(Int64.self, at: 1))
             }
         }
     }
 
-    /// Ten entries of `ann`'s (one chain) and two of `bob`'s (another chain).
+    /// Seals everything committed, `batchSize` entries per seal.
+    func sealAll(batchSize: Int) throws {
+        #expect(try log.sealCommitted(batchSize: batchSize, timeout: 30))
+    }
+
+    /// Ten entries of `ann`'s, with a position given out and never used after the fifth, then two
+    /// of `bob`'s.
     func writeSome() throws {
-        #expect(AuditLog.chain(of: "ann") != AuditLog.chain(of: "bob"))
         for n in 0..<10 {
             try record([.userUpdated(userId: "ann", changed: ["n\(n)"], at: Date())], origin: AuditOrigin(actor: .user, ip: "192.0.2.\(n)"))
+            // A position given out and never used, as by a change that rolled back after its entry.
+            if n == 4 { try execute("SELECT nextval('audit_entries_pos_seq')") }
         }
         try record([.userCreated(Self.user("bob"), authProvider: "password", at: Date()), .logInFailed(.password, userId: "bob", authProvider: "password", at: Date())])
     }
 
     @Test func anIntactLogVerifiesAndEntriesCarryTheirOrigin() throws {
         try writeSome()
-        let result = try log.verify(batchSize: 3)
-        #expect(result == AuditLog.Verification(entries: 12, problem: nil))
+        try sealAll(batchSize: 4)
+        let result = try log.verify(batchSize: 2)
+        #expect(result == AuditLog.Verification(entries: 12, seals: 3, pending: 0, problem: nil))
         let bob = try log.entries(AuditLog.Filter(userId: "bob"), limit: 100, after: nil)
         #expect(bob.map(\.type) == ["session.failed", "user.created"] && bob.allSatisfy { $0.actor == "system" && $0.ip == nil })
-        let entries = try log.entries(AuditLog.Filter(userId: "ann"), limit: 100, after: nil)
-        #expect(entries.count == 10 && entries.allSatisfy { $0.actor == "user" && $0.type == "user.updated" })
-        #expect(entries.first?.ip == "192.0.2.9", "newest first")
-        #expect(try chain(of: "ann").map(\.seq) == Array(1...10), "one user's entries are one ordered chain")
+        let ann = try log.entries(AuditLog.Filter(userId: "ann"), limit: 100, after: nil)
+        #expect(ann.count == 10 && ann.allSatisfy { $0.actor == "user" && $0.type == "user.updated" })
+        #expect(ann.first?.ip == "192.0.2.9", "newest first")
+        #expect(try entries().map(\.pos) == Array(1...5) + Array(7...13), "the unused position stays a gap")
     }
 
     enum Tampering: String, CaseIterable {
-        case edit, deleteInside, deleteLast, insertInside, insertAtEnd, reorder
+        case edit, deleteInside, deleteLast, insertInGap, insertPastSequence, reorder, deleteSeal, editSeal
     }
 
-    /// Each kind of change made by hand in the database is found, naming the first entry that
-    /// no longer matches (or the chain's head when its end was cut off).
+    /// Each kind of change made by hand in the database to sealed entries (positions 1–5, 7–13
+    /// in seals of four) is found, naming the first entry or seal that no longer matches.
     @Test(arguments: Tampering.allCases) func tamperingIsFoundAtTheFirstBrokenEntry(_ tampering: Tampering) throws {
         try writeSome()
-        let ann = try chain(of: "ann")
-        let shard = AuditLog.chain(of: "ann")
+        try sealAll(batchSize: 4)
+        let all = try entries()
         let expected: AuditLog.Problem
         switch tampering {
         case .edit:
-            try execute("UPDATE audit_log SET data = '{\"userId\":\"ann\",\"changed\":[]}' WHERE id = '\(ann[4].id)'")
-            expected = .entry(id: ann[4].id, chain: Int(shard), sequence: 5)
+            try execute("UPDATE audit_entries SET data = '{\"userId\":\"ann\",\"changed\":[]}' WHERE pos = 7")
+            expected = .entry(id: all[5].id, position: 7, seal: 2)
         case .deleteInside:
-            try execute("DELETE FROM audit_log WHERE id = '\(ann[4].id)'")
-            expected = .entry(id: ann[5].id, chain: Int(shard), sequence: 6)
+            try execute("DELETE FROM audit_entries WHERE pos = 7")
+            expected = .entry(id: all[6].id, position: 8, seal: 2)
         case .deleteLast:
-            try execute("DELETE FROM audit_log WHERE id = '\(ann[9].id)'")
-            expected = .head(chain: Int(shard), sequence: 10)
-        case .insertInside:
-            // Make room after the fourth entry, then copy the fifth into it under a new id.
-            try execute("UPDATE audit_log SET seq = seq + 100 WHERE shard = \(shard) AND seq > 4")
-            try execute("UPDATE audit_log SET seq = seq - 99 WHERE shard = \(shard) AND seq > 100")
+            try execute("DELETE FROM audit_entries WHERE pos = 13")
+            expected = .sealEnds(seal: 3, missing: 1)
+        case .insertInGap:
             try execute("""
-                INSERT INTO audit_log (shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data, hash)
-                SELECT shard, 5, 'msg_forged', at, type, actor, user_id, session_id, ip, user_agent, data, hash
-                FROM audit_log WHERE id = '\(ann[4].id)'
+                INSERT INTO audit_entries (pos, id, at, type, actor, user_id, session_id, ip, user_agent, data)
+                SELECT 6, 'msg_forged', at, type, actor, user_id, session_id, ip, user_agent, data FROM audit_entries WHERE pos = 5
                 """)
-            expected = .entry(id: "msg_forged", chain: Int(shard), sequence: 5)
-        case .insertAtEnd:
+            expected = .entry(id: "msg_forged", position: 6, seal: 2)
+        case .insertPastSequence:
             try execute("""
-                INSERT INTO audit_log (shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data, hash)
-                SELECT shard, 11, 'msg_forged', at, type, actor, user_id, session_id, ip, user_agent, data, hash
-                FROM audit_log WHERE id = '\(ann[9].id)'
+                INSERT INTO audit_entries (pos, id, at, type, actor, user_id, session_id, ip, user_agent, data)
+                SELECT 1000, 'msg_forged', at, type, actor, user_id, session_id, ip, user_agent, data FROM audit_entries WHERE pos = 13
                 """)
-            expected = .pastHead(id: "msg_forged", chain: Int(shard), sequence: 11)
+            expected = .pastSequence(id: "msg_forged", position: 1000)
         case .reorder:
-            try execute("UPDATE audit_log SET seq = -1 WHERE id = '\(ann[2].id)'")
-            try execute("UPDATE audit_log SET seq = 3 WHERE id = '\(ann[3].id)'")
-            try execute("UPDATE audit_log SET seq = 4 WHERE id = '\(ann[2].id)'")
-            expected = .entry(id: ann[3].id, chain: Int(shard), sequence: 3)
+            try execute("UPDATE audit_entries SET pos = -pos WHERE pos IN (8, 9)")
+            try execute("UPDATE audit_entries SET pos = 17 + pos WHERE pos IN (-8, -9)")
+            expected = .entry(id: all[7].id, position: 8, seal: 2)
+        case .deleteSeal:
+            try execute("DELETE FROM audit_seals WHERE seq = 2")
+            expected = .seal(2)
+        case .editSeal:
+            try execute("UPDATE audit_seals SET hashes = overlay(hashes PLACING '\\x00'::bytea FROM 40) WHERE seq = 1")
+            expected = .entry(id: all[1].id, position: 2, seal: 1)
         }
-        #expect(try log.verify(batchSize: 4).problem == expected)
+        #expect(try log.verify(batchSize: 2).problem == expected)
     }
 
-    /// Two instances (each its own pool) writing at once, several threads each, users shared
-    /// between them: every entry lands in its chain and the whole log verifies.
-    @Test func concurrentWritersOfTwoInstancesKeepEveryChainValid() throws {
-        let other = database.makePool(size: 4)
+    /// Two instances (each its own pool) writing at once, several threads each, while each
+    /// instance's sealer runs: some writers hold their transaction open after drawing a position,
+    /// so later positions commit first. Every entry is sealed once, in position order, and the
+    /// whole log verifies.
+    @Test func concurrentWritersAndSealersOfTwoInstancesKeepTheChainValid() throws {
+        let other = database.makePool(size: 6)
         defer { other.close() }
         let pools = [pool, other]
         let failures = Mutex<[String]>([])
+        let writing = Atomic<Int>(8)
         let perThread = 25
-        DispatchQueue.concurrentPerform(iterations: 8) { thread in
-            for n in 0..<perThread {
-                do {
-                    // Three users shared by every thread, so writers meet on the same chain heads.
-                    let userId = "shared\(n % 3)"
-                    try record(
-                        [.userUpdated(userId: userId, changed: ["t\(thread)n\(n)"], at: Date()),
-                         .logInFailed(.password, userId: nil, authProvider: "password", at: Date())],
-                        in: pools[thread % 2], origin: AuditOrigin(actor: .user, ip: "192.0.2.\(thread)"))
-                } catch {
-                    failures.withLock { $0.append("\(error)") }
+        let group = DispatchGroup()
+        func run(_ body: @escaping @Sendable () -> Void) {
+            group.enter()
+            Thread {
+                body()
+                group.leave()
+            }.start()
+        }
+        for instance in 0..<2 {
+            // Each instance's sealer, in small seals, until every writer is done.
+            run {
+                let sealer = AuditLog(pool: pools[instance])
+                while writing.load(ordering: .acquiring) > 0 {
+                    do { try sealer.seal(batchSize: 7) } catch { failures.withLock { $0.append("seal: \(error)") } }
                 }
             }
         }
+        for thread in 0..<8 {
+            run {
+                defer { writing.wrappingSubtract(1, ordering: .releasing) }
+                for n in 0..<perThread {
+                    do {
+                        try AuditOrigin.bind(AuditOrigin(actor: .user, ip: "192.0.2.\(thread)")) {
+                            try pools[thread % 2].withConnection { c in
+                                try c.transaction { tx in
+                                    try Self.events.record(
+                                        [.userUpdated(userId: "shared\(n % 3)", changed: ["t\(thread)n\(n)"], at: Date()),
+                                         .logInFailed(.password, userId: nil, authProvider: "password", at: Date())], in: tx)
+                                    if n % 5 == thread % 5 { Thread.sleep(forTimeInterval: 0.02) }
+                                }
+                            }
+                        }
+                    } catch {
+                        failures.withLock { $0.append("\(error)") }
+                    }
+                }
+            }
+        }
+        group.wait()
         #expect(failures.withLock { $0 }.isEmpty)
-        #expect(try log.verify() == AuditLog.Verification(entries: 8 * perThread * 2, problem: nil))
+        let result = try log.verify()
+        #expect(result.entries == 8 * perThread * 2 && result.pending == 0 && result.problem == nil)
     }
 
-    /// Pruning removes the oldest entries of each chain in bounded batches and records where it
-    /// cut, so the rest still verifies; an entry deleted after the cut is still found.
-    @Test func retentionCutsTheOldestEntriesAndTheLogStillVerifies() throws {
+    /// A transaction that drew a position and has not committed holds back the seal of every
+    /// later position; once it commits, its entry is sealed in its place.
+    @Test func anOpenTransactionHoldsBackTheSealOfLaterPositions() throws {
+        let held = try database.connect()
+        defer { held.close() }
+        _ = try held.execute("BEGIN")
+        _ = try held.execute("""
+            INSERT INTO audit_entries (id, at, type, actor, data) VALUES ('msg_early', now(), 'user.updated', 'system', '{}')
+            """)
+        try record([.userUpdated(userId: "bob", changed: ["late"], at: Date())])
+        for _ in 0..<4 {
+            try log.seal()
+            Thread.sleep(forTimeInterval: 0.05)
+        }
+        #expect(try log.sealCommitted(timeout: 0.3) == false)
+        #expect(try pool.withConnection { c in try c.queryFirst("SELECT last_pos FROM audit_head")?.decode(Int64.self, at: 0) } == 0)
+        _ = try held.execute("COMMIT")
+        #expect(try log.verify() == AuditLog.Verification(entries: 2, seals: 1, pending: 0, problem: nil))
+        #expect(try entries().map(\.id).first == "msg_early")
+    }
+
+    /// A fence whose transaction id this cluster has not reached (the database was restored from a
+    /// dump into another cluster) is replaced, not waited for.
+    @Test func aFenceFromAnotherClusterIsReplaced() throws {
+        try record([.userUpdated(userId: "ann", changed: ["a"], at: Date())])
+        try execute("UPDATE audit_head SET fence_pos = 1, fence_xid = '999999999999'")
+        try record([.userUpdated(userId: "ann", changed: ["b"], at: Date())])
+        #expect(try log.sealCommitted(timeout: 10))
+        #expect(try log.verify() == AuditLog.Verification(entries: 2, seals: 1, pending: 0, problem: nil))
+    }
+
+    /// Pruning removes whole seals from the start whose entries are all old, and records where it
+    /// cut, so the rest still verifies; an entry deleted after the cut, or put back before it, is found.
+    @Test func retentionCutsTheOldestSealsAndTheLogStillVerifies() throws {
         let now = Date()
         let old = now.addingTimeInterval(-400 * 86400)
         for n in 0..<7 { try record([.userUpdated(userId: "ann", changed: ["old\(n)"], at: old)]) }
         try record([.logInFailed(.locked, userId: nil, authProvider: "password", at: old)])
         for n in 0..<3 { try record([.userUpdated(userId: "ann", changed: ["new\(n)"], at: now)]) }
-        // An old entry after a newer one in its chain stays: chains are cut at their start only.
+        // An old entry in a seal with newer ones stays: seals go whole.
         try record([.userUpdated(userId: "ann", changed: ["late"], at: old)])
-        #expect(try log.prune(before: now.addingTimeInterval(-365 * 86400), batchSize: 3) == 8)
-        #expect(try log.prune(before: now.addingTimeInterval(-365 * 86400), batchSize: 3) == 0)
-        #expect(try log.verify() == AuditLog.Verification(entries: 4, problem: nil))
-        let ann = try chain(of: "ann")
-        #expect(ann.count == 4)
-        try execute("DELETE FROM audit_log WHERE id = '\(ann[0].id)'")
-        #expect(try log.verify().problem == .entry(id: ann[1].id, chain: Int(AuditLog.chain(of: "ann")), sequence: ann[1].seq))
+        try sealAll(batchSize: 4)
+        #expect(try log.prune(before: now.addingTimeInterval(-365 * 86400)) == 8)
+        #expect(try log.prune(before: now.addingTimeInterval(-365 * 86400)) == 0)
+        #expect(try log.verify() == AuditLog.Verification(entries: 4, seals: 1, pending: 0, problem: nil))
+        let kept = try entries()
+        #expect(kept.map(\.pos) == [9, 10, 11, 12])
+        try execute("""
+            INSERT INTO audit_entries (pos, id, at, type, actor, user_id, session_id, ip, user_agent, data)
+            SELECT 3, 'msg_forged', at, type, actor, user_id, session_id, ip, user_agent, data FROM audit_entries WHERE pos = 9
+            """)
+        #expect(try log.verify().problem == .beforeCut(id: "msg_forged", position: 3))
+        try execute("DELETE FROM audit_entries WHERE pos IN (3, 9)")
+        #expect(try log.verify().problem == .entry(id: kept[1].id, position: 10, seal: 3))
     }
 
-    /// Failed log-ins with a name no account has share that name's chain (any case), as a known
-    /// name's failures share its user's: repeated attempts on one name wait alike either way.
-    @Test func failuresOfAnUnknownNameShareItsChain() throws {
-        for name in ["Ghost", "ghost", "GHOST"] {
-            try record([.logInFailed(.password, userId: nil, name: name, authProvider: "password", at: Date())])
-        }
-        let shards = try pool.withConnection { c in try c.query("SELECT shard FROM audit_log").map { try $0.decode(Int32.self, at: 0) } }
-        #expect(shards == Array(repeating: AuditLog.chain(of: "name:ghost"), count: 3))
-        let data = try log.entries(AuditLog.Filter(), limit: 10, after: nil).map(\.data)
-        #expect(data.allSatisfy { $0 == ["reason": "password", "authProvider": "password"] }, "the name is not stored")
+    /// A failed log-in with a name no account has stores no name.
+    @Test func aFailureOfAnUnknownNameStoresNoName() throws {
+        try record([.logInFailed(.password, userId: nil, authProvider: "password", at: Date())])
+        let stored = try log.entries(AuditLog.Filter(), limit: 10, after: nil)
+        #expect(stored.map(\.data) == [["reason": "password", "authProvider": "password"]] && stored.first?.userId == nil)
     }
 
-    /// The canonical form is the database's, field for field (NULLs, multi-byte text).
-    @Test func theCanonicalFormMatchesTheDatabases() throws {
-        try record([.userUpdated(userId: "ann", changed: ["naïve ✓"], at: Date())], origin: AuditOrigin(actor: .master, userAgent: "Agent/1 ✓"))
+    /// The canonical form, byte for byte: the tag, the position, every field length-prefixed
+    /// (NULL as `~`, lengths in UTF-8 bytes, the time as the database writes it); the first
+    /// entry's hash is over 32 zero bytes and its form, as the seal holds it.
+    @Test func theCanonicalFormIsLengthPrefixedAndHashedOntoTheStart() throws {
+        let at = Date(timeIntervalSince1970: 1_765_000_000.123)
+        try record([.userUpdated(userId: "ann", changed: ["naïve ✓"], at: at)], origin: AuditOrigin(actor: .master, userAgent: "Agent/1 ✓"))
+        try sealAll(batchSize: 10)
         let row = try #require(try pool.withConnection { c in
-            try c.queryFirst("""
-                SELECT gatehouse_audit_canonical(shard, seq, id, at, type, actor, user_id, session_id, ip, user_agent, data),
-                       shard, seq, id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), type, actor, user_id,
-                       session_id, ip, user_agent, data, hash
-                FROM audit_log
-                """)
+            try c.queryFirst("SELECT \(sql: AuditLog.entryColumns), (SELECT hashes FROM audit_seals) FROM audit_entries")
         })
-        let entry = try AuditLog.StoredEntry(row, from: 1)
-        #expect(AuditLog.canonicalForm(entry) == (try row.decode([UInt8].self, at: 0)))
-        #expect(entry.body.ip == nil && entry.body.actor == "master" && entry.body.userAgent == "Agent/1 ✓")
-        // The form the append was given (written here) hashed as the database's whole form does,
-        // onto the chain's start.
-        #expect(entry.hash == SHA256.digest([UInt8](repeating: 0, count: 32) + (try row.decode([UInt8].self, at: 0))))
+        let entry = try AuditLog.StoredEntry(row)
+        let data = #"{"userId":"ann","changed":["naïve ✓"]}"#
+        let expected = "gatehouse-audit-2" + "1:1" + "\(entry.body.id.utf8.count):\(entry.body.id)" + "27:2025-12-06T05:46:40.123000Z"
+            + "12:user.updated" + "6:master" + "3:ann" + "~" + "~" + "11:Agent/1 ✓" + "\(data.utf8.count):\(data)"
+        #expect(AuditLog.canonicalForm(entry) == Array(expected.utf8))
+        #expect(try row.decode([UInt8].self, at: AuditLog.StoredEntry.columns + 1)
+            == SHA256.digest([UInt8](repeating: 0, count: 32) + Array(expected.utf8)))
     }
 
-    /// An entry's `at` text, written here for the append, is the database's `to_char` of the
-    /// value stored (rounded to the millisecond as a parameter is) over the years 1 to 9999:
-    /// edges of days, years and rounding, and times drawn at random; outside them there is none.
-    @Test func canonicalTimesAreTheDatabases() throws {
-        var random = SplitMix64(seed: 20)
-        var times: [Date] = [
-            0, -0.0004, -1, 1_765_000_000.0004, 1_765_000_000.9996, 951_782_400 /* 2000-02-29 */, 4_102_444_799.5,
-            -62_135_596_800 /* 0001-01-01 */, 253_402_300_799.999 /* 9999-12-31T23:59:59.999 */, -2_208_988_800.5,
-        ].map { Date(timeIntervalSince1970: $0) }
-        for _ in 0..<300 {
-            let milliseconds = Int64.random(in: -62_135_596_800_000..<253_402_300_800_000, using: &random)
-            times.append(Date(timeIntervalSince1970: Double(milliseconds) / 1000))
-        }
-        let texts = try pool.withConnection { c in
-            try c.query("""
-                SELECT to_char(t AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"') FROM unnest(\(PostgresArray(times))) WITH ORDINALITY AS u(t, n)
-                ORDER BY n
-                """).map { try $0.decode(String.self, at: 0) }
-        }
-        #expect(times.map(AuditLog.canonicalTime) == texts)
-        #expect(AuditLog.canonicalTime(Date(timeIntervalSince1970: -62_135_596_800.001)) == nil)
-        #expect(AuditLog.canonicalTime(Date(timeIntervalSince1970: 253_402_300_800)) == nil)
-    }
-
-    /// An entry whose time has no text written here (outside the years 1 to 9999) sends its
-    /// call, alone or with others, to the database's whole-form append; both chain onto the same
-    /// heads and the log verifies.
-    @Test func entriesOutsideTheFormedYearsAreChainedByTheDatabase() throws {
+    /// Entries of any time, the far future included, are sealed and verify.
+    @Test func entriesOfAnyTimeAreSealed() throws {
         let far = Date(timeIntervalSince1970: 400_000_000_000)  // the year 14645
         try record([.userUpdated(userId: "ann", changed: ["a"], at: Date())])
-        try record([.userUpdated(userId: "ann", changed: ["b"], at: far)])
-        try record([.userUpdated(userId: "ann", changed: ["c"], at: Date()), .userUpdated(userId: "ann", changed: ["d"], at: far)])
-        try record([.userUpdated(userId: "ann", changed: ["e"], at: Date())])
-        #expect(try log.verify() == AuditLog.Verification(entries: 5, problem: nil))
-        #expect(try chain(of: "ann").map(\.seq) == Array(1...5))
+        try record([.userUpdated(userId: "ann", changed: ["b"], at: far), .userUpdated(userId: "ann", changed: ["c"], at: Date())])
+        #expect(try log.verify() == AuditLog.Verification(entries: 3, seals: 1, pending: 0, problem: nil))
     }
 
     /// With the audit log on, every kind is recorded (so single-statement changes open their
@@ -240,6 +280,6 @@ import Testing
             try c.transaction { tx in try webhooks.record([.logInFailed(.password, userId: "ann", authProvider: "password", at: Date())], in: tx) }
         }
         #expect(try pool.withConnection { c in try c.queryFirst("SELECT count(*)::int8 FROM webhook_outbox")?.decode(Int64.self, at: 0) } == 0)
-        #expect(try pool.withConnection { c in try c.queryFirst("SELECT count(*)::int8 FROM audit_log")?.decode(Int64.self, at: 0) } == 0)
+        #expect(try pool.withConnection { c in try c.queryFirst("SELECT count(*)::int8 FROM audit_entries")?.decode(Int64.self, at: 0) } == 0)
     }
 }

@@ -37,15 +37,15 @@ import Testing
         let intact = try Child.run(["audit", "verify"], environment: environment)
         #expect(intact.status == 0, "\(intact.stderr)")
         // Per user: user.created, session.created; session.created; session.failed.
-        #expect(intact.stdout == "audit log intact: 24 entries in 64 chains\n", "\(intact.stdout)")
+        #expect(intact.stdout.hasPrefix("audit log intact: 24 entries in ") && intact.stdout.hasSuffix(" seals\n"), "\(intact.stdout)")
 
         let connection = try Connection(database)
         defer { connection.close() }
         let victim = try #require(try connection.queryFirst(
-            "SELECT id FROM audit_log WHERE type = 'session.failed' ORDER BY shard, seq LIMIT 1")?.decode(String.self, at: 0))
-        _ = try connection.execute("UPDATE audit_log SET ip = '198.51.100.7' WHERE id = \(victim)")
+            "SELECT id FROM audit_entries WHERE type = 'session.failed' ORDER BY pos LIMIT 1")?.decode(String.self, at: 0))
+        _ = try connection.execute("UPDATE audit_entries SET ip = '198.51.100.7' WHERE id = \(victim)")
         let edited = try Child.run(["audit", "verify"], environment: environment)
         #expect(edited.status == 1)
-        #expect(edited.stderr.contains("audit entry \(victim) (chain "), "\(edited.stderr)")
+        #expect(edited.stderr.contains("audit entry \(victim) (position "), "\(edited.stderr)")
     }
 }

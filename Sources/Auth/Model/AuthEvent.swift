@@ -75,16 +75,12 @@ public struct AuthEvent: Sendable, Equatable {
     public let data: JSONObject
     /// When it happened.
     public let time: Date
-    /// What picks the audit chain of an event without a user (never stored): a failed log-in's
-    /// name, so that attempts on one name meet on one chain whether or not an account has it.
-    let chainKey: String?
 
-    private init(_ kind: Kind, _ userId: String?, _ data: JSONObject, _ time: Date, chainKey: String? = nil) {
+    private init(_ kind: Kind, _ userId: String?, _ data: JSONObject, _ time: Date) {
         self.kind = kind
         self.userId = userId
         self.data = data
         self.time = time
-        self.chainKey = chainKey
     }
 
     /// The `data` of a delivery (and of the audit entry): `userId` first, then the rest.
@@ -167,12 +163,9 @@ public struct AuthEvent: Sendable, Equatable {
     }
 
     /// `session.failed`: a log-in refused (audit log only). `userId` is nil when the name matched
-    /// no account (`name`, lower-cased, then picks its chain); `data` holds the reason and the way
-    /// of logging in, never what was typed.
-    static func logInFailed(_ reason: FailureReason, userId: String?, name: String? = nil, authProvider: String, at time: Date) -> AuthEvent {
-        AuthEvent(
-            .sessionFailed, userId, ["reason": .string(reason.rawValue), "authProvider": .string(authProvider)], time,
-            chainKey: name.map { "name:" + $0.lowercased() })
+    /// no account; `data` holds the reason and the way of logging in, never what was typed.
+    static func logInFailed(_ reason: FailureReason, userId: String?, authProvider: String, at time: Date) -> AuthEvent {
+        AuthEvent(.sessionFailed, userId, ["reason": .string(reason.rawValue), "authProvider": .string(authProvider)], time)
     }
 
     /// `user.disabled`: an operator disabled the account (audit log only), with the reason given.

@@ -6,7 +6,7 @@ import Postgres
 /// `securityEvents`, and the `admin.action` entry of each mutation made with a master key.
 public struct AuditService: Sendable {
     let core: AuthCore
-    /// The log's chains: verified by `gatehouse audit verify`, pruned by the janitor.
+    /// The log: sealed by each instance's sealer, verified by `gatehouse audit verify`, pruned by the janitor.
     public let log: AuditLog
     public let deliveries: WebhookDeliveries
 

@@ -148,20 +148,17 @@ public final class AuthCore: Sendable {
     /// `error` is a refusal the audit log names (``failureReason(_:)``). Every refused password
     /// log-in records one, the unknown name's too, so the record costs both the same. A failure
     /// to record is logged, not thrown: the log-in's own answer stands.
-    ///
-    /// `name`: the name logged in with, when no account has it (it picks the entry's chain and is
-    /// never stored).
-    func noteFailedLogIn(_ error: AuthError, userId: String?, name: String? = nil, authProvider: String) {
+    func noteFailedLogIn(_ error: AuthError, userId: String?, authProvider: String) {
         guard let reason = Self.failureReason(error), events.records(.sessionFailed) else { return }
-        let event = AuthEvent.logInFailed(reason, userId: userId, name: name, authProvider: authProvider, at: timestamp())
+        let event = AuthEvent.logInFailed(reason, userId: userId, authProvider: authProvider, at: timestamp())
         do {
             try database { () throws in try users.pool.withConnection(retry: .never) { connection in
                 try connection.transaction { tx in
                     // The refusal does not wait for the entry's WAL flush: a crash may lose the last
-                    // few failures' entries (never a chain's consistency: a later commit on the same
-                    // chain flushes this one first), where waiting would make every wrong password
-                    // cost a disk flush.
-                    try tx.execute("SET LOCAL synchronous_commit TO off")
+                    // few failures' entries (never a seal's consistency: the seal's own commit, later,
+                    // flushes the WAL before it), where waiting would make every wrong password cost
+                    // a disk flush. Both go with the COMMIT: `BEGIN` and one round trip.
+                    tx.executeWithCommit("SET LOCAL synchronous_commit TO off")
                     try events.record(event, in: tx)
                 }
             } }

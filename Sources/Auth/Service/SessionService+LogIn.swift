@@ -110,11 +110,11 @@ extension SessionService {
                 (RateLimiter.Key("name:\(name)@\(network)"), limit),
                 (RateLimiter.Key("name:\(name)"), limit * AuthCore.networkCeiling),
             ]) {
-                core.noteFailedLogIn(.rateLimited(retryAfter: wait), userId: nil, name: username, authProvider: "password")
+                core.noteFailedLogIn(.rateLimited(retryAfter: wait), userId: nil, authProvider: "password")
                 throw .rateLimited(retryAfter: wait)
             }
             _ = try core.verify(password, nil)
-            core.noteFailedLogIn(.invalidCredentials, userId: nil, name: username, authProvider: "password")
+            core.noteFailedLogIn(.invalidCredentials, userId: nil, authProvider: "password")
             throw .invalidCredentials
         }
         let credentials = found.credentials

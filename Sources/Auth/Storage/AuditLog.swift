@@ -3,20 +3,26 @@ import JSON
 import Postgres
 import Sodium
 
-/// The tamper-evident audit log (migration 17): every event of ``EventLog``, appended in the
-/// transaction of its change, in ``chains`` hash chains.
+/// The tamper-evident audit log (migration 24): every event of ``EventLog``, inserted in the
+/// transaction of its change, then hash-chained in batches by a sealer.
 ///
-/// A user's entries are always in the chain of its id (``chain(of:)``), so one user's history is
-/// one ordered chain, and log-ins of different users rarely wait for the same head row: appending
-/// locks only its chain's head until the transaction ends. A failed log-in with a name no account
-/// has goes to the chain of that name (so attempts on one name wait alike whether or not it
-/// exists); other entries of no user go to a chain drawn from their random id. Each entry's hash is SHA-256 over the previous entry's hash and the
-/// entry's canonical form (``canonicalForm(_:)``, the same as the database's
-/// `gatehouse_audit_canonical`); each head row holds its chain's last sequence number and hash,
-/// and where pruning cut it. ``verify(batchSize:)`` walks every chain and checks each head.
+/// A request only inserts its entries: it takes no lock and updates no shared row, so log-ins
+/// never wait for each other here. Each entry gets a position from a sequence, drawn once its
+/// transaction has an id. The sealer (``seal(batchSize:)``, one at a time across every instance,
+/// holding `audit_head`'s row) hashes settled entries in position order: each entry's hash is
+/// SHA-256 over the previous entry's hash and the entry's canonical form (``canonicalForm(_:)``),
+/// and each batch's hashes are written as one seal, numbered in order, covering the positions
+/// after the previous seal's up to its own last. `audit_head` holds the last seal, the chain's
+/// last hash, and where pruning cut it.
+///
+/// When is a position settled? A position is drawn after its transaction's id; so once every
+/// transaction whose id was given out before the sequence was read (all ids below that moment's
+/// `xmax`) has ended, no entry at or below the position read can still appear. The sealer reads
+/// the sequence and that `xmax` (the fence), and seals up to the fence once the oldest running
+/// transaction is past it: within a second or so, later while a long transaction that writes runs.
 public struct AuditLog: Sendable {
-    /// The number of chains (the rows of `audit_chains` made by migration 17).
-    public static let chains = 64
+    /// Entries a seal holds at most.
+    public static let sealSize = 1000
 
     public let pool: Pool
 
@@ -24,112 +30,182 @@ public struct AuditLog: Sendable {
         self.pool = pool
     }
 
-    /// The chain of `userId`'s entries: FNV-1a of its UTF-8 bytes, so every instance agrees.
-    static func chain(of userId: String) -> Int32 {
-        var hash: UInt32 = 2_166_136_261
-        for byte in userId.utf8 {
-            hash ^= UInt32(byte)
-            hash = hash &* 16_777_619
-        }
-        return Int32(hash % UInt32(chains))
-    }
-
-    /// The chain of `event`'s entry: its user's, else its chain key's, else one drawn from its random id.
-    static func chain(of event: AuthEvent, entryId: String) -> Int32 {
-        chain(of: event.userId ?? event.chainKey ?? entryId)
-    }
-
-    /// Appends `events` (their entry ids `ids`) as `origin`'s, in `tx`. A call's entries lock
-    /// their chains' heads in chain order, so two transactions never wait for each other's heads
-    /// in opposite orders; within a chain they keep their order.
-    ///
-    /// Each entry's canonical form after its sequence number (``canonicalBody(_:)``) is written
-    /// here and sent with its fields: the database adds the tag, the chain and the sequence number,
-    /// which it knows only once it holds the head, and hashes onto the head
-    /// (`gatehouse_audit_append_forms`, migration 22). A time whose text only the database
-    /// writes alike (``canonicalTime(_:)`` is nil) sends the call to `gatehouse_audit_append`,
-    /// which builds each whole form itself; both store the same hashes.
-    static func append(_ events: [AuthEvent], ids: [String], origin: AuditOrigin, in tx: some PostgresQueryable) throws {
+    /// Inserts `events` (their entry ids `ids`) as `origin`'s, in order, in `tx`: sent with its
+    /// `COMMIT`, so the entries cost the change no round trip of their own. One row of scalar
+    /// parameters per entry (arrays cost a request more to encode than the row costs to insert);
+    /// the origin's three are bound once and shared by every row.
+    static func append(_ events: [AuthEvent], ids: [String], origin: AuditOrigin, in tx: Transaction) {
         guard !events.isEmpty else { return }
-        let shards = zip(events, ids).map { chain(of: $0, entryId: $1) }
-        let order = shards.indices.sorted { (shards[$0], $0) < (shards[$1], $1) }
-        let userAgent = origin.userAgent.map { String($0.prefix(Session.userAgentLimit)) }
-        var sessionIds: [String?] = []
-        var data: [String] = []
-        var forms: [[UInt8]] = []
-        var formed = true
-        for index in order {
-            let event = events[index]
+        var bindings = PostgresBindings()
+        bindings.append(origin.actor.rawValue)
+        bindings.append(origin.ip)
+        bindings.append(origin.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
+        for (event, id) in zip(events, ids) {
             var sessionId = origin.sessionId
-            if case .string(let id)? = event.data["sessionId"] { sessionId = id }
-            sessionIds.append(sessionId)
-            let text = JSON.object(event.deliveredData).serializedString()
-            data.append(text)
-            guard formed, let at = canonicalTime(event.time) else {
-                formed = false
-                continue
+            if case .string(let named)? = event.data["sessionId"] { sessionId = named }
+            bindings.append(id)
+            bindings.append(event.time)
+            bindings.append(event.kind.rawValue)
+            bindings.append(event.userId)
+            bindings.append(sessionId)
+            bindings.append(JSON.object(event.deliveredData).serializedString())
+        }
+        tx.executeWithCommit(PostgresQuery(unsafeSQL: insertSQL(rows: events.count), bindings: bindings))
+    }
+
+    /// The insert of `rows` entries: `$1`–`$3` the origin's actor, address and user agent, then six
+    /// parameters per row (id, time, type, user, session, data). Only numbers are written into it.
+    static func insertSQL(rows: Int) -> String {
+        if rows <= insertSQLs.count { return insertSQLs[rows - 1] }
+        return makeInsertSQL(rows: rows)
+    }
+
+    private static let insertSQLs = (1...4).map(makeInsertSQL)
+
+    private static func makeInsertSQL(rows: Int) -> String {
+        let values = (0..<rows).map { row in
+            let p = 4 + 6 * row
+            return "($\(p), $\(p + 1), $\(p + 2), $1, $\(p + 3), $\(p + 4), $2, $3, $\(p + 5))"
+        }
+        return "INSERT INTO audit_entries (id, at, type, actor, user_id, session_id, ip, user_agent, data) VALUES "
+            + values.joined(separator: ", ")
+    }
+
+    // MARK: Sealing
+
+    /// One pass of the sealer: seals up to `batchSize` settled entries after the last seal (when
+    /// the fence has passed), then sets a new fence when the old one is used up. Returns the
+    /// entries sealed: 0 when none was settled, or when another process is sealing.
+    @discardableResult
+    public func seal(batchSize: Int = sealSize) throws -> Int {
+        precondition(batchSize > 0)
+        return try pool.withConnection { connection in
+            try connection.transaction { tx -> Int in
+                try Self.planForTheSizeNow(tx)
+                guard let head = try tx.queryFirst("""
+                    SELECT seq, last_pos, head, fence_pos,
+                           fence_xid <= pg_snapshot_xmin(pg_current_snapshot()),
+                           fence_xid > pg_snapshot_xmax(pg_current_snapshot())
+                    FROM audit_head FOR UPDATE SKIP LOCKED
+                    """)
+                else { return 0 }
+                let seq = try head.decode(Int64.self, at: 0)
+                var lastPos = try head.decode(Int64.self, at: 1)
+                let fencePos = try head.decode(Int64?.self, at: 3)
+                let passed = try head.decode(Bool?.self, at: 4) ?? false
+                // A fence from another cluster's ids (a database restored from a dump) is never
+                // passed here: every entry it could wait for came with the dump, settled.
+                let foreign = try head.decode(Bool?.self, at: 5) ?? false
+                var sealed = 0
+                if let fencePos, passed, fencePos > lastPos {
+                    let rows = try tx.query("""
+                        SELECT \(sql: Self.entryColumns) FROM audit_entries
+                        WHERE pos > \(lastPos) AND pos <= \(fencePos) ORDER BY pos LIMIT \(batchSize)
+                        """)
+                    if !rows.isEmpty {
+                        var previous = try head.decode([UInt8].self, at: 2)
+                        var hashes: [UInt8] = []
+                        hashes.reserveCapacity(32 * rows.count)
+                        var newest = Date.distantPast
+                        var lastEntry = lastPos
+                        for row in rows {
+                            let entry = try StoredEntry(row)
+                            previous = Self.hash(entry, after: previous)
+                            hashes += previous
+                            newest = max(newest, try row.decode(Date.self, at: StoredEntry.columns))
+                            lastEntry = entry.pos
+                        }
+                        // A full batch ends at its last entry; the rest up to the fence is the next seal's.
+                        lastPos = rows.count == batchSize ? lastEntry : fencePos
+                        try tx.execute("""
+                            INSERT INTO audit_seals (seq, last_pos, hashes, newest) VALUES (\(seq + 1), \(lastPos), \(hashes), \(newest));
+                            """)
+                        try tx.execute("UPDATE audit_head SET seq = \(seq + 1), last_pos = \(lastPos), head = \(previous)")
+                        sealed = rows.count
+                    }
+                }
+                let usedUp = fencePos.map { passed && $0 <= lastPos } ?? true
+                if usedUp || foreign || (passed && sealed == 0) {
+                    // Read the sequence first; the next statement's snapshot is taken after it.
+                    let drawn = try tx.queryFirst(
+                        "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM audit_entries_pos_seq")?.decode(Int64.self, at: 0) ?? 0
+                    if drawn > lastPos {
+                        try tx.execute("UPDATE audit_head SET fence_pos = \(drawn), fence_xid = pg_snapshot_xmax(pg_current_snapshot())")
+                    } else if fencePos != nil {
+                        try tx.execute("UPDATE audit_head SET fence_pos = NULL, fence_xid = NULL")
+                    }
+                }
+                return sealed
             }
-            forms.append(canonicalBody(Body(
-                id: ids[index], at: at, type: event.kind.rawValue, actor: origin.actor.rawValue, userId: event.userId,
-                sessionId: sessionId, ip: origin.ip, userAgent: userAgent, data: text)))
         }
-        if formed {
-            try tx.execute("""
-                SELECT gatehouse_audit_append_forms(
-                    \(PostgresArray(order.map { shards[$0] })), \(PostgresArray(order.map { ids[$0] })),
-                    \(PostgresArray(order.map { events[$0].time })), \(PostgresArray(order.map { events[$0].kind.rawValue })),
-                    \(PostgresArray(order.map { events[$0].userId })), \(PostgresArray(sessionIds)), \(PostgresArray(data)),
-                    \(PostgresArray(forms)), \(origin.actor.rawValue), \(origin.ip), \(userAgent))
-                """)
-            return
+    }
+
+    /// Plans `tx`'s statements afresh each time. The log's range reads would otherwise keep a
+    /// plan made once per connection while the table was small (a scan of every entry, then a
+    /// sort), until the table's next analyze: at a hundred thousand entries, each pass read them all.
+    static func planForTheSizeNow(_ tx: Transaction) throws {
+        try tx.execute("SET LOCAL plan_cache_mode = force_custom_plan")
+    }
+
+    /// Seals, `batchSize` entries per seal, until every entry committed before the call is
+    /// sealed, or `timeout` passes (a transaction that writes and stays open holds the fence).
+    /// Returns whether it got there.
+    public func sealCommitted(batchSize: Int = sealSize, timeout: TimeInterval = 30) throws -> Bool {
+        let target = try pool.withConnection { connection in
+            try connection.queryFirst("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM audit_entries_pos_seq")?
+                .decode(Int64.self, at: 0) ?? 0
         }
-        try tx.execute("""
-            SELECT gatehouse_audit_append(
-                \(PostgresArray(order.map { shards[$0] })), \(PostgresArray(order.map { ids[$0] })),
-                \(PostgresArray(order.map { events[$0].time })), \(PostgresArray(order.map { events[$0].kind.rawValue })),
-                \(PostgresArray(order.map { _ in origin.actor.rawValue })), \(PostgresArray(order.map { events[$0].userId })),
-                \(PostgresArray(sessionIds)), \(PostgresArray(order.map { _ in origin.ip })),
-                \(PostgresArray(order.map { _ in userAgent })), \(PostgresArray(data)))
-            """)
+        let deadline = Date().addingTimeInterval(timeout)
+        while true {
+            while try seal(batchSize: batchSize) == batchSize {}
+            let waiting = try pool.withConnection { connection in
+                try connection.transaction { tx in
+                    try Self.planForTheSizeNow(tx)
+                    return try tx.queryFirst("""
+                        SELECT EXISTS (SELECT 1 FROM audit_entries WHERE pos > (SELECT last_pos FROM audit_head) AND pos <= \(target))
+                        """)?.decode(Bool.self, at: 0) ?? false
+                }
+            }
+            if !waiting { return true }
+            if Date() >= deadline { return false }
+            Thread.sleep(forTimeInterval: 0.02)
+        }
     }
 
     // MARK: Verifying
 
+    /// The columns of an entry as the canonical form reads them (``StoredEntry/init(_:from:)``),
+    /// then its time as a timestamp.
+    static let entryColumns: StaticString = """
+        pos, id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), type, actor, user_id, session_id, ip,
+        user_agent, data, at
+        """
+
     /// One entry as stored, with its time as the canonical form writes it.
     struct StoredEntry {
-        var shard: Int32
-        var seq: Int64
-        var body: Body
-        var hash: [UInt8]
+        /// The columns it is read from.
+        static let columns = 10
 
-        /// The entry from twelve columns of `row` from `first` on: shard, seq, id, at (as the
-        /// canonical form writes it), type, actor, user_id, session_id, ip, user_agent, data, hash.
+        var pos: Int64
+        var body: Body
+
+        /// The entry from ``columns`` columns of `row` from `first` on, as ``entryColumns`` lists them.
         init(_ row: PostgresRow, from first: Int = 0) throws {
-            shard = try row.decode(Int32.self, at: first)
-            seq = try row.decode(Int64.self, at: first + 1)
+            pos = try row.decode(Int64.self, at: first)
             body = Body(
-                id: try row.decode(String.self, at: first + 2), at: try row.decode(String.self, at: first + 3),
-                type: try row.decode(String.self, at: first + 4), actor: try row.decode(String.self, at: first + 5),
-                userId: try row.decode(String?.self, at: first + 6), sessionId: try row.decode(String?.self, at: first + 7),
-                ip: try row.decode(String?.self, at: first + 8), userAgent: try row.decode(String?.self, at: first + 9),
-                data: try row.decode(String.self, at: first + 10))
-            hash = try row.decode([UInt8].self, at: first + 11)
+                id: try row.decode(String.self, at: first + 1), at: try row.decode(String.self, at: first + 2),
+                type: try row.decode(String.self, at: first + 3), actor: try row.decode(String.self, at: first + 4),
+                userId: try row.decode(String?.self, at: first + 5), sessionId: try row.decode(String?.self, at: first + 6),
+                ip: try row.decode(String?.self, at: first + 7), userAgent: try row.decode(String?.self, at: first + 8),
+                data: try row.decode(String.self, at: first + 9))
         }
     }
 
-    /// The bytes an entry's hash covers after the previous hash: a version tag, then each field
-    /// as its UTF-8 length, `:` and its text (`~` for NULL).
-    static func canonicalForm(_ entry: StoredEntry) -> [UInt8] {
-        var bytes = Array("gatehouse-audit-1".utf8)
-        appendField(String(entry.shard), to: &bytes)
-        appendField(String(entry.seq), to: &bytes)
-        return bytes + canonicalBody(entry.body)
-    }
-
-    /// The fields of an entry after its chain and sequence number, `at` as the canonical form writes it.
+    /// The fields of an entry after its position, `at` as PostgreSQL's `to_char(at AT TIME ZONE
+    /// 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` writes it.
     struct Body {
         var id: String
-        var at: String?
+        var at: String
         var type: String
         var actor: String
         var userId: String?
@@ -139,12 +215,23 @@ public struct AuditLog: Sendable {
         var data: String
     }
 
-    /// The canonical form's bytes after the sequence number: every field of `body` as
-    /// ``canonicalForm(_:)`` writes it.
-    static func canonicalBody(_ body: Body) -> [UInt8] {
+    /// An entry's hash: SHA-256 over the previous entry's hash and the entry's canonical form.
+    static func hash(_ entry: StoredEntry, after previous: [UInt8]) -> [UInt8] {
+        SHA256.digest(canonicalForm(entry, after: previous))
+    }
+
+    /// The bytes an entry's hash covers after the previous hash (`prefix`, written first): a
+    /// version tag, then its position and each field as its UTF-8 length, `:` and its text (`~`
+    /// for NULL), so no two entries share a form and moving an entry changes its form.
+    static func canonicalForm(_ entry: StoredEntry, after prefix: [UInt8] = []) -> [UInt8] {
+        let body = entry.body
         var bytes: [UInt8] = []
         bytes.reserveCapacity(
-            128 + body.id.utf8.count + body.data.utf8.count + (body.userAgent?.utf8.count ?? 0) + (body.ip?.utf8.count ?? 0))
+            prefix.count + 160 + body.id.utf8.count + body.data.utf8.count + (body.userAgent?.utf8.count ?? 0)
+                + (body.ip?.utf8.count ?? 0))
+        bytes += prefix
+        bytes.append(contentsOf: "gatehouse-audit-2".utf8)
+        appendField(String(entry.pos), to: &bytes)
         appendField(body.id, to: &bytes)
         appendField(body.at, to: &bytes)
         appendField(body.type, to: &bytes)
@@ -175,140 +262,158 @@ public struct AuditLog: Sendable {
         }
     }
 
-    /// `time`'s `at` text in the canonical form, as PostgreSQL's `to_char(at AT TIME ZONE 'UTC',
-    /// 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` writes the value stored (to the millisecond), for the
-    /// years 1 to 9999; nil outside them, where only the database's text is the canonical one.
-    static func canonicalTime(_ time: Date) -> String? {
-        guard let milliseconds = time.postgresMilliseconds, (minimumFormedTime..<maximumFormedTime).contains(milliseconds) else {
-            return nil
-        }
-        return withUnsafeTemporaryAllocation(of: UInt8.self, capacity: ISO8601.fixedLength + 3) { out in
-            // `YYYY-MM-DDTHH:MM:SS.mmmZ`, then microseconds: the stored time has none beyond the milliseconds.
-            guard ISO8601.write(milliseconds: milliseconds, into: out.baseAddress!) else { return nil }
-            for i in 23..<26 { out[i] = UInt8(ascii: "0") }
-            out[26] = UInt8(ascii: "Z")
-            return String(decoding: out, as: UTF8.self)
-        }
-    }
-
-    /// 0001-01-01T00:00:00Z and 10000-01-01T00:00:00Z, in milliseconds since 1970.
-    private static let minimumFormedTime: Int64 = -62_135_596_800_000
-    private static let maximumFormedTime: Int64 = 253_402_300_800_000
-
     /// What ``verify(batchSize:)`` found.
     public struct Verification: Sendable, Equatable {
         /// Entries checked.
         public var entries: Int
-        /// The first entry that does not match, in chain order; nil: the log is intact.
+        /// Seals checked.
+        public var seals: Int
+        /// Entries not sealed yet (committed after the sealing that `verify` waited for, or held
+        /// back by a long transaction): checked by a later run.
+        public var pending: Int
+        /// The first entry or seal that does not match, in chain order; nil: the log is intact.
         public var problem: Problem?
     }
 
-    /// Where a chain stops matching.
+    /// Where the chain stops matching.
     public enum Problem: Sendable, Equatable, CustomStringConvertible {
-        /// The entry's stored hash is not the hash of the previous entry and its own fields: it,
-        /// or an entry before it, was edited, deleted, inserted or moved.
-        case entry(id: String, chain: Int, sequence: Int64)
-        /// An entry past the chain's head: inserted.
-        case pastHead(id: String, chain: Int, sequence: Int64)
-        /// The chain ends before its head, or its last hash is not the head's: its last entries
-        /// were deleted or edited.
-        case head(chain: Int, sequence: Int64)
+        /// The entry's hash is not its seal's: it, or an entry before it, was edited, deleted,
+        /// inserted or moved.
+        case entry(id: String, position: Int64, seal: Int64)
+        /// A seal ends before its last hash: its last entries were deleted.
+        case sealEnds(seal: Int64, missing: Int)
+        /// A seal is missing, or its number is out of order.
+        case seal(Int64)
+        /// An entry at a position the log was cut after: inserted.
+        case beforeCut(id: String, position: Int64)
+        /// An entry past every position the sequence has given: inserted.
+        case pastSequence(id: String, position: Int64)
+        /// The seals do not end at the head: the last ones were deleted or changed.
+        case head(seal: Int64)
 
         public var description: String {
             switch self {
-            case .entry(let id, let chain, let sequence):
-                "audit entry \(id) (chain \(chain), sequence \(sequence)) does not match its hash"
-            case .pastHead(let id, let chain, let sequence):
-                "audit entry \(id) (chain \(chain), sequence \(sequence)) lies past its chain's head"
-            case .head(let chain, let sequence):
-                "chain \(chain) does not end at its head (sequence \(sequence)): its last entries were deleted or changed"
+            case .entry(let id, let position, let seal):
+                "audit entry \(id) (position \(position), seal \(seal)) does not match its hash"
+            case .sealEnds(let seal, let missing):
+                "seal \(seal) ends \(missing) entries early: its last entries were deleted"
+            case .seal(let seal):
+                "seal \(seal) is missing or out of order"
+            case .beforeCut(let id, let position):
+                "audit entry \(id) (position \(position)) lies before the log's cut"
+            case .pastSequence(let id, let position):
+                "audit entry \(id) (position \(position)) lies past every position given out"
+            case .head(let seal):
+                "the seals do not end at the head (seal \(seal)): the last ones were deleted or changed"
             }
         }
     }
 
-    /// Walks every chain from its cut to its head, each in one snapshot (a repeatable-read
-    /// transaction, so entries committed meanwhile are not half seen), reading `batchSize` entries
-    /// per statement; stops at the first problem.
-    public func verify(batchSize: Int = 1000) throws -> Verification {
-        var checked = 0
-        for shard in 0..<Int32(Self.chains) {
-            let problem: Problem? = try pool.withConnection { connection in
-                try connection.transaction { tx in
-                    try tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
-                    guard let head = try tx.queryFirst(
-                        "SELECT seq, head, cut_seq, cut_hash FROM audit_chains WHERE shard = \(shard)")
-                    else { return .head(chain: Int(shard), sequence: 0) }
-                    let headSeq = try head.decode(Int64.self, at: 0)
-                    let headHash = try head.decode([UInt8].self, at: 1)
-                    var lastSeq = try head.decode(Int64.self, at: 2)
-                    var previous = try head.decode([UInt8].self, at: 3)
-                    var after: Int64 = .min
-                    while true {
-                        let rows = try tx.query("""
-                            SELECT shard, seq, id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), type, actor,
-                                   user_id, session_id, ip, user_agent, data, hash
-                            FROM audit_log WHERE shard = \(shard) AND seq > \(after) ORDER BY seq LIMIT \(batchSize)
-                            """)
-                        for row in rows {
-                            let entry = try StoredEntry(row)
-                            after = entry.seq
-                            checked += 1
-                            if entry.seq > headSeq { return .pastHead(id: entry.body.id, chain: Int(shard), sequence: entry.seq) }
-                            guard entry.seq == lastSeq + 1, SHA256.digest(previous + Self.canonicalForm(entry)) == entry.hash else {
-                                return .entry(id: entry.body.id, chain: Int(shard), sequence: entry.seq)
-                            }
-                            lastSeq = entry.seq
-                            previous = entry.hash
-                        }
-                        if rows.count < batchSize { break }
-                    }
-                    return lastSeq == headSeq && previous == headHash ? nil : .head(chain: Int(shard), sequence: headSeq)
+    /// Seals what was committed before the call (``sealCommitted(batchSize:timeout:)``), then walks every
+    /// seal from the cut to the head in one snapshot (a repeatable-read transaction), reading up to
+    /// `batchSize` seals per statement and each seal's entries in one; stops at the first problem.
+    public func verify(batchSize: Int = 100, timeout: TimeInterval = 30) throws -> Verification {
+        _ = try sealCommitted(timeout: timeout)
+        return try pool.withConnection { connection in
+            try connection.transaction { tx in
+                try tx.execute("SET TRANSACTION ISOLATION LEVEL REPEATABLE READ, READ ONLY")
+                try Self.planForTheSizeNow(tx)
+                guard let head = try tx.queryFirst("SELECT seq, last_pos, head, cut_seq, cut_pos, cut_hash FROM audit_head") else {
+                    return Verification(entries: 0, seals: 0, pending: 0, problem: .head(seal: 0))
                 }
+                let headSeq = try head.decode(Int64.self, at: 0)
+                let headPos = try head.decode(Int64.self, at: 1)
+                let headHash = try head.decode([UInt8].self, at: 2)
+                var sealSeq = try head.decode(Int64.self, at: 3)
+                var lastPos = try head.decode(Int64.self, at: 4)
+                var previous = try head.decode([UInt8].self, at: 5)
+                var result = Verification(entries: 0, seals: 0, pending: 0, problem: nil)
+                result.pending = Int(try tx.queryFirst("SELECT count(*) FROM audit_entries WHERE pos > \(headPos)")?.decode(Int64.self, at: 0) ?? 0)
+                if let early = try tx.queryFirst("SELECT id, pos FROM audit_entries WHERE pos <= \(lastPos) ORDER BY pos LIMIT 1") {
+                    result.problem = .beforeCut(id: try early.decode(String.self, at: 0), position: try early.decode(Int64.self, at: 1))
+                    return result
+                }
+                if let late = try tx.queryFirst("""
+                    SELECT id, pos FROM audit_entries WHERE pos > (SELECT last_value FROM audit_entries_pos_seq) ORDER BY pos LIMIT 1
+                    """) {
+                    result.problem = .pastSequence(id: try late.decode(String.self, at: 0), position: try late.decode(Int64.self, at: 1))
+                    return result
+                }
+                while true {
+                    let seals = try tx.query("""
+                        SELECT seq, last_pos, hashes FROM audit_seals WHERE seq > \(sealSeq) ORDER BY seq LIMIT \(batchSize)
+                        """)
+                    for seal in seals {
+                        let seq = try seal.decode(Int64.self, at: 0)
+                        let sealPos = try seal.decode(Int64.self, at: 1)
+                        let hashes = try seal.decode([UInt8].self, at: 2)
+                        guard seq == sealSeq + 1, hashes.count % 32 == 0, sealPos > lastPos else {
+                            result.problem = .seal(sealSeq + 1)
+                            return result
+                        }
+                        let count = hashes.count / 32
+                        let rows = try tx.query("""
+                            SELECT \(sql: Self.entryColumns) FROM audit_entries
+                            WHERE pos > \(lastPos) AND pos <= \(sealPos) ORDER BY pos LIMIT \(count + 1)
+                            """)
+                        for (index, row) in rows.enumerated() {
+                            let entry = try StoredEntry(row)
+                            let hash = Self.hash(entry, after: previous)
+                            guard index < count, hash[...] == hashes[(32 * index)..<(32 * index + 32)] else {
+                                result.problem = .entry(id: entry.body.id, position: entry.pos, seal: seq)
+                                return result
+                            }
+                            previous = hash
+                            result.entries += 1
+                        }
+                        if rows.count < count {
+                            result.problem = .sealEnds(seal: seq, missing: count - rows.count)
+                            return result
+                        }
+                        sealSeq = seq
+                        lastPos = sealPos
+                        result.seals += 1
+                    }
+                    if seals.count < batchSize { break }
+                }
+                if sealSeq != headSeq || lastPos != headPos || previous != headHash { result.problem = .head(seal: headSeq) }
+                return result
             }
-            if let problem { return Verification(entries: checked, problem: problem) }
         }
-        return Verification(entries: checked, problem: nil)
     }
 
     // MARK: Retention
 
-    /// Deletes the entries older than `cutoff` from the start of every chain, at most
-    /// `batchSize` per statement, and records in each head where the chain was cut (the last
-    /// deleted entry's sequence and hash), so that ``verify(batchSize:)`` starts there. A chain
-    /// is cut only up to its first entry not older than `cutoff`. Returns the entries deleted.
+    /// Deletes, seal by seal from the cut, the entries of each seal whose newest entry is older
+    /// than `cutoff`, and records in the head where the chain was cut (the last seal removed, its
+    /// last position and hash), so that ``verify(batchSize:timeout:)`` starts there. A seal goes
+    /// whole or not at all (at most ``sealSize`` entries per transaction). Returns the entries deleted.
     @discardableResult
-    public func prune(before cutoff: Date, batchSize: Int = 1000) throws -> Int {
-        precondition(batchSize > 0)
+    public func prune(before cutoff: Date) throws -> Int {
         var deleted = 0
-        for shard in 0..<Int32(Self.chains) {
-            while true {
-                let count = try pool.withConnection { connection in
-                    try connection.transaction { tx in
-                        try tx.queryFirst("""
-                            WITH chain AS (SELECT shard FROM audit_chains WHERE shard = \(shard) FOR UPDATE),
-                            oldest AS (
-                                SELECT l.seq, l.at, l.hash FROM audit_log l, chain
-                                WHERE l.shard = chain.shard ORDER BY l.seq LIMIT \(batchSize)
-                            ), doomed AS (
-                                SELECT seq, hash FROM (
-                                    SELECT seq, hash, bool_and(at < \(cutoff)) OVER (ORDER BY seq) AS old FROM oldest
-                                ) o WHERE old
-                            ), gone AS (
-                                DELETE FROM audit_log l USING doomed WHERE l.shard = \(shard) AND l.seq = doomed.seq RETURNING l.seq
-                            ), cut AS (
-                                UPDATE audit_chains c SET cut_seq = d.seq, cut_hash = d.hash
-                                FROM (SELECT seq, hash FROM doomed ORDER BY seq DESC LIMIT 1) d
-                                WHERE c.shard = \(shard) RETURNING 1
-                            )
-                            SELECT (SELECT count(*) FROM gone)::bigint, (SELECT count(*) FROM cut)::bigint
-                            """)?.decode(Int64.self, at: 0) ?? 0
-                    }
+        while true {
+            let count: Int64? = try pool.withConnection { connection in
+                try connection.transaction { tx in
+                    try tx.queryFirst("""
+                        WITH head AS (SELECT cut_seq, cut_pos FROM audit_head FOR UPDATE),
+                        doomed AS (
+                            SELECT s.seq, s.last_pos, substring(s.hashes FROM length(s.hashes) - 31) AS last_hash, head.cut_pos
+                            FROM audit_seals s, head WHERE s.seq = head.cut_seq + 1 AND s.newest < \(cutoff)
+                        ), gone AS (
+                            DELETE FROM audit_entries e USING doomed WHERE e.pos > doomed.cut_pos AND e.pos <= doomed.last_pos RETURNING 1
+                        ), seal AS (
+                            DELETE FROM audit_seals s USING doomed WHERE s.seq = doomed.seq RETURNING 1
+                        ), cut AS (
+                            UPDATE audit_head SET cut_seq = doomed.seq, cut_pos = doomed.last_pos, cut_hash = doomed.last_hash
+                            FROM doomed RETURNING 1
+                        )
+                        SELECT (SELECT count(*) FROM gone)::bigint WHERE EXISTS (SELECT 1 FROM cut) AND EXISTS (SELECT 1 FROM seal)
+                        """)?.decode(Int64.self, at: 0)
                 }
-                deleted += Int(count)
-                if count < batchSize { break }
             }
+            guard let count else { return deleted }
+            deleted += Int(count)
         }
-        return deleted
     }
 
     // MARK: Reading
@@ -326,7 +431,7 @@ public struct AuditLog: Sendable {
         /// The entry's `data`, as stored.
         public var data: JSON
         /// Where the entry sits in the newest-first order (``Position``): its time in
-        /// microseconds since 1970, its chain and its sequence, `:`-separated.
+        /// microseconds since 1970 and its position, `:`-separated.
         public var cursor: String
     }
 
@@ -346,20 +451,18 @@ public struct AuditLog: Sendable {
         }
     }
 
-    /// Where an entry sits in the newest-first order: its time, then its chain and sequence
-    /// (a total order in which a chain's entries keep theirs, stable as entries are added).
+    /// Where an entry sits in the newest-first order: its time, then its position (a total order,
+    /// stable as entries are added).
     public struct Position: Sendable, Equatable {
         public var micros: Int64
-        public var shard: Int32
-        public var seq: Int64
+        public var pos: Int64
 
         /// The position written in `cursor` (``Entry/cursor``); nil when it is not one.
         public init?(_ cursor: String) {
             let parts = cursor.split(separator: ":", omittingEmptySubsequences: false)
-            guard parts.count == 3, let micros = Int64(parts[0]), let shard = Int32(parts[1]), let seq = Int64(parts[2]) else { return nil }
+            guard parts.count == 2, let micros = Int64(parts[0]), let pos = Int64(parts[1]) else { return nil }
             self.micros = micros
-            self.shard = shard
-            self.seq = seq
+            self.pos = pos
         }
     }
 
@@ -367,27 +470,24 @@ public struct AuditLog: Sendable {
     public func entries(_ filter: Filter, limit: Int, after cursor: Position?) throws -> [Entry] {
         try pool.withConnection { connection in
             try connection.query("""
-                SELECT id, at, type, actor, user_id, session_id, ip, user_agent, data,
-                       (extract(epoch FROM at) * 1000000)::bigint, shard, seq
-                FROM audit_log
+                SELECT id, at, type, actor, user_id, session_id, ip, user_agent, data, (extract(epoch FROM at) * 1000000)::bigint, pos
+                FROM audit_entries
                 WHERE (\(filter.userId)::text IS NULL OR user_id = \(filter.userId))
                   AND (\(filter.types.map { PostgresArray($0) })::text[] IS NULL OR type = ANY(\(filter.types.map { PostgresArray($0) })))
                   AND (\(filter.after)::timestamptz IS NULL OR at > \(filter.after))
                   AND (\(filter.before)::timestamptz IS NULL OR at < \(filter.before))
                   AND (\(cursor?.micros)::bigint IS NULL
-                       OR (at, shard, seq) < (timestamptz 'epoch' + \(cursor?.micros) * interval '1 microsecond', \(cursor?.shard), \(cursor?.seq)))
-                ORDER BY at DESC, shard DESC, seq DESC LIMIT \(limit)
+                       OR (at, pos) < (timestamptz 'epoch' + \(cursor?.micros) * interval '1 microsecond', \(cursor?.pos)))
+                ORDER BY at DESC, pos DESC LIMIT \(limit)
                 """).map { row in
                 let micros = try row.decode(Int64.self, at: 9)
-                let shard = try row.decode(Int32.self, at: 10)
-                let seq = try row.decode(Int64.self, at: 11)
-                let id = try row.decode(String.self, at: 0)
+                let pos = try row.decode(Int64.self, at: 10)
                 return Entry(
-                    id: id, at: try row.decode(Date.self, at: 1), type: try row.decode(String.self, at: 2),
+                    id: try row.decode(String.self, at: 0), at: try row.decode(Date.self, at: 1), type: try row.decode(String.self, at: 2),
                     actor: try row.decode(String.self, at: 3), userId: try row.decode(String?.self, at: 4),
                     sessionId: try row.decode(String?.self, at: 5), ip: try row.decode(String?.self, at: 6),
                     userAgent: try row.decode(String?.self, at: 7),
-                    data: (try? JSON.parse(try row.decode(String.self, at: 8))) ?? .null, cursor: "\(micros):\(shard):\(seq)")
+                    data: (try? JSON.parse(try row.decode(String.self, at: 8))) ?? .null, cursor: "\(micros):\(pos)")
             }
         }
     }

@@ -116,7 +116,7 @@ public struct EventLog: Sendable {
                 bodies.append(body)
             }
         }
-        if auditing { try AuditLog.append(events, ids: auditIds, origin: AuditOrigin.current, in: tx) }
+        if auditing { AuditLog.append(events, ids: auditIds, origin: AuditOrigin.current, in: tx) }
         guard !eventIds.isEmpty else { return }
         // The uncorrelated subquery is a one-time filter: the locks are taken before the first
         // row, so before any id is drawn.

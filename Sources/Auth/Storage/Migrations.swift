@@ -10,7 +10,7 @@ public enum AuthMigrations {
         initialSchema, changeNotifications, logInLimits, accounts, identities, totp, passkeys, notificationSwitch,
         passkeyUserVerification, signInNotices, sealedMailLinks, profiles, signingKeys, webhooks,
         oauthProvider, operators, auditLog, webhookWakeups, importedUserIds, searchCreationOrder, passwordHashKinds,
-        auditForms, emailPrefixKeys,
+        auditForms, emailPrefixKeys, auditSeals,
     ]
 
     /// Notification channels (LISTEN/NOTIFY) that tell instances to drop cached sessions.
@@ -596,7 +596,7 @@ public enum AuthMigrations {
             .concurrentIndex(name: "user_identities_provider_user_id_idx", on: "user_identities (provider, user_id)"),
         ])
 
-    /// Migration 17: the tamper-evident audit log. Entries are kept in ``AuditLog/chains`` hash
+    /// Migration 17: the tamper-evident audit log (replaced by migration 24). Entries were kept in 64 hash
     /// chains (a user's entries always in the chain of its id); each chain's head row holds its last
     /// sequence number and hash, and the sequence and hash of the last entry pruned (the cut). An
     /// entry's hash is SHA-256 over the previous entry's hash (or the cut's; 32 zero bytes at the
@@ -771,7 +771,7 @@ public enum AuthMigrations {
 
     /// Migration 22: audit entries hashed over canonical forms the server writes.
     /// `gatehouse_audit_append_forms` takes, beside each entry's fields, its canonical form after
-    /// the sequence number (``AuditLog/canonicalBody(_:)``); under the head's lock it adds the tag,
+    /// the sequence number; under the head's lock it adds the tag,
     /// the chain and the sequence number and hashes onto the head. Building each whole form from
     /// the fields in SQL (`to_char` and eleven length-prefixed fields in one expression, set up
     /// again by every execution) was most of an append's cost. The actor, address and user agent,
@@ -820,4 +820,80 @@ public enum AuthMigrations {
             .transaction("DROP INDEX users_email_prefix_idx;"),
             .concurrentIndex(name: "users_disabled_username_idx", on: "users (lower(username)) WHERE disabled_at IS NOT NULL"),
         ])
+
+    /// Migration 24: audit entries sealed in batches (``AuditLog``). A request inserts its entries
+    /// and nothing else: no chain head is locked or updated in its transaction. Each entry's
+    /// position comes from a sequence, drawn only after its transaction has an id (the `CASE`
+    /// evaluates `pg_current_xact_id()` first), which is what lets the sealer know when no
+    /// transaction can still commit an earlier position. The sealer (one at a time, holding
+    /// `audit_head`'s row) hashes settled entries in position order onto the chain and writes each
+    /// batch's hashes as a seal. The entries of migration 17's chains are copied in their chains'
+    /// order, first, and sealed like any others; its tables go. Its two append functions stay,
+    /// inserting into the new table, for instances of the previous version during an upgrade.
+    static let auditSeals = Migration(
+        version: 24, name: "audit entries sealed in batches, off the request's transaction",
+        sql: """
+            CREATE SEQUENCE audit_entries_pos_seq AS bigint;
+            CREATE TABLE audit_entries (
+                pos bigint PRIMARY KEY
+                    DEFAULT CASE WHEN pg_current_xact_id() IS NULL THEN NULL ELSE nextval('audit_entries_pos_seq') END,
+                id text NOT NULL,
+                at timestamptz NOT NULL,
+                type text NOT NULL,
+                actor text NOT NULL,
+                user_id text,
+                session_id text,
+                ip text,
+                user_agent text,
+                data text NOT NULL
+            );
+            ALTER SEQUENCE audit_entries_pos_seq OWNED BY audit_entries.pos;
+            CREATE INDEX audit_entries_at_idx ON audit_entries (at, pos);
+            CREATE INDEX audit_entries_user_id_at_idx ON audit_entries (user_id, at, pos) WHERE user_id IS NOT NULL;
+            CREATE TABLE audit_seals (
+                seq bigint PRIMARY KEY,
+                last_pos bigint NOT NULL,
+                hashes bytea NOT NULL,
+                newest timestamptz NOT NULL
+            );
+            CREATE TABLE audit_head (
+                only_row boolean PRIMARY KEY DEFAULT true CHECK (only_row),
+                seq bigint NOT NULL,
+                last_pos bigint NOT NULL,
+                head bytea NOT NULL,
+                fence_pos bigint,
+                fence_xid xid8,
+                cut_seq bigint NOT NULL,
+                cut_pos bigint NOT NULL,
+                cut_hash bytea NOT NULL
+            );
+            INSERT INTO audit_head (seq, last_pos, head, cut_seq, cut_pos, cut_hash)
+                VALUES (0, 0, decode(repeat('00', 32), 'hex'), 0, 0, decode(repeat('00', 32), 'hex'));
+            -- Appends of the previous version wait here until this commits, then fail: none is lost.
+            LOCK TABLE audit_chains IN EXCLUSIVE MODE;
+            INSERT INTO audit_entries (pos, id, at, type, actor, user_id, session_id, ip, user_agent, data)
+                SELECT row_number() OVER (ORDER BY shard, seq), id, at, type, actor, user_id, session_id, ip, user_agent, data
+                FROM audit_log;
+            SELECT setval('audit_entries_pos_seq', greatest(count(*), 1), count(*) > 0) FROM audit_entries;
+            DROP FUNCTION gatehouse_audit_canonical(integer, bigint, text, timestamptz, text, text, text, text, text, text, text);
+            DROP FUNCTION gatehouse_audit_field(text);
+            DROP TABLE audit_log, audit_chains;
+            CREATE OR REPLACE FUNCTION gatehouse_audit_append_forms(
+                shards integer[], ids text[], ats timestamptz[], types text[], user_ids text[], session_ids text[],
+                datas text[], forms bytea[], actor text, ip text, user_agent text
+            ) RETURNS void LANGUAGE sql AS $$
+                INSERT INTO audit_entries (id, at, type, actor, user_id, session_id, ip, user_agent, data)
+                SELECT i, a, t, actor, u, s, ip, user_agent, d
+                FROM unnest(ids, ats, types, user_ids, session_ids, datas) WITH ORDINALITY AS e(i, a, t, u, s, d, n) ORDER BY n
+            $$;
+            CREATE OR REPLACE FUNCTION gatehouse_audit_append(
+                shards integer[], ids text[], ats timestamptz[], types text[], actors text[], user_ids text[],
+                session_ids text[], ips text[], user_agents text[], datas text[]
+            ) RETURNS void LANGUAGE sql AS $$
+                INSERT INTO audit_entries (id, at, type, actor, user_id, session_id, ip, user_agent, data)
+                SELECT i, a, t, ac, u, s, ip, ua, d
+                FROM unnest(ids, ats, types, actors, user_ids, session_ids, ips, user_agents, datas)
+                    WITH ORDINALITY AS e(i, a, t, ac, u, s, ip, ua, d, n) ORDER BY n
+            $$;
+            """)
 }

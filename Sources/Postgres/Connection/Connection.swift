@@ -23,6 +23,8 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     private var broken = false
     /// What runs once the transaction in progress commits (``Transaction/afterCommit(_:)``).
     private var commitActions: [() -> Void] = []
+    /// Statements sent with the transaction's `COMMIT` (``Transaction/executeWithCommit(_:)``).
+    private var commitStatements: [PostgresQuery] = []
     /// Results received through the error funnel since the pool last took the count: one per
     /// round trip to the server (a statement, a prepare, `BEGIN`, `COMMIT`).
     private var roundTrips = 0
@@ -267,7 +269,11 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         let conn = try liveHandle()
         _ = try check(PQexec(conn, "BEGIN"))
         commitActions = []
-        defer { commitActions = [] }
+        commitStatements = []
+        defer {
+            commitActions = []
+            commitStatements = []
+        }
         let value: Result
         do {
             value = try body(Transaction(connection: self))
@@ -277,7 +283,7 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         }
         let commit: PostgresResult
         do {
-            commit = try check(PQexec(conn, "COMMIT"))
+            commit = commitStatements.isEmpty ? try check(PQexec(conn, "COMMIT")) : try commitPipelined(conn)
         } catch {
             rollbackIfNeeded()
             throw error
@@ -292,6 +298,83 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     /// Runs `action` after the transaction in progress commits (never if it rolls back).
     func afterCommit(_ action: @escaping () -> Void) {
         commitActions.append(action)
+    }
+
+    /// Queues `query` to be sent with the transaction's `COMMIT`.
+    func executeWithCommit(_ query: PostgresQuery) {
+        commitStatements.append(query)
+    }
+
+    /// Sends the queued statements and `COMMIT` in one pipeline (one round trip) and returns
+    /// `COMMIT`'s result, or throws the first statement's error (the server then skips the rest,
+    /// and the transaction is left failed for `transaction` to roll back). A statement not yet
+    /// prepared on this connection is prepared first, outside the pipeline.
+    private func commitPipelined(_ conn: OpaquePointer) throws(PostgresError) -> PostgresResult {
+        var names: [String?] = []
+        for query in commitStatements {
+            let key = StatementKey(sql: query.sql, types: query.bindings.types)
+            if let name = statements[key] {
+                names.append(name)
+            } else if statements.count < cacheLimit {
+                statementCounter += 1
+                let name = "gh\(statementCounter)"
+                _ = try check(key.types.withUnsafeBufferPointer { types in
+                    PQprepare(conn, name, key.sql, Int32(types.count), types.baseAddress)
+                })
+                statements[key] = name
+                names.append(name)
+            } else {
+                names.append(nil)
+            }
+        }
+        guard PQenterPipelineMode(conn) == 1 else {
+            broken = true
+            throw PostgresError(.connection, message: Self.trimmed(PQerrorMessage(conn)), sqlState: "08006")
+        }
+        var sent = true
+        for (query, name) in zip(commitStatements, names) where sent {
+            sent = withParameters(query.bindings) { count, types, values, lengths, formats in
+                if let name { return PQsendQueryPrepared(conn, name, count, values, lengths, formats, 1) }
+                return PQsendQueryParams(conn, query.sql, count, types, values, lengths, formats, 1)
+            } == 1
+        }
+        sent = sent && PQsendQueryParams(conn, "COMMIT", 0, nil, nil, nil, nil, 1) == 1 && PQpipelineSync(conn) == 1
+        roundTrips += 1
+        var firstError: PostgresError?
+        var commit: PostgresResult?
+        if sent {
+            for index in 0...commitStatements.count {
+                guard let result = PQgetResult(conn) else {
+                    sent = false
+                    break
+                }
+                if PQresultStatus(result) == PGRES_PIPELINE_ABORTED {
+                    PQclear(result)
+                } else {
+                    do {
+                        let checked = try verify(result)
+                        if index == commitStatements.count { commit = checked }
+                    } catch {
+                        if firstError == nil { firstError = error }
+                    }
+                }
+                // Each statement's results end with a NULL.
+                while let extra = PQgetResult(conn) { PQclear(extra) }
+            }
+        }
+        if sent, let sync = PQgetResult(conn) {
+            sent = PQresultStatus(sync) == PGRES_PIPELINE_SYNC
+            PQclear(sync)
+        } else {
+            sent = false
+        }
+        guard sent, PQexitPipelineMode(conn) == 1 else {
+            broken = true
+            throw firstError ?? PostgresError(.connection, message: Self.trimmed(PQerrorMessage(conn)), sqlState: "08006")
+        }
+        if let firstError { throw firstError }
+        guard let commit else { throw PostgresError(.connection, message: "no result for COMMIT", sqlState: "08006") }
+        return commit
     }
 
     /// Ends any open or failed transaction; used by `transaction` and by the pool on check-in.
@@ -318,9 +401,14 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
         return handle
     }
 
-    /// The one error funnel: every libpq result passes through here.
+    /// The one error funnel: every libpq result passes through here (a pipeline's through ``verify(_:)``).
     func check(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
         roundTrips += 1
+        return try verify(result)
+    }
+
+    /// ``check(_:)`` without counting a round trip.
+    private func verify(_ result: OpaquePointer?) throws(PostgresError) -> PostgresResult {
         guard let result else {
             let message = handle.map { Self.trimmed(PQerrorMessage($0)) } ?? "no connection"
             if isBroken { broken = true }

@@ -17,6 +17,14 @@ public struct Transaction: PostgresQueryable {
         connection.afterCommit(action)
     }
 
+    /// Sends `query` with the transaction's `COMMIT`, in one round trip, instead of now: for a
+    /// write nothing later in the transaction reads and whose result nobody needs (an audit
+    /// entry). It runs in the transaction, last; if it fails, the transaction rolls back and
+    /// ``Connection/transaction(_:)`` throws its error.
+    public func executeWithCommit(_ query: PostgresQuery) {
+        connection.executeWithCommit(query)
+    }
+
     /// Runs trusted SQL text (no parameters, may hold several statements) inside the transaction.
     /// The name says it: never pass text containing untrusted data.
     public func unsafeExecuteScript(_ sql: String) throws(PostgresError) {
