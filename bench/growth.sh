@@ -11,7 +11,8 @@
 # table of the large size's figures as ratios to the small one's, then the searches' latencies.
 # Runs alternate between the sizes, ROUNDS times.
 #   bench/growth.sh [USERS (1000000)] [SESSIONS_PER_USER (10)] [SECONDS (5)] [ROUNDS (2)]
-#   BENCH_USERS_N (300); BENCH_SEARCH_SECONDS (2): each search's run; BIN=dir of a built
+#   BENCH_USERS_N (300); BENCH_SEARCH_SECONDS (2): each search's run; GROWTH_OPS: the operations
+#   to run (all by default, e.g. "reset"); BIN=dir of a built
 #   gatehouse to skip the release build; BENCH_TMPDIR: where the clusters go (about 6 GB at the full
 #   size; /tmp by default).
 source "$(dirname "$0")/lib.sh"
@@ -35,7 +36,11 @@ export BENCH_LUA="$ROOT/bench/lua"
 world() {
     local label="$1" size="$2" dir="$TOP/$1"
     mkdir -p "$dir/out"
-    start_server "$dir" "$dir/server.log" GATEHOUSE_HASH_COST=minimum GATEHOUSE_MASTER_KEY="$BENCH_MASTER_KEY"
+    # Every resetPassword writes its message at both sizes: with the contract's 3 per address and
+    # hour, the 1,000 addresses of the small size are used up within seconds and the rest of its
+    # run measures the no-send answer, a different path from the large size's.
+    start_server "$dir" "$dir/server.log" GATEHOUSE_HASH_COST=minimum GATEHOUSE_MASTER_KEY="$BENCH_MASTER_KEY" \
+        GATEHOUSE_MAIL_PER_ADDRESS_HOUR=1000000
     local cached_pid=$SERVER_PID cached_url=$SERVER_URL conninfo
     conninfo="$(pg_conninfo "$dir")"
     log "$label: signing up $N measured users"
@@ -82,7 +87,7 @@ SQL
 world small "$SMALL"
 world big "$BIG"
 
-OPS="signup login viewer_hit viewer_miss logout reset revoke"
+OPS="${GROWTH_OPS:-signup login viewer_hit viewer_miss logout reset revoke}"
 # run LABEL OP ROUND: one run of OP against LABEL's servers; its ok/s in $TOP/LABEL/out/OP.ROUND.
 run() {
     local label="$1" op="$2" r="$3" dir pid url nocache out

@@ -195,7 +195,8 @@ public final class GatehouseServer: Sendable {
                 accounts: AccountPolicy(
                     verifyEmails: settings.verifyEmails, verifyTokenLifetime: settings.verifyTokenTTL,
                     resetTokenLifetime: settings.resetTokenTTL, recentAuthentication: settings.recentAuth,
-                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL),
+                    sessionIdleTimeout: settings.sessionIdleTimeout, publicURL: publicURL,
+                    messagesPerAddressPerHour: settings.mailPerAddressHour),
                 mfa: settings.mfa,
                 relyingParty: relyingParty, userFields: userFields?.fields ?? .none,
                 accessTokens: Self.accessTokenPolicy(settings),

@@ -78,6 +78,8 @@ public struct Settings: Sendable, Hashable {
     public var verifyEmails = AccountPolicy.EmailVerification.off
     public var verifyTokenTTL = 86_400
     public var resetTokenTTL = 3600
+    /// Messages of one kind to one address per hour (the contract's 3).
+    public var mailPerAddressHour = 3
     public var mailRetryBase = 5
     public var recentAuth = 300
     public var sessionIdleTimeout = 0
@@ -278,6 +280,9 @@ extension Settings {
              }, { $0.verifyEmails.rawValue }),
         integer("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "Seconds a verification link works", 60...(365 * 86400), \.verifyTokenTTL),
         integer("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "Seconds a password reset link works", 60...(30 * 86400), \.resetTokenTTL),
+        integer("mail-per-address-hour", "GATEHOUSE_MAIL_PER_ADDRESS_HOUR",
+                "Messages of one kind (reset, verification, each notice) one address gets per hour at most; past that, the request answers as usual and sends nothing",
+                1...1_000_000, \.mailPerAddressHour),
         integer("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "Seconds before the first retry of a failed delivery; doubling, at most 10 minutes apart, for 24 hours", 1...600, \.mailRetryBase),
         integer("recent-auth", "GATEHOUSE_RECENT_AUTH", "Seconds after log-in during which password and email changes, provider links and unlinks, deletion and second-factor changes need no `currentPassword` (adding or removing a passkey needs a log-in this recent); `0`: never needed", 0...(365 * 86400), \.recentAuth),
         integer("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "Seconds of non-use after which a session expires; `0`: never", 0...(100 * 365 * 86400), \.sessionIdleTimeout),

@@ -203,4 +203,20 @@ import Testing
         let request = HTTPRequest(method: "GET", path: "/_dev/mailbox", headers: headers, clientAddress: peer)
         #expect(DevMailbox.admits(request) == admitted, "\(peer) \(fields)")
     }
+
+    /// `GATEHOUSE_MAIL_PER_ADDRESS_HOUR` sets how many messages of a kind an address gets per hour:
+    /// with 5, five reset requests each add a message and the sixth adds none (and still answers ok).
+    @Test func theHourlyShareOfAnAddressIsASetting() throws {
+        let live = try LiveServer { settings in settings.mailPerAddressHour = 5 }
+        try Self.run(live, Self.signUp, ["u": "ann", "e": "ann@example.com"])
+        let connection = try Connection(live.server.settings.databaseURL!)
+        defer { connection.close() }
+        func resets() throws -> Int64 {
+            try connection.queryFirst("SELECT count(*) FROM mail_outbox WHERE kind = 'reset_password'")?.decode(Int64.self, at: 0) ?? -1
+        }
+        for sent in 1...6 {
+            try Self.run(live, Self.reset, ["e": "ann@example.com"])
+            #expect(try resets() == Int64(min(sent, 5)))
+        }
+    }
 }

@@ -94,6 +94,7 @@ let settingCases: [SettingCase] = [
     SettingCase("secret-key", "GATEHOUSE_SECRET_KEY", String(repeating: "ab", count: 32), { $0.secretKey == String(repeating: "ab", count: 32) }),
     SettingCase("verify-token-ttl", "GATEHOUSE_VERIFY_TOKEN_TTL", "600", { $0.verifyTokenTTL == 600 }),
     SettingCase("reset-token-ttl", "GATEHOUSE_RESET_TOKEN_TTL", "900", { $0.resetTokenTTL == 900 }),
+    SettingCase("mail-per-address-hour", "GATEHOUSE_MAIL_PER_ADDRESS_HOUR", "20", { $0.mailPerAddressHour == 20 }),
     SettingCase("mail-retry-base", "GATEHOUSE_MAIL_RETRY_BASE", "2", { $0.mailRetryBase == 2 }),
     SettingCase("recent-auth", "GATEHOUSE_RECENT_AUTH", "0", { $0.recentAuth == 0 }),
     SettingCase("session-idle-timeout", "GATEHOUSE_SESSION_IDLE_TIMEOUT", "1800", { $0.sessionIdleTimeout == 1800 }),
