@@ -26,7 +26,7 @@ public final class GatehouseServer: Sendable {
     private let janitor: SessionJanitorThread
     /// Reloads the access-token signing keys and does their schedule's work (``keyRefreshInterval``).
     private let keyRefresher: PeriodicThread
-    /// Seals the audit log's new entries (``AuditLog/seal(batchSize:)``) every ``auditSealInterval``.
+    /// Seals the audit log's settled entries (``AuditLog/sealSettled(batchSize:)``) every ``auditSealInterval``.
     private let auditSealer: PeriodicThread
     private let listener: NotificationListener?
     private let mailSender: MailSender?
@@ -244,7 +244,7 @@ public final class GatehouseServer: Sendable {
         }
         // Every instance seals (one at a time; the others skip), whether or not the log is on now.
         auditSealer = PeriodicThread(name: "gatehouse-audit-sealer", interval: Self.auditSealInterval) {
-            do { while try auth.audit.log.seal() == AuditLog.sealSize {} } catch {
+            do { try auth.audit.log.sealSettled() } catch {
                 logger.warn("sealing the audit log failed", ["error": .string(String(describing: error))])
             }
         }

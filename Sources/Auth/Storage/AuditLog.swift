@@ -127,8 +127,7 @@ public struct AuditLog: Sendable {
                 let usedUp = fencePos.map { passed && $0 <= lastPos } ?? true
                 if usedUp || foreign || (passed && sealed == 0) {
                     // Read the sequence first; the next statement's snapshot is taken after it.
-                    let drawn = try tx.queryFirst(
-                        "SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM audit_entries_pos_seq")?.decode(Int64.self, at: 0) ?? 0
+                    let drawn = try tx.queryFirst("SELECT \(sql: Self.lastDrawn)")?.decode(Int64.self, at: 0) ?? 0
                     if drawn > lastPos {
                         try tx.execute("UPDATE audit_head SET fence_pos = \(drawn), fence_xid = pg_snapshot_xmax(pg_current_snapshot())")
                     } else if fencePos != nil {
@@ -137,6 +136,21 @@ public struct AuditLog: Sendable {
                 }
                 return sealed
             }
+        }
+    }
+
+    /// The last position the sequence gave out (0 before the first).
+    static let lastDrawn: StaticString = "(SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM audit_entries_pos_seq)"
+
+    /// Runs sealing passes back to back while each fills a seal of `batchSize`: seals everything settled.
+    /// Returns the entries sealed.
+    @discardableResult
+    public func sealSettled(batchSize: Int = sealSize) throws -> Int {
+        var sealed = 0
+        while true {
+            let count = try seal(batchSize: batchSize)
+            sealed += count
+            if count < batchSize { return sealed }
         }
     }
 
@@ -152,12 +166,11 @@ public struct AuditLog: Sendable {
     /// Returns whether it got there.
     public func sealCommitted(batchSize: Int = sealSize, timeout: TimeInterval = 30) throws -> Bool {
         let target = try pool.withConnection { connection in
-            try connection.queryFirst("SELECT CASE WHEN is_called THEN last_value ELSE 0 END FROM audit_entries_pos_seq")?
-                .decode(Int64.self, at: 0) ?? 0
+            try connection.queryFirst("SELECT \(sql: Self.lastDrawn)")?.decode(Int64.self, at: 0) ?? 0
         }
         let deadline = Date().addingTimeInterval(timeout)
         while true {
-            while try seal(batchSize: batchSize) == batchSize {}
+            try sealSettled(batchSize: batchSize)
             let waiting = try pool.withConnection { connection in
                 try connection.transaction { tx in
                     try Self.planForTheSizeNow(tx)
@@ -334,7 +347,7 @@ public struct AuditLog: Sendable {
                     return result
                 }
                 if let late = try tx.queryFirst("""
-                    SELECT id, pos FROM audit_entries WHERE pos > (SELECT last_value FROM audit_entries_pos_seq) ORDER BY pos LIMIT 1
+                    SELECT id, pos FROM audit_entries WHERE pos > \(sql: Self.lastDrawn) ORDER BY pos LIMIT 1
                     """) {
                     result.problem = .pastSequence(id: try late.decode(String.self, at: 0), position: try late.decode(Int64.self, at: 1))
                     return result
