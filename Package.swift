@@ -100,7 +100,7 @@ let package = Package(
         .testTarget(name: "JSONTests", dependencies: ["JSON", "TestSupport"]),
         .testTarget(name: "GraphQLTests", dependencies: ["GraphQL", "JSON"], exclude: ["Deviations.md"], resources: [.copy("Fixtures")]),
         .testTarget(name: "PostgresTests", dependencies: ["Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Threading", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "AuthStorageTests", dependencies: ["Auth", "Threading", "Postgres", "Signatures", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "AuthTests", dependencies: ["Auth", "AuthGraphQL", "OneTimeCodes", "Signatures", "GraphQL", "JSON", "JWT", "Mail", "Providers", "Sodium", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthn", "WebAuthnTestSupport"]),
         .testTarget(name: "SodiumTests", dependencies: ["Sodium", "Signatures"]),
         .testTarget(name: "JWTTests", dependencies: ["JWT", "JSON", "TestSupport"]),
@@ -114,13 +114,13 @@ let package = Package(
         .testTarget(name: "HTTPServerTests", dependencies: ["HTTPServer", "IPNetworks", "TestSupport"]),
         .testTarget(
             name: "SessionCacheTests",
-            dependencies: ["GatehouseServer", "Auth", "Postgres", "Sodium", "ServerTestSupport", "TestSupport"]),
+            dependencies: ["GatehouseServer", "Auth", "Postgres", "Signatures", "Sodium", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "SecurityTests", dependencies: ["GatehouseServer", "ServerTestSupport", "TestSupport"]),
         .testTarget(name: "GraphQLHTTPTests", dependencies: ["GraphQLHTTP", "GraphQL", "HTTPServer", "JSON"]),
         .testTarget(
             name: "GatehouseClientTests",
             dependencies: ["GatehouseClient", "GatehouseServer", "OneTimeCodes", "HTTPServer", "JSON", "Postgres", "ServerTestSupport", "TestSupport", "WebAuthnTestSupport"]),
-        .testTarget(name: "BrowserTests", dependencies: ["OneTimeCodes", "GatehouseServer", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
-        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "OneTimeCodes", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "JWT", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "BrowserTests", dependencies: ["OneTimeCodes", "GatehouseServer", "Signatures", "JSON", "Mail", "Postgres", "ServerTestSupport", "TestSupport"]),
+        .testTarget(name: "GatehouseServerTests", dependencies: ["GatehouseServer", "OneTimeCodes", "Signatures", "Sodium", "GraphQLHTTP", "HTTPServer", "IPNetworks", "GraphQL", "Auth", "AuthGraphQL", "JSON", "JWT", "Postgres", "ServerTestSupport", "TestSupport"]),
     ]
 )

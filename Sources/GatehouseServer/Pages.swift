@@ -4,6 +4,7 @@ import HTTPServer
 import JSON
 import Mail
 import Sodium
+import Signatures
 
 /// The browser pages: the sample app at `GET /`, the GraphQL explorer at `GET /graphql` (for
 /// `Accept: text/html` without a `query` parameter) and the pages behind the links in mail

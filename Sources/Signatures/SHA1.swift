@@ -20,8 +20,7 @@ public enum SHA1 {
 
     /// Returns the SHA-1 digest of the UTF-8 bytes of `string` as 40 lowercase hex characters.
     public static func hexDigest(_ string: String) -> String {
-        let digits = Array("0123456789abcdef".utf8)
-        return String(decoding: digest(string).flatMap { [digits[Int($0 >> 4)], digits[Int($0 & 15)]] }, as: UTF8.self)
+        Hex.lowercase(digest(string))
     }
 
     private static func hash(_ input: UnsafeBufferPointer<UInt8>) -> [UInt8] {

@@ -1,4 +1,5 @@
 public import JSON
+internal import Signatures
 internal import Sodium
 
 /// The relying party (WebAuthn §5.1.2 and §7): builds the options JSON the browser passes to

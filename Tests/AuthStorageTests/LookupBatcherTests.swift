@@ -3,6 +3,7 @@ import Foundation
 import Threading
 import Postgres
 import Sodium
+import Signatures
 import Synchronization
 import ServerTestSupport
 import Testing

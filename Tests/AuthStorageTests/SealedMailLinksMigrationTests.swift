@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import ServerTestSupport
 import Sodium
+import Signatures
 import Testing
 
 /// Migration 11 over an outbox as earlier versions wrote it, with links in plain text: the

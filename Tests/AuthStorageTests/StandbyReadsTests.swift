@@ -3,6 +3,7 @@ import Foundation
 import Postgres
 import ServerTestSupport
 import Sodium
+import Signatures
 import Synchronization
 import TestSupport
 import Testing

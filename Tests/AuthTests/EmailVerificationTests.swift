@@ -4,6 +4,7 @@ import GraphQL
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import Testing
 
 /// sendVerificationEmail, verifyEmail and GATEHOUSE_VERIFY_EMAILS (contract: accounts.md).

@@ -3,6 +3,7 @@ import Foundation
 import GraphQL
 import Postgres
 import Sodium
+import Signatures
 import Synchronization
 import Testing
 import TestSupport

@@ -4,6 +4,7 @@ import JSON
 import JWT
 import Mail
 import Sodium
+import Signatures
 import Synchronization
 import Testing
 

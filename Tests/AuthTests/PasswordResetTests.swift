@@ -4,6 +4,7 @@ import GraphQL
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import Testing
 
 /// resetPassword and confirmResetPassword (contract: accounts.md), with the mail read from the outbox.

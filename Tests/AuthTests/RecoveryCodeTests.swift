@@ -4,6 +4,7 @@ import GraphQL
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import Testing
 
 /// Recovery codes as people type them: one case, no look-alike characters, accepted in any case

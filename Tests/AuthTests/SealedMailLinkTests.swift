@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import Testing
 
 /// The outbox keeps a link mail's link sealed under the server's key: a read of the database

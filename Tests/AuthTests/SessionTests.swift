@@ -4,6 +4,7 @@ import GraphQL
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import Testing
 
 /// Sessions: what is stored, expiry, stale tokens, logOut.

@@ -3,6 +3,7 @@ import Foundation
 import GraphQL
 import JSON
 import Sodium
+import Signatures
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import ServerTestSupport
 import Sodium
+import Signatures
 import TestSupport
 import Testing
 

@@ -3,6 +3,7 @@ import GatehouseServer
 import JSON
 import ServerTestSupport
 import Sodium
+import Signatures
 import TestSupport
 import Testing
 

@@ -2,6 +2,7 @@ import Foundation
 @testable import GatehouseServer
 import HTTPServer
 import Sodium
+import Signatures
 import Testing
 
 /// The pages made from the files in Sources/GatehouseServer/Pages: what the browser gets agrees

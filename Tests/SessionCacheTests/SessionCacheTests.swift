@@ -3,6 +3,7 @@ import Foundation
 @testable import GatehouseServer
 import Postgres
 import Sodium
+import Signatures
 import Synchronization
 import Testing
 import ServerTestSupport

@@ -1,5 +1,6 @@
 import IPNetworks
 import Sodium
+import Signatures
 
 /// The network a client address is counted as by the rate limits, so that one network cannot
 /// lock an account's owner out (docs/operations.md, "Security notes").

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Sodium
+import Signatures
 
 /// The OAuth 2.1 / OpenID Connect provider's settings (docs/oauth.md): the static clients
 /// (`GATEHOUSE_OAUTH_CLIENTS`), whether clients may register themselves

@@ -1,6 +1,7 @@
 import Foundation
 import Threading
 import Sodium
+import Signatures
 
 /// Fixed-window attempt counters held in memory by each instance: the per-address limit, and
 /// the per-account limit of log-in names that match no account (a real account's count is kept

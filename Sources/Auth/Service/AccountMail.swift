@@ -1,6 +1,7 @@
 import Foundation
 import Mail
 import Sodium
+import Signatures
 
 /// The outbox messages of the account lifecycle (verification, reset, change and deletion
 /// notices) as the configuration shapes them: links under the public URL, Message-IDs on its

@@ -2,6 +2,7 @@ import Foundation
 import Mail
 import Postgres
 import Sodium
+import Signatures
 
 /// The account lifecycle (docs/accounts.md): password reset, email verification, changes,
 /// deletion, reading a user. Each mail is added to the outbox in the transaction of the change

@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import Sodium
+import Signatures
 
 /// What every feature service shares: the configuration, the database error funnel
 /// (``database(_:)``), password hashing and the kinds of stored hash, the rate limiters, the

@@ -4,6 +4,7 @@ import JWT
 import Mail
 import Postgres
 import Sodium
+import Signatures
 
 /// Gatehouse as an OAuth 2.1 / OpenID Connect provider (docs/oauth.md): clients (configured and
 /// registered), the authorization request's checks, codes bound to a session, the token

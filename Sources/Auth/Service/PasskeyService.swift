@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import Sodium
+import Signatures
 import WebAuthn
 
 /// Passkeys (docs/second-factors.md): registration and log-in options, registration,

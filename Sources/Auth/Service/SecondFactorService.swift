@@ -3,6 +3,7 @@ import Foundation
 import JSON
 import Postgres
 import Sodium
+import Signatures
 
 /// TOTP second factors with recovery codes (docs/second-factors.md), in Parse's `authData.mfa` shapes:
 /// enrolment, regeneration of recovery codes and removal through `updateUser`, the code at

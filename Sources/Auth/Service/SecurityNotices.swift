@@ -2,6 +2,7 @@ import Foundation
 import Mail
 import Postgres
 import Sodium
+import Signatures
 
 /// Security notices (NIST SP 800-63B §4.6): the user is mailed, through the outbox and in the
 /// request's language, when the account is signed in to from a new device, two-step verification

@@ -1,6 +1,7 @@
 import Foundation
 import JSON
 import Sodium
+import Signatures
 
 /// Sign-up and log-in by password, with Parse's semantics and the contract's "better than
 /// Parse" behaviour (docs/operations.md, security notes): equal work for every outcome, limits per network

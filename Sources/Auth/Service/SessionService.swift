@@ -1,6 +1,7 @@
 import Foundation
 import Postgres
 import Sodium
+import Signatures
 
 /// Sessions: sign-up, log-in and log-out, the viewer lookup (the session cache first, then a
 /// batched read, from the standby when it is current), sessions' `lastUsedAt` and idle timeout,

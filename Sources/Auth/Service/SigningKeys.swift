@@ -2,6 +2,7 @@ public import Foundation
 public import JWT
 public import Postgres
 public import Sodium
+import Signatures
 import JSON
 import Threading
 

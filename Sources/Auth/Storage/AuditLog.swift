@@ -2,6 +2,7 @@ import Foundation
 import JSON
 import Postgres
 import Sodium
+import Signatures
 
 /// The tamper-evident audit log (migration 24): every event of ``EventLog``, inserted in the
 /// transaction of its change, then hash-chained in batches by a sealer.

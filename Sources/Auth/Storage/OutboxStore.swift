@@ -3,6 +3,7 @@ import JSON
 import Mail
 import Postgres
 import Sodium
+import Signatures
 
 /// The mail outbox (`mail_outbox`, migration 4): messages are added in the transaction of the
 /// change that causes them, so an answered mutation never loses its mail; any instance's sender
