@@ -61,6 +61,15 @@ import Testing
         #expect(try row.decode("u", as: String.self) == "x")
     }
 
+    /// A column's bytes as sent (text as its UTF-8, integers big-endian), nil for NULL, empty for ''.
+    @Test func rawBytesAsTheServerSentThem() throws {
+        let row = try #require(try connection.queryFirst("SELECT 'naïve ✓'::text, NULL::text, ''::text, 258::int4"))
+        #expect(row.withBytes(at: 0) { $0.map(Array.init) } == Array("naïve ✓".utf8))
+        #expect(row.withBytes(at: 1) { $0 == nil })
+        #expect(row.withBytes(at: 2) { $0?.count } == 0)
+        #expect(row.withBytes(at: 3) { $0.map(Array.init) } == [0, 0, 1, 2])
+    }
+
     @Test func infiniteTimestampsMapToDistantDates() throws {
         let row = try #require(try connection.queryFirst("SELECT 'infinity'::timestamptz AS f, '-infinity'::timestamptz AS p"))
         #expect(try row.decode("f", as: Date.self) == .distantFuture)

@@ -33,8 +33,8 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
 
     /// Builds SQL text and bindings from an interpolated literal.
     public struct StringInterpolation: StringInterpolationProtocol {
-        var sql = ""
-        var bindings = PostgresBindings()
+        @usableFromInline var sql = ""
+        @usableFromInline var bindings = PostgresBindings()
 
         /// Reserves space.
         public init(literalCapacity: Int, interpolationCount: Int) {
@@ -47,13 +47,15 @@ public struct PostgresQuery: Sendable, Hashable, ExpressibleByStringInterpolatio
         /// A fragment of SQL text fixed at compile time (a shared column list): never data.
         public mutating func appendInterpolation(sql fragment: StaticString) { sql += fragment.description }
 
-        /// A bound parameter (`$n`); `nil` optionals become NULL.
+        /// A bound parameter (`$n`); `nil` optionals become NULL. Inlinable, as ``PostgresBindings/append(_:)``.
+        @inlinable
         public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value) {
             bindings.append(value)
             sql += "$\(bindings.count)"
         }
 
         /// A bound optional parameter (`$n`); `nil` becomes NULL typed as `Value`.
+        @inlinable
         public mutating func appendInterpolation<Value: PostgresEncodable>(_ value: Value?) {
             bindings.append(value)
             sql += "$\(bindings.count)"

@@ -6,8 +6,11 @@ public struct PostgresCell {
     public let bytes: UnsafeRawBufferPointer?
     /// The column's type.
     public let dataType: PostgresDataType
+    /// The column's name as libpq keeps it, read only for an error message: most decodes never need it.
+    let name: UnsafePointer<CChar>
+
     /// The column's name (for error messages).
-    public let columnName: String
+    public var columnName: String { String(cString: name) }
 
     /// Whether the value is SQL NULL.
     public var isNull: Bool { bytes == nil }

@@ -52,21 +52,25 @@ public final class PostgresResult: @unchecked Sendable, RandomAccessCollection {
         }
     }
 
+    func withBytes<Value>(row: Int, column: Int, _ body: (UnsafeRawBufferPointer?) throws -> Value) rethrows -> Value {
+        precondition(column >= 0 && column < fieldCount, "column index out of range")
+        return try body(bytes(row: Int32(row), column: Int32(column)))
+    }
+
+    /// The value's bytes (nil for NULL), pointing into the result.
+    private func bytes(row: Int32, column: Int32) -> UnsafeRawBufferPointer? {
+        guard PQgetisnull(handle, row, column) == 0 else { return nil }
+        return UnsafeRawBufferPointer(start: PQgetvalue(handle, row, column), count: Int(PQgetlength(handle, row, column)))
+    }
+
     func decode<Value: PostgresDecodable>(_: Value.Type, row: Int, column: Int) throws(PostgresError) -> Value {
         guard column >= 0 && column < fieldCount else {
             throw PostgresError(.decode, message: "column index \(column) is out of range (\(fieldCount) columns)")
         }
-        let r = Int32(row)
         let c = Int32(column)
-        let bytes: UnsafeRawBufferPointer?
-        if PQgetisnull(handle, r, c) != 0 {
-            bytes = nil
-        } else {
-            bytes = UnsafeRawBufferPointer(start: PQgetvalue(handle, r, c), count: Int(PQgetlength(handle, r, c)))
-        }
         return try Value.decode(
             from: PostgresCell(
-                bytes: bytes, dataType: PostgresDataType(oid: PQftype(handle, c)),
-                columnName: String(cString: PQfname(handle, c))))
+                bytes: bytes(row: Int32(row), column: c), dataType: PostgresDataType(oid: PQftype(handle, c)),
+                name: UnsafePointer(PQfname(handle, c))))
     }
 }
