@@ -37,7 +37,7 @@ public struct AuditLog: Sendable {
     /// the origin's three are bound once and shared by every row.
     static func append(_ events: [AuthEvent], ids: [String], origin: AuditOrigin, in tx: Transaction) {
         guard !events.isEmpty else { return }
-        var bindings = PostgresBindings()
+        var bindings = PostgresBindings(reservingCapacity: 3 + 6 * events.count, bytes: 256 + 320 * events.count)
         bindings.append(origin.actor.rawValue)
         bindings.append(origin.ip)
         bindings.append(origin.userAgent.map { String($0.prefix(Session.userAgentLimit)) })
@@ -108,16 +108,13 @@ public struct AuditLog: Sendable {
                         var hashes: [UInt8] = []
                         hashes.reserveCapacity(32 * rows.count)
                         var newest = Date.distantPast
-                        var lastEntry = lastPos
                         for row in rows {
-                            let entry = try StoredEntry(row)
-                            previous = Self.hash(entry, after: previous)
+                            previous = try Self.hash(row, after: previous)
                             hashes += previous
-                            newest = max(newest, try row.decode(Date.self, at: StoredEntry.columns))
-                            lastEntry = entry.pos
+                            newest = max(newest, try row.decode(Date.self, at: Self.formColumns))
                         }
                         // A full batch ends at its last entry; the rest up to the fence is the next seal's.
-                        lastPos = rows.count == batchSize ? lastEntry : fencePos
+                        lastPos = rows.count == batchSize ? try rows[rows.count - 1].decode(Int64.self, at: 0) : fencePos
                         try tx.execute("""
                             INSERT INTO audit_seals (seq, last_pos, hashes, newest) VALUES (\(seq + 1), \(lastPos), \(hashes), \(newest));
                             """)
@@ -188,92 +185,54 @@ public struct AuditLog: Sendable {
 
     // MARK: Verifying
 
-    /// The columns of an entry as the canonical form reads them (``StoredEntry/init(_:from:)``),
-    /// then its time as a timestamp.
+    /// The columns of an entry as the canonical form reads them (``canonicalForm(_:after:)``): its
+    /// position, then each field, its time as PostgreSQL's `to_char(at AT TIME ZONE 'UTC',
+    /// 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` writes it; then its time as a timestamp.
     static let entryColumns: StaticString = """
         pos, id, to_char(at AT TIME ZONE 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"'), type, actor, user_id, session_id, ip,
         user_agent, data, at
         """
 
-    /// One entry as stored, with its time as the canonical form writes it.
-    struct StoredEntry {
-        /// The columns it is read from.
-        static let columns = 10
+    /// The columns of ``entryColumns`` the canonical form covers; the time as a timestamp follows them.
+    static let formColumns = 10
 
-        var pos: Int64
-        var body: Body
-
-        /// The entry from ``columns`` columns of `row` from `first` on, as ``entryColumns`` lists them.
-        init(_ row: PostgresRow, from first: Int = 0) throws {
-            pos = try row.decode(Int64.self, at: first)
-            body = Body(
-                id: try row.decode(String.self, at: first + 1), at: try row.decode(String.self, at: first + 2),
-                type: try row.decode(String.self, at: first + 3), actor: try row.decode(String.self, at: first + 4),
-                userId: try row.decode(String?.self, at: first + 5), sessionId: try row.decode(String?.self, at: first + 6),
-                ip: try row.decode(String?.self, at: first + 7), userAgent: try row.decode(String?.self, at: first + 8),
-                data: try row.decode(String.self, at: first + 9))
-        }
-    }
-
-    /// The fields of an entry after its position, `at` as PostgreSQL's `to_char(at AT TIME ZONE
-    /// 'UTC', 'YYYY-MM-DD"T"HH24:MI:SS.US"Z"')` writes it.
-    struct Body {
-        var id: String
-        var at: String
-        var type: String
-        var actor: String
-        var userId: String?
-        var sessionId: String?
-        var ip: String?
-        var userAgent: String?
-        var data: String
-    }
-
-    /// An entry's hash: SHA-256 over the previous entry's hash and the entry's canonical form.
-    static func hash(_ entry: StoredEntry, after previous: [UInt8]) -> [UInt8] {
-        SHA256.digest(canonicalForm(entry, after: previous))
+    /// An entry's hash: SHA-256 over the previous entry's hash and the canonical form of the entry in `row`.
+    static func hash(_ row: PostgresRow, after previous: [UInt8]) throws -> [UInt8] {
+        SHA256.digest(try canonicalForm(row, after: previous))
     }
 
     /// The bytes an entry's hash covers after the previous hash (`prefix`, written first): a
     /// version tag, then its position and each field as its UTF-8 length, `:` and its text (`~`
-    /// for NULL), so no two entries share a form and moving an entry changes its form.
-    static func canonicalForm(_ entry: StoredEntry, after prefix: [UInt8] = []) -> [UInt8] {
-        let body = entry.body
+    /// for NULL), so no two entries share a form and moving an entry changes its form. Read from
+    /// `row`'s first ``formColumns`` columns (``entryColumns``) as the server sent them: the text
+    /// fields' bytes go into the form as they are, with no `String` made of them.
+    static func canonicalForm(_ row: PostgresRow, after prefix: [UInt8] = []) throws -> [UInt8] {
         var bytes: [UInt8] = []
-        bytes.reserveCapacity(
-            prefix.count + 160 + body.id.utf8.count + body.data.utf8.count + (body.userAgent?.utf8.count ?? 0)
-                + (body.ip?.utf8.count ?? 0))
+        bytes.reserveCapacity(prefix.count + 512)
         bytes += prefix
         bytes.append(contentsOf: "gatehouse-audit-2".utf8)
-        appendField(String(entry.pos), to: &bytes)
-        appendField(body.id, to: &bytes)
-        appendField(body.at, to: &bytes)
-        appendField(body.type, to: &bytes)
-        appendField(body.actor, to: &bytes)
-        appendField(body.userId, to: &bytes)
-        appendField(body.sessionId, to: &bytes)
-        appendField(body.ip, to: &bytes)
-        appendField(body.userAgent, to: &bytes)
-        appendField(body.data, to: &bytes)
+        var position = String(try row.decode(Int64.self, at: 0))
+        position.withUTF8 { appendField(UnsafeRawBufferPointer($0), to: &bytes) }
+        for column in 1..<formColumns {
+            row.withBytes(at: column) { appendField($0, to: &bytes) }
+        }
         return bytes
     }
 
-    /// `field` as the canonical form writes it: its UTF-8 length in decimal, `:` and its bytes; `~` for NULL.
-    private static func appendField(_ field: String?, to bytes: inout [UInt8]) {
-        guard var field else {
+    /// `field` as the canonical form writes it: its length in decimal, `:` and its bytes; `~` for NULL.
+    private static func appendField(_ field: UnsafeRawBufferPointer?, to bytes: inout [UInt8]) {
+        guard let field else {
             bytes.append(UInt8(ascii: "~"))
             return
         }
-        field.withUTF8 { utf8 in
-            var divisor = 1
-            while divisor * 10 <= utf8.count { divisor *= 10 }
-            while divisor > 0 {
-                bytes.append(UInt8(ascii: "0") + UInt8(utf8.count / divisor % 10))
-                divisor /= 10
-            }
-            bytes.append(UInt8(ascii: ":"))
-            bytes.append(contentsOf: utf8)
+        var divisor = 1
+        while divisor * 10 <= field.count { divisor *= 10 }
+        while divisor > 0 {
+            bytes.append(UInt8(ascii: "0") + UInt8(field.count / divisor % 10))
+            divisor /= 10
         }
+        bytes.append(UInt8(ascii: ":"))
+        bytes.append(contentsOf: field)
     }
 
     /// What ``verify(batchSize:)`` found.
@@ -371,10 +330,10 @@ public struct AuditLog: Sendable {
                             WHERE pos > \(lastPos) AND pos <= \(sealPos) ORDER BY pos LIMIT \(count + 1)
                             """)
                         for (index, row) in rows.enumerated() {
-                            let entry = try StoredEntry(row)
-                            let hash = Self.hash(entry, after: previous)
+                            let hash = try Self.hash(row, after: previous)
                             guard index < count, hash[...] == hashes[(32 * index)..<(32 * index + 32)] else {
-                                result.problem = .entry(id: entry.body.id, position: entry.pos, seal: seq)
+                                result.problem = .entry(
+                                    id: try row.decode(String.self, at: 1), position: try row.decode(Int64.self, at: 0), seal: seq)
                                 return result
                             }
                             previous = hash
