@@ -42,6 +42,7 @@ public enum SHA256 {
 
 /// Lowercase hexadecimal, without a branch on the bytes' values (digests of secrets go through it).
 public enum Hex {
+    /// `bytes` as lowercase hexadecimal, two digits per byte.
     public static func lowercase(_ bytes: [UInt8]) -> String {
         String(unsafeUninitializedCapacity: bytes.count * 2) { out in
             for (index, byte) in bytes.enumerated() {
