@@ -5,6 +5,7 @@ import GraphQL
 import JSON
 import Postgres
 import Sodium
+import Synchronization
 import Testing
 import WebAuthnTestSupport
 
@@ -305,6 +306,57 @@ import WebAuthnTestSupport
         let good = try PasskeyTests.authenticator.assert(options: try PasskeyTests.loginOptions(h, username: "erin"), credential: &credential)
         #expect(PasskeyTests.error(PasskeyTests.logIn(h, good)) == disabled)
         #expect(try h.count("SELECT count(*) FROM sessions") == 0)
+    }
+
+    /// A log-in whose checks passed just before a disabling, and whose session comes after it,
+    /// makes no session (it would otherwise work again after `enableUser`): it waits for the
+    /// disabling and is refused with the contract's message. By password, and by a provider (the
+    /// returning guest's batched statement).
+    @Test func aLogInRacingADisablingMakesNoSession() throws {
+        let h = try Self.harness()
+        let alice = try Self.member(h, "alice")
+        let refused = try Self.racingADisabling(h, userId: alice.id) { h.logIn("alice", Harness.password) }
+        #expect(Self.error(refused) == "101 This account has been disabled.", "\(refused.json)")
+        let guest = try ProviderLogInTests.guest(h, "device-7")
+        let refusedGuest = try Self.racingADisabling(h, userId: guest.id) {
+            ProviderLogInTests.logInWith(h, ["anonymous": ["id": "device-7"]])
+        }
+        #expect(Self.error(refusedGuest) == "101 This account has been disabled.", "\(refusedGuest.json)")
+        for id in [alice.id, guest.id] {
+            #expect(Self.error(h.graphql(Self.enable, variables: ["id": .string(id)], master: Harness.masterKey)) == nil)
+        }
+        #expect(try h.count("SELECT count(*) FROM sessions WHERE user_id IN (\(alice.id), \(guest.id))") == 0)
+    }
+
+    /// Runs `logIn` on another thread while a disabling of `userId` holds the user's row (locked
+    /// for update and updated, not committed); once the log-in waits for that row, ends the
+    /// user's sessions and commits, as `disableUser` does. The log-in's result.
+    static func racingADisabling(
+        _ h: Harness, userId: String, _ logIn: @escaping @Sendable () -> ExecutionResult
+    ) throws -> ExecutionResult {
+        let result = Mutex<ExecutionResult?>(nil)
+        let done = DispatchSemaphore(value: 0)
+        let disabling = try h.database.connect()
+        try disabling.transaction { tx in
+            _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
+            try tx.execute("UPDATE users SET disabled_at = now(), disabled_reason = 'race' WHERE object_id = \(userId)")
+            Thread {
+                let outcome = logIn()
+                result.withLock { $0 = outcome }
+                done.signal()
+            }.start()
+            let deadline = Date().addingTimeInterval(30)
+            while try h.count("""
+                SELECT count(*) FROM pg_stat_activity WHERE wait_event_type = 'Lock' AND datname = current_database()
+                """) == 0
+            {
+                guard Date() < deadline else { throw HarnessError("the log-in never waited for the user's row") }
+                Thread.sleep(forTimeInterval: 0.01)
+            }
+            try tx.execute("DELETE FROM sessions WHERE user_id = \(userId)")
+        }
+        done.wait()
+        return try #require(result.withLock { $0 })
     }
 
     @Test func revokeUserSessionsEndsEveryOneOfThem() throws {

@@ -185,7 +185,7 @@ public final class PasskeyService: Sendable {
             passkeyId: stored.passkey.objectId, previous: stored.signCount, signCount: verified.signCount, userId: user.objectId,
             session: granted, request: request)
         guard try core.database({ () throws in try passkeyLogIns.lookup(move) }) != nil else {
-            throw refuse("a concurrent log-in with the passkey changed its counter first, or it was disabled or removed", user.objectId)
+            throw refuse("a concurrent log-in with the passkey changed its counter first, it was disabled or removed, or its user was disabled", user.objectId)
         }
         core.notices.signedIn(user, request: request, at: granted.session.createdAt)
         return SessionGrant(sessionToken: token, user: user, session: granted.session)

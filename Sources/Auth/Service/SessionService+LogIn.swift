@@ -159,11 +159,13 @@ extension SessionService {
             // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
             let rehash = verdict.needsRehash ? try core.hash(password) : nil
             let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
-            try core.database { () throws in
+            let started = try core.database { () throws in
                 try users.completeLogIn(
                     userId: credentials.user.objectId, rehash: rehash, keepLockout: count.lockedUntil != nil, session: session,
                     now: time, events: core.events, request: request)
             }
+            // Disabled (or deleted) since the check above, while the hook ran: no session was made.
+            guard started else { throw AuthError.accountDisabled }
             var user = credentials.user
             if rehash != nil { user.updatedAt = time }
             if recoveryCodeUsed { core.notices.send(.recoveryCodeUsed, about: user, request: request, at: time) }

@@ -15,9 +15,12 @@ struct OperatorStore: Sendable {
     func disable(userId: String, reason: String?, now: Date, also: (User, Transaction) throws -> Void) throws -> User? {
         try pool.withConnection(retry: .never) { connection in
             try connection.transaction { tx in
+                // Locked for update first: a log-in's session waits for this, or this for it
+                // (``UserStore/startSessions``), so none is made after the sessions end below.
                 guard let row = try tx.queryFirst("""
+                    WITH locked AS (SELECT object_id FROM users WHERE object_id = \(userId) FOR UPDATE)
                     UPDATE users u SET disabled_at = coalesce(u.disabled_at, \(now)), disabled_reason = \(reason)
-                    WHERE u.object_id = \(userId)
+                    FROM locked WHERE u.object_id = locked.object_id
                     RETURNING \(sql: UserStore.userColumns)
                     """) else { return nil }
                 let user = try UserStore.user(row)

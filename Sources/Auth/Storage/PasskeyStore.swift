@@ -149,7 +149,8 @@ struct PasskeyStore: Sendable {
 
     /// The second statement: moves the counter of every passkey in `moves` by compare-and-set
     /// (from `previous`, not disabled) and starts the sessions of those that moved, replacing
-    /// their users' sessions from the same installations; the log-ins that moved are in the result.
+    /// their users' sessions from the same installations; the log-ins that moved and got their session
+    /// (not when the user was disabled or deleted meanwhile: ``UserStore/startSessions``) are in the result.
     /// A passkey or an installation id appears once per statement, so a second log-in with one
     /// passkey in a batch finds the counter moved and gets nothing.
     /// The sessions started go into `events` in the statement's transaction.
@@ -197,7 +198,7 @@ struct PasskeyStore: Sendable {
             ), granted AS (
                 SELECT w.*, m.user_id FROM wanted w JOIN moved m ON m.n = w.n
             ), \(sql: UserStore.startSessions)
-            SELECT n FROM moved
+            SELECT g.n FROM granted g WHERE g.session_id IN (SELECT session_id FROM added)
             """)
         return try rows.map { moves[Int(try $0.decode(Int64.self, at: 0)) - 1] }
     }

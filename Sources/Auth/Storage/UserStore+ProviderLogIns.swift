@@ -126,8 +126,10 @@ extension UserStore {
                 SELECT * FROM found WHERE withheld IS NULL AND NOT unverified AND NOT disabled AND NOT \(withholdingAll)
             ), \(sql: startSessions)
             SELECT n, user_id, username, email, email_verified, acl, user_created_at, user_updated_at,
-                   display_name, photo_url, custom_fields, disabled, disabled_reason, withheld,
-                   withheld IS NULL AND NOT unverified AND NOT disabled AND NOT \(withholdingAll)
+                   display_name, photo_url, custom_fields,
+                   -- granted, yet no session: disabled since the statement's snapshot (startSessions' lock)
+                   disabled OR (session_id IN (SELECT session_id FROM granted) AND session_id NOT IN (SELECT session_id FROM added)),
+                   disabled_reason, withheld, session_id IN (SELECT session_id FROM added)
             FROM found
             """)
         return try rows.map { row in

@@ -193,17 +193,18 @@ struct UserStore: Sendable {
     /// lockout reservation among them) and lockout, unless `keepLockout` (the owner let in past a
     /// lockout, or a log-in without a password, leaves them for everyone else), and create the
     /// session, replacing the user's sessions with the same installation id; `session.created`
-    /// goes into `events` with it (`request` is the log-in's).
+    /// goes into `events` with it (`request` is the log-in's). False when no session was made:
+    /// the user was disabled or deleted since the log-in read it (``startSessions``).
     func completeLogIn(
         userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date, events: EventLog,
         request: AuthRequest
-    ) throws {
+    ) throws -> Bool {
         try pool.withConnection(retry: .never) { connection in
             // Nothing to update, no installation's session to replace, no event: the insert alone.
             if rehash == nil, keepLockout, session.session.installationId == nil, !events.records(.sessionCreated) {
                 return try Self.insertSession(session, userId: userId, on: connection)
             }
-            try connection.transaction { tx in
+            return try connection.transaction { tx -> Bool in
                 if let rehash {
                     try tx.execute("""
                         UPDATE users SET password_hash = \(rehash), updated_at = \(now),
@@ -217,8 +218,9 @@ struct UserStore: Sendable {
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
                         """)
                 }
-                try Self.startSession(session, userId: userId, in: tx)
+                guard try Self.startSession(session, userId: userId, in: tx) else { return false }
                 try events.record(.sessionCreated(session.session, userId: userId, request: request), in: tx)
+                return true
             }
         }
     }
@@ -226,11 +228,11 @@ struct UserStore: Sendable {
     /// Starts the session in `tx`, replacing the user's session with the same installation id, if
     /// any: the user's row is locked first so that a concurrent log-in's new session is committed
     /// (and so visible to the delete) or not yet inserted.
-    static func startSession(_ session: NewSession, userId: String, in tx: Transaction) throws {
+    static func startSession(_ session: NewSession, userId: String, in tx: Transaction) throws -> Bool {
         if session.session.installationId != nil {
             _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
         }
-        try insertSession(session, userId: userId, on: tx)
+        return try insertSession(session, userId: userId, on: tx)
     }
 
     /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`,
@@ -243,18 +245,20 @@ struct UserStore: Sendable {
     }
 
     /// Inserts the session through ``startSessions``. A session with an installation id replaces
-    /// the user's others from that installation: lock the user first (``startSession``).
-    static func insertSession(_ new: NewSession, userId: String, on tx: some PostgresQueryable) throws {
+    /// the user's others from that installation: lock the user first (``startSession``). Whether
+    /// it was made: not when the user was disabled or deleted meanwhile.
+    @discardableResult
+    static func insertSession(_ new: NewSession, userId: String, on tx: some PostgresQueryable) throws -> Bool {
         let session = new.session
-        try tx.execute("""
+        return try tx.queryFirst("""
             WITH granted AS (
                 SELECT \(session.objectId)::text AS session_id, \(new.tokenDigest)::bytea AS token_digest,
                        \(userId)::text AS user_id, \(session.installationId)::text AS installation_id,
                        \(createdWith(session))::text AS created_with, \(session.createdAt)::timestamptz AS created_at,
                        \(session.expiresAt)::timestamptz AS expires_at, \(session.userAgent)::text AS user_agent
             ), \(sql: startSessions)
-            SELECT 1
-            """)
+            SELECT EXISTS (SELECT 1 FROM added)
+            """)?.decode(Bool.self, at: 0) ?? false
     }
 
     /// The tail of every statement that makes sessions. For each row of the statement's CTE
@@ -264,17 +268,32 @@ struct UserStore: Sendable {
     /// (the owner's exemption from the log-in limits). The delete sees the sessions committed
     /// before the statement began: a statement whose rows have installation ids runs after locking
     /// their users, and has no two rows with one installation id.
+    ///
+    /// Only for users that exist and are not disabled (`live`), whose rows it key-share-locks (as
+    /// the sessions' foreign key does anyway): a log-in checks that its user is enabled long before
+    /// this statement (the hook, the second factor), and an operator's `disableUser` in between
+    /// ends the user's sessions. The disabling locks the row for update, which conflicts with that
+    /// lock and with no ordinary update of the user. Either it locked first, and `live` waits for
+    /// it and then sees the user disabled, so no session is made; or this statement locked first,
+    /// and the disabling waits for its commit and then ends the session with the others. (Without
+    /// it the session would outlive the disabling and work again after `enableUser`.) `added`
+    /// returns the sessions made.
     static let startSessions: StaticString = """
-        replaced AS (
+        live AS (
+            SELECT u.object_id FROM users u
+            WHERE u.object_id IN (SELECT user_id FROM granted) AND u.disabled_at IS NULL
+            ORDER BY u.object_id FOR KEY SHARE OF u
+        ), replaced AS (
             DELETE FROM sessions s USING granted g
             WHERE g.installation_id IS NOT NULL AND s.user_id = g.user_id AND s.installation_id = g.installation_id
+              AND g.user_id IN (SELECT object_id FROM live)
         ), added AS (
             INSERT INTO sessions (object_id, token_digest, user_id, installation_id, created_with, expires_at,
                                   created_at, updated_at, last_used_at, user_agent)
             SELECT session_id, token_digest, user_id, installation_id, created_with::jsonb, expires_at,
                    created_at, created_at, created_at, user_agent
-            FROM granted
-            RETURNING user_id, installation_id, expires_at
+            FROM granted WHERE user_id IN (SELECT object_id FROM live)
+            RETURNING object_id AS session_id, user_id, installation_id, expires_at
         ), known AS (
             INSERT INTO known_installations (user_id, installation_digest, session_ends_at)
             SELECT user_id, sha256(convert_to(installation_id, 'UTF8')), expires_at FROM added WHERE installation_id IS NOT NULL
