@@ -315,10 +315,11 @@ import WebAuthnTestSupport
     @Test func aLogInRacingADisablingMakesNoSession() throws {
         let h = try Self.harness()
         let alice = try Self.member(h, "alice")
-        let refused = try Self.racingADisabling(h, userId: alice.id) { h.logIn("alice", Harness.password) }
+        let disabling = "UPDATE users SET disabled_at = now(), disabled_reason = 'race' WHERE object_id = $1"
+        let refused = try Self.racing(h, userId: alice.id, change: disabling) { h.logIn("alice", Harness.password) }
         #expect(Self.error(refused) == "101 This account has been disabled.", "\(refused.json)")
         let guest = try ProviderLogInTests.guest(h, "device-7")
-        let refusedGuest = try Self.racingADisabling(h, userId: guest.id) {
+        let refusedGuest = try Self.racing(h, userId: guest.id, change: disabling) {
             ProviderLogInTests.logInWith(h, ["anonymous": ["id": "device-7"]])
         }
         #expect(Self.error(refusedGuest) == "101 This account has been disabled.", "\(refusedGuest.json)")
@@ -328,18 +329,40 @@ import WebAuthnTestSupport
         #expect(try h.count("SELECT count(*) FROM sessions WHERE user_id IN (\(alice.id), \(guest.id))") == 0)
     }
 
-    /// Runs `logIn` on another thread while a disabling of `userId` holds the user's row (locked
-    /// for update and updated, not committed); once the log-in waits for that row, ends the
-    /// user's sessions and commits, as `disableUser` does. The log-in's result.
-    static func racingADisabling(
-        _ h: Harness, userId: String, _ logIn: @escaping @Sendable () -> ExecutionResult
+    /// A log-in by the old password whose check passed just before a password reset makes no
+    /// session after the reset ended the others: it waits for the reset and answers as a wrong
+    /// password would.
+    @Test func aLogInRacingAPasswordResetMakesNoSession() throws {
+        let h = try Self.harness()
+        let alice = try Self.member(h, "alice")
+        // Another hash of the right form: its last character changed.
+        let reset = """
+            UPDATE users SET updated_at = now(), password_hash = overlay(password_hash
+                PLACING CASE WHEN right(password_hash, 1) = 'A' THEN 'B' ELSE 'A' END FROM length(password_hash))
+            WHERE object_id = $1
+            """
+        let refused = try Self.racing(h, userId: alice.id, change: reset) { h.logIn("alice", Harness.password) }
+        #expect(Self.error(refused) == "101 Invalid username/password.", "\(refused.json)")
+        #expect(try h.count("SELECT count(*) FROM sessions WHERE user_id = \(alice.id)") == 0)
+        // The reset's password stands.
+        #expect(Self.error(h.logIn("alice", Harness.password)) == "101 Invalid username/password.")
+    }
+
+    /// Runs `logIn` on another thread while a change of `userId` that ends its sessions holds the
+    /// user's row (locked for update, `change` made with the user's id as `$1`, not committed), as
+    /// `disableUser` and a password reset do; once the log-in waits for that row, ends the user's
+    /// sessions and commits. The log-in's result.
+    static func racing(
+        _ h: Harness, userId: String, change: String, _ logIn: @escaping @Sendable () -> ExecutionResult
     ) throws -> ExecutionResult {
         let result = Mutex<ExecutionResult?>(nil)
         let done = DispatchSemaphore(value: 0)
-        let disabling = try h.database.connect()
-        try disabling.transaction { tx in
+        let changing = try h.database.connect()
+        try changing.transaction { tx in
             _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
-            try tx.execute("UPDATE users SET disabled_at = now(), disabled_reason = 'race' WHERE object_id = \(userId)")
+            var bindings = PostgresBindings()
+            bindings.append(userId)
+            try tx.execute(PostgresQuery(unsafeSQL: change, bindings: bindings))
             Thread {
                 let outcome = logIn()
                 result.withLock { $0 = outcome }

@@ -153,13 +153,13 @@ public final class ProviderService: Sendable {
         try core.requireVerifiedEmail(linked.user)
         try core.hooks?.check(
             .beforeLogIn, core.hookData(linked.user, authProvider: provider, factors: withheld.session.factors, request: request))
-        let started = try core.database { () throws in
+        let completion = try core.database { () throws in
             try users.completeLogIn(
-                userId: linked.user.objectId, rehash: nil, keepLockout: true, session: withheld, now: time, events: core.events,
-                request: request)
+                userId: linked.user.objectId, checkedHash: nil, rehash: nil, keepLockout: true, session: withheld, now: time,
+                events: core.events, request: request)
         }
-        // Disabled (or deleted) since the check above, while the hook ran: no session was made.
-        guard started else { throw AuthError.accountDisabled }
+        // Disabled since the check above, while the hook ran: no session was made.
+        guard completion == .started else { throw AuthError.accountDisabled }
         if recoveryCodeUsed { core.notices.send(.recoveryCodeUsed, about: linked.user, request: request, at: time) }
         core.notices.signedIn(linked.user, request: request, at: time)
         return SessionGrant(sessionToken: token, user: linked.user, session: withheld.session)

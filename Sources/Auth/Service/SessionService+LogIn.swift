@@ -159,13 +159,18 @@ extension SessionService {
             // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
             let rehash = verdict.needsRehash ? try core.hash(password) : nil
             let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
-            let started = try core.database { () throws in
+            let completion = try core.database { () throws in
                 try users.completeLogIn(
-                    userId: credentials.user.objectId, rehash: rehash, keepLockout: count.lockedUntil != nil, session: session,
-                    now: time, events: core.events, request: request)
+                    userId: credentials.user.objectId, checkedHash: credentials.passwordHash, rehash: rehash,
+                    keepLockout: count.lockedUntil != nil, session: session, now: time, events: core.events, request: request)
             }
-            // Disabled (or deleted) since the check above, while the hook ran: no session was made.
-            guard started else { throw AuthError.accountDisabled }
+            // Disabled, or its password reset or changed, since the checks above (while the hook or the
+            // second factor ran): no session was made.
+            switch completion {
+            case .started: break
+            case .disabled: throw AuthError.accountDisabled
+            case .passwordChanged: throw AuthError.invalidCredentials
+            }
             var user = credentials.user
             if rehash != nil { user.updatedAt = time }
             if recoveryCodeUsed { core.notices.send(.recoveryCodeUsed, about: user, request: request, at: time) }

@@ -196,7 +196,7 @@ struct PasskeyStore: Sendable {
                 WHERE p.object_id = w.passkey_id AND p.sign_count = w.previous AND p.disabled_at IS NULL
                 RETURNING w.n, p.user_id
             ), granted AS (
-                SELECT w.*, m.user_id FROM wanted w JOIN moved m ON m.n = w.n
+                SELECT w.*, m.user_id, NULL::text AS checked_hash FROM wanted w JOIN moved m ON m.n = w.n
             ), \(sql: UserStore.startSessions)
             SELECT g.n FROM granted g WHERE g.session_id IN (SELECT session_id FROM added)
             """)

@@ -117,7 +117,8 @@ extension UserStore {
                        u.display_name, u.photo_url, u.custom_fields::text AS custom_fields,
                        u.disabled_at IS NOT NULL AS disabled, u.disabled_reason,
                        CASE WHEN \(withholdingTOTP) THEN t.sealed_secret END AS withheld,
-                       (\(withholdingUnverified) AND u.email IS NOT NULL AND NOT u.email_verified) AS unverified
+                       (\(withholdingUnverified) AND u.email IS NOT NULL AND NOT u.email_verified) AS unverified,
+                       NULL::text AS checked_hash
                 FROM wanted w
                 JOIN user_identities i ON i.provider = w.provider AND i.provider_user_id = w.provider_user_id
                 JOIN users u ON u.object_id = i.user_id

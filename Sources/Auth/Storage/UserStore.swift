@@ -189,28 +189,42 @@ struct UserStore: Sendable {
         }
     }
 
-    /// After a good password: store a rehash if any, clear the failed attempts (the log-in's own
-    /// lockout reservation among them) and lockout, unless `keepLockout` (the owner let in past a
+    /// How ``completeLogIn`` ended.
+    enum Completion: Equatable {
+        /// The session was made.
+        case started
+        /// None was made: the user was disabled since the log-in read it.
+        case disabled
+        /// None was made: the password checked is no longer the user's (a reset or change that
+        /// ended the sessions committed meanwhile), or the user is gone.
+        case passwordChanged
+    }
+
+    /// After a good password (`checkedHash`, the hash it was checked against; nil for a log-in
+    /// without one): store a rehash if any, clear the failed attempts (the log-in's own lockout
+    /// reservation among them) and lockout, unless `keepLockout` (the owner let in past a
     /// lockout, or a log-in without a password, leaves them for everyone else), and create the
     /// session, replacing the user's sessions with the same installation id; `session.created`
-    /// goes into `events` with it (`request` is the log-in's). False when no session was made:
-    /// the user was disabled or deleted since the log-in read it (``startSessions``).
+    /// goes into `events` with it (`request` is the log-in's). No session when the user was
+    /// disabled, or its password changed, since the log-in read it (``startSessions``).
     func completeLogIn(
-        userId: String, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date, events: EventLog,
-        request: AuthRequest
-    ) throws -> Bool {
+        userId: String, checkedHash: String?, rehash: String?, keepLockout: Bool = false, session: NewSession, now: Date,
+        events: EventLog, request: AuthRequest
+    ) throws -> Completion {
         try pool.withConnection(retry: .never) { connection in
             // Nothing to update, no installation's session to replace, no event: the insert alone.
             if rehash == nil, keepLockout, session.session.installationId == nil, !events.records(.sessionCreated) {
-                return try Self.insertSession(session, userId: userId, on: connection)
+                if try Self.insertSession(session, userId: userId, checkedHash: checkedHash, on: connection) { return .started }
+                return try Self.refusal(userId: userId, on: connection)
             }
-            return try connection.transaction { tx -> Bool in
+            return try connection.transaction { tx -> Completion in
                 if let rehash {
+                    // Only over the hash checked: never over a password a reset set meanwhile.
                     try tx.execute("""
                         UPDATE users SET password_hash = \(rehash), updated_at = \(now),
                             failed_login_count = CASE WHEN \(keepLockout) THEN failed_login_count ELSE 0 END,
                             lockout_until = CASE WHEN \(keepLockout) THEN lockout_until END
-                        WHERE object_id = \(userId)
+                        WHERE object_id = \(userId) AND password_hash = \(checkedHash)
                         """)
                 } else if !keepLockout {
                     try tx.execute("""
@@ -218,21 +232,29 @@ struct UserStore: Sendable {
                         WHERE object_id = \(userId) AND (failed_login_count <> 0 OR lockout_until IS NOT NULL)
                         """)
                 }
-                guard try Self.startSession(session, userId: userId, in: tx) else { return false }
+                guard try Self.startSession(session, userId: userId, checkedHash: rehash ?? checkedHash, in: tx) else {
+                    return try Self.refusal(userId: userId, on: tx)
+                }
                 try events.record(.sessionCreated(session.session, userId: userId, request: request), in: tx)
-                return true
+                return .started
             }
         }
+    }
+
+    /// Why ``startSessions`` made no session for the user: disabled, or its password changed (or it is gone).
+    private static func refusal(userId: String, on connection: some PostgresQueryable) throws -> Completion {
+        let disabled = try connection.queryFirst("SELECT disabled_at IS NOT NULL FROM users WHERE object_id = \(userId)")
+        return try disabled?.decode(Bool.self, at: 0) == true ? .disabled : .passwordChanged
     }
 
     /// Starts the session in `tx`, replacing the user's session with the same installation id, if
     /// any: the user's row is locked first so that a concurrent log-in's new session is committed
     /// (and so visible to the delete) or not yet inserted.
-    static func startSession(_ session: NewSession, userId: String, in tx: Transaction) throws -> Bool {
+    static func startSession(_ session: NewSession, userId: String, checkedHash: String?, in tx: Transaction) throws -> Bool {
         if session.session.installationId != nil {
             _ = try tx.queryFirst("SELECT 1 FROM users WHERE object_id = \(userId) FOR UPDATE")
         }
-        return try insertSession(session, userId: userId, on: tx)
+        return try insertSession(session, userId: userId, checkedHash: checkedHash, on: tx)
     }
 
     /// A session's `created_with` document (how it was made: Parse's `action` and `authProvider`,
@@ -246,16 +268,18 @@ struct UserStore: Sendable {
 
     /// Inserts the session through ``startSessions``. A session with an installation id replaces
     /// the user's others from that installation: lock the user first (``startSession``). Whether
-    /// it was made: not when the user was disabled or deleted meanwhile.
+    /// it was made: not when the user was disabled or deleted meanwhile, or its password is no
+    /// longer `checkedHash` (the hash a log-in by password checked).
     @discardableResult
-    static func insertSession(_ new: NewSession, userId: String, on tx: some PostgresQueryable) throws -> Bool {
+    static func insertSession(_ new: NewSession, userId: String, checkedHash: String? = nil, on tx: some PostgresQueryable) throws -> Bool {
         let session = new.session
         return try tx.queryFirst("""
             WITH granted AS (
                 SELECT \(session.objectId)::text AS session_id, \(new.tokenDigest)::bytea AS token_digest,
                        \(userId)::text AS user_id, \(session.installationId)::text AS installation_id,
                        \(createdWith(session))::text AS created_with, \(session.createdAt)::timestamptz AS created_at,
-                       \(session.expiresAt)::timestamptz AS expires_at, \(session.userAgent)::text AS user_agent
+                       \(session.expiresAt)::timestamptz AS expires_at, \(session.userAgent)::text AS user_agent,
+                       \(checkedHash)::text AS checked_hash
             ), \(sql: startSessions)
             SELECT EXISTS (SELECT 1 FROM added)
             """)?.decode(Bool.self, at: 0) ?? false
@@ -263,25 +287,29 @@ struct UserStore: Sendable {
 
     /// The tail of every statement that makes sessions. For each row of the statement's CTE
     /// `granted` (`session_id, token_digest, user_id, installation_id, created_with` as JSON text,
-    /// `created_at, expires_at, user_agent`): deletes the user's sessions with the same installation
+    /// `created_at, expires_at, user_agent, checked_hash`): deletes the user's sessions with the same installation
     /// id, inserts the session, and remembers its installation for the user until the session ends
     /// (the owner's exemption from the log-in limits). The delete sees the sessions committed
     /// before the statement began: a statement whose rows have installation ids runs after locking
     /// their users, and has no two rows with one installation id.
     ///
-    /// Only for users that exist and are not disabled (`live`), whose rows it key-share-locks (as
-    /// the sessions' foreign key does anyway): a log-in checks that its user is enabled long before
-    /// this statement (the hook, the second factor), and an operator's `disableUser` in between
-    /// ends the user's sessions. The disabling locks the row for update, which conflicts with that
-    /// lock and with no ordinary update of the user. Either it locked first, and `live` waits for
-    /// it and then sees the user disabled, so no session is made; or this statement locked first,
-    /// and the disabling waits for its commit and then ends the session with the others. (Without
-    /// it the session would outlive the disabling and work again after `enableUser`.) `added`
-    /// returns the sessions made.
+    /// Only for users that exist, are not disabled and, for a log-in by password, still have the
+    /// password hash it checked (`checked_hash`; NULL for the others) (`live`), whose rows it
+    /// key-share-locks (as the sessions' foreign key does anyway). A log-in checks these long
+    /// before this statement (the hook, the second factor), and an operator's `disableUser` or a
+    /// password reset or change in between ends the user's sessions. Those lock the row for
+    /// update, which conflicts with that lock and with no ordinary update of the user. Either one
+    /// of them locked first, and `live` waits for it and then sees the user disabled or its new
+    /// password, so no session is made; or this statement locked first, and it waits for this
+    /// commit and then ends the session with the others. (Without it the session would outlive
+    /// the disabling, and work again after `enableUser`, or outlive the reset.) `added` returns the
+    /// sessions made.
     static let startSessions: StaticString = """
         live AS (
             SELECT u.object_id FROM users u
-            WHERE u.object_id IN (SELECT user_id FROM granted) AND u.disabled_at IS NULL
+            WHERE u.disabled_at IS NULL AND EXISTS (
+                SELECT 1 FROM granted g
+                WHERE g.user_id = u.object_id AND (g.checked_hash IS NULL OR g.checked_hash = u.password_hash))
             ORDER BY u.object_id FOR KEY SHARE OF u
         ), replaced AS (
             DELETE FROM sessions s USING granted g
