@@ -331,10 +331,13 @@ import WebAuthnTestSupport
 
     /// A log-in by the old password whose check passed just before a password reset makes no
     /// session after the reset ended the others: it waits for the reset and answers as a wrong
-    /// password would.
-    @Test func aLogInRacingAPasswordResetMakesNoSession() throws {
+    /// password would. Also when the old hash was an imported bcrypt one, which the log-in
+    /// replaces: its rehash of the old password does not overwrite the reset's.
+    @Test(arguments: [nil, UserImportTests.bcrypt])
+    func aLogInRacingAPasswordResetMakesNoSession(_ importedHash: String?) throws {
         let h = try Self.harness()
         let alice = try Self.member(h, "alice")
+        if let importedHash { try h.execute("UPDATE users SET password_hash = \(importedHash) WHERE object_id = \(alice.id)") }
         // Another hash of the right form: its last character changed.
         let reset = """
             UPDATE users SET updated_at = now(), password_hash = overlay(password_hash

@@ -306,10 +306,8 @@ struct UserStore: Sendable {
     /// sessions made.
     static let startSessions: StaticString = """
         live AS (
-            SELECT u.object_id FROM users u
-            WHERE u.disabled_at IS NULL AND EXISTS (
-                SELECT 1 FROM granted g
-                WHERE g.user_id = u.object_id AND (g.checked_hash IS NULL OR g.checked_hash = u.password_hash))
+            SELECT u.object_id FROM granted g JOIN users u ON u.object_id = g.user_id
+            WHERE u.disabled_at IS NULL AND (g.checked_hash IS NULL OR g.checked_hash = u.password_hash)
             ORDER BY u.object_id FOR KEY SHARE OF u
         ), replaced AS (
             DELETE FROM sessions s USING granted g
