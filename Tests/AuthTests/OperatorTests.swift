@@ -351,6 +351,22 @@ import WebAuthnTestSupport
         #expect(Self.error(h.logIn("alice", Harness.password)) == "101 Invalid username/password.")
     }
 
+    /// Two first log-ins of an imported user at once each want to replace its bcrypt hash: the
+    /// second finds the first's rehash instead of the hash it checked, checks its password
+    /// against that, and gets its session (writing no rehash of its own).
+    @Test func aLogInWhoseRehashLostToAnotherLogInsStillGetsItsSession() throws {
+        let h = try Self.harness()
+        let alice = try Self.member(h, "alice")
+        try h.execute("UPDATE users SET password_hash = \(UserImportTests.bcrypt) WHERE object_id = \(alice.id)")
+        let othersRehash = try PasswordHasher(cost: .minimum).hash(Harness.password)
+        let racing = try Self.racing(h, userId: alice.id, change: "UPDATE users SET password_hash = '\(othersRehash)' WHERE object_id = $1") {
+            h.logIn("alice", Harness.password)
+        }
+        #expect(racing.errors.isEmpty, "\(racing.json)")
+        #expect(try h.count("SELECT count(*) FROM sessions WHERE user_id = \(alice.id)") == 1)
+        #expect(try h.rows("SELECT password_hash FROM users WHERE object_id = \(alice.id)").first?.decode(String.self, at: 0) == othersRehash)
+    }
+
     /// Runs `logIn` on another thread while a change of `userId` that ends its sessions holds the
     /// user's row (locked for update, `change` made with the user's id as `$1`, not committed), as
     /// `disableUser` and a password reset do; once the log-in waits for that row, ends the user's

@@ -159,17 +159,26 @@ extension SessionService {
             // Outdated argon2id parameters or an imported bcrypt hash: replace it now.
             let rehash = verdict.needsRehash ? try core.hash(password) : nil
             let (token, session) = core.newSession(action: "login", factors: factors, request: request, now: time)
-            let completion = try core.database { () throws in
-                try users.completeLogIn(
-                    userId: credentials.user.objectId, checkedHash: credentials.passwordHash, rehash: rehash,
-                    keepLockout: count.lockedUntil != nil, session: session, now: time, events: core.events, request: request)
+            func complete(_ checkedHash: String?, _ rehash: String?) throws(AuthError) -> UserStore.Completion {
+                try core.database { () throws in
+                    try users.completeLogIn(
+                        userId: credentials.user.objectId, checkedHash: checkedHash, rehash: rehash,
+                        keepLockout: count.lockedUntil != nil, session: session, now: time, events: core.events, request: request)
+                }
+            }
+            var completion = try complete(credentials.passwordHash, rehash)
+            if case .hashReplaced(let current) = completion {
+                // Replaced before this log-in's rehash: by another log-in's rehash of the same
+                // password (a session then), or by a reset or change (none).
+                guard try core.verify(password, current).isValid else { throw AuthError.invalidCredentials }
+                completion = try complete(current, nil)
             }
             // Disabled, or its password reset or changed, since the checks above (while the hook or the
             // second factor ran): no session was made.
             switch completion {
             case .started: break
             case .disabled: throw AuthError.accountDisabled
-            case .passwordChanged: throw AuthError.invalidCredentials
+            case .passwordChanged, .hashReplaced: throw AuthError.invalidCredentials
             }
             var user = credentials.user
             if rehash != nil { user.updatedAt = time }

@@ -198,6 +198,10 @@ struct UserStore: Sendable {
         /// None was made: the password checked is no longer the user's (a reset or change that
         /// ended the sessions committed meanwhile), or the user is gone.
         case passwordChanged
+        /// None was made, nor the rehash written: the hash checked was replaced before it (by a
+        /// reset or change, or by another log-in's rehash of the same password). `current` is
+        /// the user's hash now, for the log-in to check its password against once more.
+        case hashReplaced(current: String)
     }
 
     /// After a good password (`checkedHash`, the hash it was checked against; nil for a log-in
@@ -220,12 +224,17 @@ struct UserStore: Sendable {
             return try connection.transaction { tx -> Completion in
                 if let rehash {
                     // Only over the hash checked: never over a password a reset set meanwhile.
-                    try tx.execute("""
+                    let replaced = try tx.execute("""
                         UPDATE users SET password_hash = \(rehash), updated_at = \(now),
                             failed_login_count = CASE WHEN \(keepLockout) THEN failed_login_count ELSE 0 END,
                             lockout_until = CASE WHEN \(keepLockout) THEN lockout_until END
                         WHERE object_id = \(userId) AND password_hash = \(checkedHash)
-                        """)
+                        """) == 1
+                    if !replaced {
+                        let current = try tx.queryFirst("SELECT password_hash FROM users WHERE object_id = \(userId)")?
+                            .decode(String?.self, at: 0)
+                        return current.map { .hashReplaced(current: $0) } ?? .passwordChanged
+                    }
                 } else if !keepLockout {
                     try tx.execute("""
                         UPDATE users SET failed_login_count = 0, lockout_until = NULL
@@ -287,11 +296,11 @@ struct UserStore: Sendable {
 
     /// The tail of every statement that makes sessions. For each row of the statement's CTE
     /// `granted` (`session_id, token_digest, user_id, installation_id, created_with` as JSON text,
-    /// `created_at, expires_at, user_agent, checked_hash`): deletes the user's sessions with the same installation
-    /// id, inserts the session, and remembers its installation for the user until the session ends
-    /// (the owner's exemption from the log-in limits). The delete sees the sessions committed
-    /// before the statement began: a statement whose rows have installation ids runs after locking
-    /// their users, and has no two rows with one installation id.
+    /// `created_at, expires_at, user_agent, checked_hash`): deletes the user's sessions with the
+    /// same installation id, inserts the session, and remembers its installation for the user
+    /// until the session ends (the owner's exemption from the log-in limits). The delete sees the
+    /// sessions committed before the statement began: a statement whose rows have installation ids
+    /// runs after locking their users, and has no two rows with one installation id.
     ///
     /// Only for users that exist, are not disabled and, for a log-in by password, still have the
     /// password hash it checked (`checked_hash`; NULL for the others) (`live`), whose rows it
