@@ -231,14 +231,18 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
     private func prepareAndRun(_ conn: OpaquePointer, key: StatementKey, bindings: PostgresBindings)
         throws(PostgresError) -> PostgresResult
     {
+        try check(execPrepared(conn, name: try prepare(conn, key), bindings: bindings))
+    }
+
+    /// Prepares `key`'s statement under a new name and caches it; the name.
+    private func prepare(_ conn: OpaquePointer, _ key: StatementKey) throws(PostgresError) -> String {
         statementCounter += 1
         let name = "gh\(statementCounter)"
-        let prepared = key.types.withUnsafeBufferPointer { types in
+        _ = try check(key.types.withUnsafeBufferPointer { types in
             PQprepare(conn, name, key.sql, Int32(types.count), types.baseAddress)
-        }
-        _ = try check(prepared)
+        })
         statements[key] = name
-        return try check(execPrepared(conn, name: name, bindings: bindings))
+        return name
     }
 
     private func execPrepared(_ conn: OpaquePointer, name: String, bindings: PostgresBindings) -> OpaquePointer? {
@@ -316,13 +320,7 @@ public final class Connection: @unchecked Sendable, PostgresQueryable {
             if let name = statements[key] {
                 names.append(name)
             } else if statements.count < cacheLimit {
-                statementCounter += 1
-                let name = "gh\(statementCounter)"
-                _ = try check(key.types.withUnsafeBufferPointer { types in
-                    PQprepare(conn, name, key.sql, Int32(types.count), types.baseAddress)
-                })
-                statements[key] = name
-                names.append(name)
+                names.append(try prepare(conn, key))
             } else {
                 names.append(nil)
             }
